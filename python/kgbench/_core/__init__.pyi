@@ -1,0 +1,12 @@
+"""Type stubs of the native module ``kgbench._core`` (Rust, pyo3; rust/kgbench-py).
+
+Only stubs live in this folder; the compiled ``kgbench/_core.abi3.so`` is the
+module itself. One stub per native submodule.
+"""
+
+from kgbench._core import convert as convert
+from kgbench._core import cypher as cypher
+from kgbench._core import evaluate as evaluate
+from kgbench._core import iso as iso
+
+__version__: str

@@ -1,0 +1,1 @@
+"""Stub of kgbench._core.convert (filled with the convert work)."""

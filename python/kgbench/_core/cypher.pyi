@@ -1,0 +1,1 @@
+"""Stub of kgbench._core.cypher (filled with the Cypher/PSJS work)."""

@@ -1,0 +1,1 @@
+"""Stub of kgbench._core.evaluate (filled with the evaluate work)."""

@@ -1,0 +1,1 @@
+"""Stub of kgbench._core.iso (filled with the iso work)."""

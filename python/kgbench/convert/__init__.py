@@ -1,0 +1,1 @@
+"""kgbench.convert (placeholder until the convert work lands)."""

@@ -1,0 +1,1 @@
+"""kgbench.demo (placeholder until the demo work lands)."""

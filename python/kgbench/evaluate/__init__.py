@@ -1,0 +1,1 @@
+"""kgbench.evaluate (placeholder until the evaluate work lands)."""

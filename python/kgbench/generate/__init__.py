@@ -1,0 +1,1 @@
+"""kgbench.generate (placeholder until the generate work lands)."""

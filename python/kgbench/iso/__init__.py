@@ -1,0 +1,1 @@
+"""kgbench.iso (placeholder until the iso work lands)."""

@@ -1,0 +1,1 @@
+"""kgbench.neo4j (placeholder until the neo4j work lands)."""

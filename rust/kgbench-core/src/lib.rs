@@ -1,0 +1,17 @@
+//! kgbench core: the heavy work behind the `kgbench` Python package.
+//!
+//! Pure Rust, no Python: the binding crate `kgbench-py` wraps these modules
+//! into `kgbench._core`.
+//!
+//! - [`iso`]: AHU canonical forms of answer subgraphs and the GTSQA isomorphism
+//!   notation (seed synthkgqa-gtsqa.txt, Appendix A.2; SPEC.md §5).
+//! - [`convert`]: streaming Wikidata RDF → CypherBench property graph
+//!   (SPEC.md §1–§2, seed cypherbench.txt §3.2).
+//! - [`evaluate`]: result values, execution accuracy and metric families
+//!   (SPEC.md §4).
+//! - [`cypher`]: Cypher parsing for PSJS provenance queries and the read-only gate.
+
+pub mod convert;
+pub mod cypher;
+pub mod evaluate;
+pub mod iso;
