@@ -14,7 +14,6 @@ whose rank is not deprecated, with their qualifiers as properties.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -144,9 +143,7 @@ def expected_graph() -> dict[str, Any]:
                 else:
                     props[prop["label"]] = min(values, key=lambda v: (len(str(v)), v))
             sitelinks = [
-                str(a)
-                for a in g.subjects(SCHEMA_ABOUT, item)
-                if (a, SCHEMA_PART_OF, ENWIKI) in g
+                str(a) for a in g.subjects(SCHEMA_ABOUT, item) if (a, SCHEMA_PART_OF, ENWIKI) in g
             ]
             desc = _english(g, item, SCHEMA_DESC)
             entities[f"{ent['label']}#{qid}"] = {

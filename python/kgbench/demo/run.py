@@ -1,0 +1,288 @@
+"""Orchestration of ``kgbench demo``: convert → Neo4j → load → evaluate → summary.
+
+The stages are the public APIs of the other subpackages, run in order on the
+files shipped in ``kgbench/demo/data`` (see the NOTICE there for where the
+Wikidata RDF comes from; Wikidata content is CC0):
+
+1. :func:`kgbench.convert.convert` with the demo schema (SPEC.md §1) → the
+   property graph (SPEC.md §2) and the conversion report, written to
+   ``<out>/graph/``;
+2. a local Neo4j started with :class:`kgbench.neo4j.LocalNeo4j` (data under
+   ``<out>/neo4j/``), unless the caller passes the URI of a running server;
+3. :func:`kgbench.neo4j.load_graph` (the database is replaced);
+4. the text-to-Cypher evaluation of the shipped predictions (EX, PSJS, Exec;
+   SPEC.md §3–§4), written to ``<out>/evaluation/`` as
+   ``result_with_metrics.json`` and ``aggregated_metrics.json``.
+
+The server the demo started is stopped on the way out, also on failure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import KgbenchError
+
+#: Directory of the shipped demo data.
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+#: Metric names of the aggregated metrics, in table order, with their column titles.
+METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("execution_accuracy", "EX"),
+    ("psjs", "PSJS"),
+    ("executable", "Exec"),
+)
+
+
+@dataclass(frozen=True)
+class DemoFiles:
+    """Paths of the shipped demo files (all under ``kgbench/demo/data``)."""
+
+    schema: Path
+    """Conversion schema, CypherBench WDNeo4jSchema JSON (SPEC.md §1)."""
+    inputs: tuple[Path, ...]
+    """Wikidata RDF: two Special:EntityData Turtle files and one N-Triples file."""
+    tasks: Path
+    """Tasks, CypherBench Nl2CypherSample JSON list (SPEC.md §3), without predictions."""
+    predictions: Path
+    """The same records with ``pred_cypher`` filled."""
+    expected_metrics: Path
+    """Hand-computed metrics of ``predictions`` (per task, with the reasoning, and aggregated)."""
+    notice: Path
+    """Where the data comes from and its licence."""
+
+
+def demo_files(data_dir: Path | None = None) -> DemoFiles:
+    """Return the paths of the shipped demo files.
+
+    Raises :class:`kgbench.errors.KgbenchError` if one is missing (a broken
+    installation).
+    """
+    d = Path(data_dir) if data_dir is not None else DATA_DIR
+    files = DemoFiles(
+        schema=d / "wikidata_demo.wd2neo4j.json",
+        inputs=(d / "Q42.ttl", d / "Q24628793.ttl", d / "triples-2022-05.nt"),
+        tasks=d / "tasks.json",
+        predictions=d / "predictions.json",
+        expected_metrics=d / "expected_metrics.json",
+        notice=d / "NOTICE",
+    )
+    for path in (files.schema, *files.inputs, files.tasks, files.predictions, files.notice):
+        if not path.is_file():
+            raise KgbenchError(f"demo data file missing: {path} (reinstall kgbench)")
+    return files
+
+
+@dataclass
+class DemoResult:
+    """What one demo run produced (all paths are absolute)."""
+
+    out_dir: Path
+    graph_path: Path
+    report_path: Path
+    uri: str
+    started_server: bool
+    graph_counts: dict[str, Any]
+    """Entities per label, relations per label (from the graph JSON)."""
+    report: dict[str, Any]
+    """The conversion report as the converter wrote it."""
+    load_counts: dict[str, Any]
+    """What the loader reports (nodes, relationships...)."""
+    aggregated: dict[str, Any]
+    """``aggregated_metrics.json``: overall, by_graph, by_match, by_return."""
+    evaluation_dir: Path
+    outputs: dict[str, Path] = field(default_factory=dict)
+
+
+def _graph_counts(graph: Mapping[str, Any]) -> dict[str, Any]:
+    entities = Counter(str(e["label"]) for e in graph.get("entities", []))
+    relations = Counter(str(r["label"]) for r in graph.get("relations", []))
+    return {
+        "entities": sum(entities.values()),
+        "relations": sum(relations.values()),
+        "entities_by_label": dict(sorted(entities.items())),
+        "relations_by_label": dict(sorted(relations.items())),
+    }
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    """A report / count object as a plain dict (dicts, dataclasses, objects with to_dict)."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    for attr in ("to_dict", "as_dict", "_asdict"):
+        fn = getattr(value, attr, None)
+        if callable(fn):
+            return dict(fn())
+    if hasattr(value, "__dataclass_fields__"):
+        import dataclasses
+
+        return dataclasses.asdict(value)
+    if isinstance(value, int):
+        return {"count": value}
+    return {"value": value}
+
+
+def run_demo(
+    out_dir: Path | str = "demo-out",
+    uri: str | None = None,
+    *,
+    auth: tuple[str, str] | None = None,
+    log: Callable[[str], None] | None = None,
+    data_dir: Path | None = None,
+) -> DemoResult:
+    """Run the demo; return its :class:`DemoResult`.
+
+    ``out_dir`` receives ``graph/graph.json``, ``graph/report.json``,
+    ``evaluation/result_with_metrics.json`` and
+    ``evaluation/aggregated_metrics.json`` (and ``neo4j/``, the database of
+    the local server, when no ``uri`` is given). ``uri``: a running Neo4j
+    (``bolt://host:port`` / ``neo4j://...``) to use instead of starting the
+    local one — its database is replaced by the demo graph. ``auth``: (user,
+    password) for that server. ``log`` receives one progress line per stage.
+
+    Raises :class:`kgbench.errors.KgbenchError` (or a subclass) when a stage
+    fails; the local server is stopped in every case.
+    """
+    from kgbench.convert import convert
+    from kgbench.evaluate import evaluate_predictions
+    from kgbench.neo4j import LocalNeo4j, load_graph
+
+    say = log or (lambda _msg: None)
+    files = demo_files(data_dir)
+    out = Path(out_dir).resolve()
+    graph_dir = out / "graph"
+    eval_dir = out / "evaluation"
+    for d in (graph_dir, eval_dir):
+        d.mkdir(parents=True, exist_ok=True)
+
+    say(f"[1/4] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
+    graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
+    graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
+    graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
+    counts = _graph_counts(graph_dict)
+
+    with ExitStack() as stack:
+        started = uri is None
+        if uri is None:
+            say("[2/4] neo4j: starting the local Neo4j server")
+            server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
+            uri = str(server.uri)
+        else:
+            say(f"[2/4] neo4j: using {uri}")
+        say(f"[3/4] load: {counts['entities']} entities, {counts['relations']} relations")
+        load_counts = _as_dict(load_graph(graph_dict, uri, auth=auth))
+        say(f"[4/4] evaluate: {files.predictions.name} against {files.tasks.name}")
+        aggregated = _as_dict(
+            evaluate_predictions(
+                tasks=files.tasks,
+                predictions=files.predictions,
+                uri=uri,
+                auth=auth,
+                out_dir=eval_dir,
+            )
+        )
+    agg_path = eval_dir / "aggregated_metrics.json"
+    if not aggregated and agg_path.is_file():
+        aggregated = json.loads(agg_path.read_text("utf-8"))
+    return DemoResult(
+        out_dir=out,
+        graph_path=graph_path,
+        report_path=report_path,
+        uri=uri,
+        started_server=started,
+        graph_counts=counts,
+        report=_as_dict(report),
+        load_counts=load_counts,
+        aggregated=aggregated,
+        evaluation_dir=eval_dir,
+        outputs={
+            "graph": graph_path,
+            "conversion report": report_path,
+            "per-task metrics": eval_dir / "result_with_metrics.json",
+            "aggregated metrics": agg_path,
+        },
+    )
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def metrics_table(
+    title: str, rows: Mapping[str, Mapping[str, Any]], counts: Mapping[str, int]
+) -> str:
+    """A fixed-width table: one row per key of ``rows``, columns EX, PSJS, Exec, n."""
+    width = max([len(title), *(len(k) for k in rows)])
+    head = f"{title:<{width}}  " + "  ".join(f"{c:>6}" for _, c in METRIC_COLUMNS) + f"  {'n':>3}"
+    lines = [head, "-" * len(head)]
+    for key, metrics in rows.items():
+        cells = "  ".join(f"{_fmt(metrics.get(m, float('nan'))):>6}" for m, _ in METRIC_COLUMNS)
+        lines.append(f"{key:<{width}}  {cells}  {counts.get(key, 0):>3}")
+    return "\n".join(lines)
+
+
+def _group_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Counter[str]]:
+    combined = {"n_prop", "n_name_prop", "n_prop_distinct", "n_prop_array_distinct"}
+    by_match: Counter[str] = Counter()
+    by_return: Counter[str] = Counter()
+    for r in records:
+        tpl = r.get("from_template") or {}
+        by_match[str(tpl.get("match_category"))] += 1
+        rid = str(tpl.get("return_pattern_id"))
+        by_return["n_prop_combined" if rid in combined else rid] += 1
+    return {
+        "overall": Counter({"overall": len(records)}),
+        "by_match": by_match,
+        "by_return": by_return,
+    }
+
+
+def format_summary(result: DemoResult, records: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The demo's printed summary: conversion, load counts, metric tables, output paths."""
+    c = result.graph_counts
+    lines = ["", "== Conversion (Wikidata RDF -> property graph) =="]
+    lines.append(f"entities: {c['entities']}  relations: {c['relations']}")
+    lines.append(
+        "  entities by label:  " + ", ".join(f"{k} {v}" for k, v in c["entities_by_label"].items())
+    )
+    lines.append(
+        "  relations by label: "
+        + (", ".join(f"{k} {v}" for k, v in c["relations_by_label"].items()) or "none")
+    )
+    for key, value in result.report.items():
+        if key in ("entities_by_label", "relations_by_label"):
+            continue
+        lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False, sort_keys=True)}")
+    lines.append("")
+    lines.append(
+        f"== Neo4j load ({result.uri}{', local server' if result.started_server else ''}) =="
+    )
+    for key, value in result.load_counts.items():
+        lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False, sort_keys=True)}")
+    agg = result.aggregated
+    groups = _group_counts(records)
+    lines.append("")
+    lines.append(f"== Text-to-Cypher metrics ({len(records)} predictions) ==")
+    lines.append(metrics_table("overall", {"overall": agg.get("overall", {})}, groups["overall"]))
+    lines.append("")
+    lines.append(metrics_table("match category", agg.get("by_match", {}), groups["by_match"]))
+    lines.append("")
+    lines.append(metrics_table("return template", agg.get("by_return", {}), groups["by_return"]))
+    lines.append("")
+    lines.append("== Outputs ==")
+    for name, path in result.outputs.items():
+        lines.append(f"  {name + ':':<20} {path}")
+    return "\n".join(lines)

@@ -1,0 +1,165 @@
+"""``kgbench demo`` end to end on the shipped real Wikidata data, against the local Neo4j.
+
+The expected numbers come from ``kgbench/demo/data/expected_metrics.json``,
+computed by hand for the shipped predictions (each task's reasoning is in the
+file; ``test_expected_metrics_are_consistent`` re-derives the aggregates from
+the per-task values, so the two cannot drift apart).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgbench.cli import main
+from kgbench.demo import demo_files
+
+FILES = demo_files()
+EXPECTED = json.loads(FILES.expected_metrics.read_text(encoding="utf-8"))
+METRICS = ("execution_accuracy", "psjs", "executable")
+COMBINED = {"n_prop", "n_name_prop", "n_prop_distinct", "n_prop_array_distinct"}
+
+
+def _mean(rows: list[dict[str, Any]], metric: str) -> float:
+    return round(sum(r[metric] for r in rows) / len(rows), 4)
+
+
+def test_shipped_files_are_consistent() -> None:
+    """Tasks and predictions pair up, cover the required patterns, and mix outcomes."""
+    tasks = json.loads(FILES.tasks.read_text(encoding="utf-8"))
+    preds = json.loads(FILES.predictions.read_text(encoding="utf-8"))
+    assert len(tasks) >= 30
+    assert [t["qid"] for t in tasks] == [p["qid"] for p in preds]
+    for t, p in zip(tasks, preds, strict=True):
+        assert "pred_cypher" not in t
+        assert {k: v for k, v in p.items() if k != "pred_cypher"} == t
+        tpl = t["from_template"]
+        assert t["gold_cypher"].startswith(tpl["match_cypher"] + " ")
+    golds = " ".join(t["gold_cypher"] for t in tasks)
+    for needle in ("ORDER BY", "OPTIONAL MATCH", "UNION", "count(", "max("):
+        assert needle in golds
+    cats = {t["from_template"]["match_category"] for t in tasks}
+    assert {"basic_(n)", "basic_(n*)", "basic_(n)-(m0)", "basic_(n)-(m0*)"} <= cats
+    rids = {t["from_template"]["return_pattern_id"] for t in tasks}
+    assert {
+        "n_name",
+        "n_prop",
+        "n_name_prop",
+        "n_prop_distinct",
+        "n_prop_array_distinct",
+        "n_order_by",
+        "n_argmax",
+        "n_where",
+        "n_agg",
+        "n_group_by",
+    } <= rids
+    per = EXPECTED["per_task"]
+    assert [r["qid"] for r in per] == [t["qid"] for t in tasks]
+    outcomes = {(r["executable"], r["execution_accuracy"]) for r in per}
+    assert outcomes == {(1.0, 1.0), (1.0, 0.0), (0.0, 0.0)}
+    assert any("columns reordered" in r["why"] for r in per)
+
+
+def test_expected_metrics_are_consistent() -> None:
+    """The aggregates in expected_metrics.json are the means of its per-task values."""
+    per = EXPECTED["per_task"]
+    assert EXPECTED["n_tasks"] == len(per)
+    for m in METRICS:
+        assert EXPECTED["overall"][m] == _mean(per, m)
+    by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_return: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in per:
+        by_match[r["match_category"]].append(r)
+        rid = r["return_pattern_id"]
+        by_return["n_prop_combined" if rid in COMBINED else rid].append(r)
+    for key, groups in (("by_match", by_match), ("by_return", by_return)):
+        assert set(EXPECTED[key]) == set(groups)
+        for name, rows in groups.items():
+            for m in METRICS:
+                assert EXPECTED[key][name][m] == _mean(rows, m), (key, name, m)
+    # the headline numbers, as computed by hand
+    assert EXPECTED["overall"] == {
+        "execution_accuracy": 0.525,
+        "psjs": 0.7083,
+        "executable": 0.875,
+        "count": 40,
+    }
+
+
+def _printed_row(text: str, key: str) -> list[float]:
+    """The EX/PSJS/Exec cells of the printed table row starting with ``key``."""
+    for line in text.splitlines():
+        if line.startswith(key + " "):
+            cells = re.findall(r"-?\d+\.\d{4}", line[len(key) :])
+            if len(cells) >= 3:
+                return [float(c) for c in cells[:3]]
+    raise AssertionError(f"no printed row {key!r} in:\n{text}")
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_demo_end_to_end(
+    neo4j_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run ``kgbench demo --uri <local server>`` and check every number it prints and writes."""
+    out = tmp_path / "demo-out"
+    assert main(["demo", "--uri", neo4j_server.uri, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+
+    # conversion: the graph written is the one the shipped data supports
+    graph = json.loads((out / "graph" / "graph.json").read_text(encoding="utf-8"))
+    labels: dict[str, int] = defaultdict(int)
+    for e in graph["entities"]:
+        labels[e["label"]] += 1
+    assert dict(labels) == {
+        "Album": 1,
+        "Article": 1,
+        "Film": 5,
+        "Gene": 6,
+        "Person": 6,
+        "Position": 1,
+        "PrimeNumber": 2,
+    }
+    assert sorted(r["label"] for r in graph["relations"]) == ["hasPrimeFactor", "hasPrimeFactor"]
+    assert (out / "graph" / "report.json").is_file()
+    assert "entities: 22  relations: 2" in printed
+
+    # evaluation files: every task's metrics as computed by hand
+    results = json.loads(
+        (out / "evaluation" / "result_with_metrics.json").read_text(encoding="utf-8")
+    )
+    got = {r["qid"]: r["metrics"] for r in results}
+    for want in EXPECTED["per_task"]:
+        for m in METRICS:
+            assert got[want["qid"]][m] == pytest.approx(want[m], abs=1e-4), (
+                want["qid"],
+                m,
+                want["why"],
+            )
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    for key in ("by_match", "by_return"):
+        for name, metrics in EXPECTED[key].items():
+            for m in METRICS:
+                assert agg[key][name][m] == pytest.approx(metrics[m], abs=1e-4), (key, name, m)
+    for m in METRICS:
+        assert agg["overall"][m] == pytest.approx(EXPECTED["overall"][m], abs=1e-4)
+
+    # the printed tables carry the same numbers
+    assert _printed_row(printed, "overall") == [EXPECTED["overall"][m] for m in METRICS]
+    for key in ("by_match", "by_return"):
+        for name, metrics in EXPECTED[key].items():
+            assert _printed_row(printed, name) == [metrics[m] for m in METRICS], name
+    assert str(out / "evaluation" / "aggregated_metrics.json") in printed
+
+
+def test_demo_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "--uri" in text and "--out" in text and "CC0" in text
