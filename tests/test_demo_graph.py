@@ -213,3 +213,39 @@ def test_expected_graph_facts() -> None:
         ("hasPrimeFactor", WD + "Q28753965", WD + "Q28753965", ()),
         ("hasPrimeFactor", WD + "Q67171811", WD + "Q67171811", ()),
     ]
+
+
+def test_convert_matches_reference(tmp_path: Path) -> None:
+    """``kgbench.convert.convert`` on the shipped data gives the rdflib reference graph."""
+    from kgbench.convert import convert
+
+    graph, _report = convert(str(SCHEMA), [str(p) for p in INPUTS], str(tmp_path))
+    if not isinstance(graph, dict):
+        graph = json.loads((tmp_path / "graph.json").read_text(encoding="utf-8"))
+    exp = expected_graph()
+    got = {e["eid"]: e for e in graph["entities"]}
+    assert sorted(got) == sorted(exp["entities"])
+    for eid, want in exp["entities"].items():
+        e = got[eid]
+        assert (e["label"], e["name"]) == (want["label"], want["name"]), eid
+        assert (e.get("description") or None) == want["description"], eid
+        assert sorted(e.get("aliases") or []) == want["aliases"], eid
+        assert sorted(e.get("provenance") or []) == sorted(want["provenance"]), eid
+        props = {k: v for k, v in (e.get("properties") or {}).items() if v is not None}
+        assert set(props) == set(want["properties"]), eid
+        for key, value in want["properties"].items():
+            if isinstance(value, float):
+                assert props[key] == pytest.approx(value), (eid, key)
+            else:
+                assert props[key] == value, (eid, key)
+    ids = {e["eid"]: e["eid"].split("#", 1)[1] for e in graph["entities"]}
+    rels = sorted(
+        (
+            r["label"],
+            WD + ids[r["subj_id"]],
+            WD + ids[r["obj_id"]],
+            tuple(sorted((r.get("properties") or {}).items())),
+        )
+        for r in graph["relations"]
+    )
+    assert rels == exp["relations"]
