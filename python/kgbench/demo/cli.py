@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -47,15 +46,16 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kgbench.demo.run import demo_files, format_summary, run_demo
+    from kgbench.demo.run import format_summary, run_demo
 
     password = args.password if args.password is not None else os.environ.get("NEO4J_PASSWORD")
-    auth = (args.user, password) if (args.uri and password) else None
+    user = args.user if (args.uri and password) else None
+    if not args.uri:
+        password = None
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    result = run_demo(args.out, args.uri, auth=auth, log=log)
-    records = json.loads(demo_files().predictions.read_text(encoding="utf-8"))
-    print(format_summary(result, records))
+    result = run_demo(args.out, args.uri, user=user, password=password, log=log)
+    print(format_summary(result))
     return 0

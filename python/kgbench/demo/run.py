@@ -89,13 +89,16 @@ class DemoResult:
     uri: str
     started_server: bool
     graph_counts: dict[str, Any]
-    """Entities per label, relations per label (from the graph JSON)."""
+    """Entities and relations, in total and per label (from the graph JSON)."""
     report: dict[str, Any]
-    """The conversion report as the converter wrote it."""
-    load_counts: dict[str, Any]
-    """What the loader reports (nodes, relationships...)."""
+    """The conversion report as the converter wrote it (``report.json``)."""
+    load: Any
+    """The loader's :class:`kgbench.neo4j.LoadReport` (counts verified in the database)."""
+    records: list[dict[str, Any]]
+    """Scored task records (``result_with_metrics.json``), in task order."""
     aggregated: dict[str, Any]
-    """``aggregated_metrics.json``: overall, by_graph, by_match, by_return."""
+    """``aggregated_metrics.json`` as CypherBench writes it: ``overall`` (every metric),
+    ``by_graph`` / ``by_match`` / ``by_return`` (execution accuracy per group)."""
     evaluation_dir: Path
     outputs: dict[str, Path] = field(default_factory=dict)
 
@@ -111,30 +114,12 @@ def _graph_counts(graph: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _as_dict(value: Any) -> dict[str, Any]:
-    """A report / count object as a plain dict (dicts, dataclasses, objects with to_dict)."""
-    if value is None:
-        return {}
-    if isinstance(value, Mapping):
-        return dict(value)
-    for attr in ("to_dict", "as_dict", "_asdict"):
-        fn = getattr(value, attr, None)
-        if callable(fn):
-            return dict(fn())
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return dataclasses.asdict(value)
-    if isinstance(value, int):
-        return {"count": value}
-    return {"value": value}
-
-
 def run_demo(
     out_dir: Path | str = "demo-out",
     uri: str | None = None,
     *,
-    auth: tuple[str, str] | None = None,
+    user: str | None = None,
+    password: str | None = None,
     log: Callable[[str], None] | None = None,
     data_dir: Path | None = None,
 ) -> DemoResult:
@@ -145,14 +130,15 @@ def run_demo(
     ``evaluation/aggregated_metrics.json`` (and ``neo4j/``, the database of
     the local server, when no ``uri`` is given). ``uri``: a running Neo4j
     (``bolt://host:port`` / ``neo4j://...``) to use instead of starting the
-    local one — its database is replaced by the demo graph. ``auth``: (user,
-    password) for that server. ``log`` receives one progress line per stage.
+    local one — its database is wiped and replaced by the demo graph.
+    ``user`` / ``password`` authenticate to it (none: no authentication).
+    ``log`` receives one progress line per stage.
 
     Raises :class:`kgbench.errors.KgbenchError` (or a subclass) when a stage
     fails; the local server is stopped in every case.
     """
     from kgbench.convert import convert
-    from kgbench.evaluate import evaluate_predictions
+    from kgbench.evaluate import evaluate
     from kgbench.neo4j import LocalNeo4j, load_graph
 
     say = log or (lambda _msg: None)
@@ -167,6 +153,13 @@ def run_demo(
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
     graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
+    report_dict = (
+        dict(report)
+        if isinstance(report, Mapping)
+        else json.loads(report_path.read_text("utf-8"))
+        if report_path.is_file()
+        else {}
+    )
     counts = _graph_counts(graph_dict)
 
     with ExitStack() as stack:
@@ -178,20 +171,12 @@ def run_demo(
         else:
             say(f"[2/4] neo4j: using {uri}")
         say(f"[3/4] load: {counts['entities']} entities, {counts['relations']} relations")
-        load_counts = _as_dict(load_graph(graph_dict, uri, auth=auth))
+        load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"[4/4] evaluate: {files.predictions.name} against {files.tasks.name}")
-        aggregated = _as_dict(
-            evaluate_predictions(
-                tasks=files.tasks,
-                predictions=files.predictions,
-                uri=uri,
-                auth=auth,
-                out_dir=eval_dir,
-            )
+        evaluation = evaluate(
+            str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
-    agg_path = eval_dir / "aggregated_metrics.json"
-    if not aggregated and agg_path.is_file():
-        aggregated = json.loads(agg_path.read_text("utf-8"))
+        _, agg_path = evaluation.write(eval_dir)
     return DemoResult(
         out_dir=out,
         graph_path=graph_path,
@@ -199,9 +184,10 @@ def run_demo(
         uri=uri,
         started_server=started,
         graph_counts=counts,
-        report=_as_dict(report),
-        load_counts=load_counts,
-        aggregated=aggregated,
+        report=report_dict,
+        load=load,
+        records=list(evaluation.records),
+        aggregated=dict(evaluation.aggregated),
         evaluation_dir=eval_dir,
         outputs={
             "graph": graph_path,
@@ -212,77 +198,87 @@ def run_demo(
     )
 
 
-# ----------------------------------------------------------------------------- printing
+# ----------------------------------------------------------------------------- metric tables
+
+#: CypherBench's RETURN-template groups (``by_return``); other templates keep their own id.
+RETURN_GROUPS = {
+    "n_prop": "n_prop_combined",
+    "n_name_prop": "n_prop_combined",
+    "n_prop_distinct": "n_prop_combined",
+    "n_prop_array_distinct": "n_prop_combined",
+}
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
+def metric_groups(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Mean EX, PSJS and Exec (4 decimals) of scored records: ``overall``, per match
+    category and per RETURN template (CypherBench's ``n_prop_combined`` merge; the
+    special categories' templates under their own ids), plus ``count`` per group.
+
+    Unlike ``aggregated_metrics.json`` (CypherBench: one metric per group, special
+    templates left out of ``by_return``), every metric is given for every group.
+    """
+    groups: dict[str, dict[str, list[Mapping[str, Any]]]] = {
+        "overall": {"overall": list(records)},
+        "by_match": {},
+        "by_return": {},
+    }
+    for r in records:
+        tpl = r.get("from_template") or {}
+        match = str(tpl.get("match_category", "(none)"))
+        rid = str(tpl.get("return_pattern_id", "(none)"))
+        groups["by_match"].setdefault(match, []).append(r)
+        groups["by_return"].setdefault(RETURN_GROUPS.get(rid, rid), []).append(r)
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for section, members in groups.items():
+        out[section] = {}
+        for key, rows in sorted(members.items()):
+            cell: dict[str, float] = {
+                m: round(sum(float(r["metrics"][m]) for r in rows) / len(rows), 4)
+                for m, _ in METRIC_COLUMNS
+            }
+            cell["count"] = len(rows)
+            out[section][key] = cell
+    return out
 
 
-def metrics_table(
-    title: str, rows: Mapping[str, Mapping[str, Any]], counts: Mapping[str, int]
-) -> str:
-    """A fixed-width table: one row per key of ``rows``, columns EX, PSJS, Exec, n."""
+def metrics_table(title: str, rows: Mapping[str, Mapping[str, float]]) -> str:
+    """A fixed-width table: one row per key of ``rows``; columns EX, PSJS, Exec, n."""
     width = max([len(title), *(len(k) for k in rows)])
     head = f"{title:<{width}}  " + "  ".join(f"{c:>6}" for _, c in METRIC_COLUMNS) + f"  {'n':>3}"
     lines = [head, "-" * len(head)]
     for key, metrics in rows.items():
-        cells = "  ".join(f"{_fmt(metrics.get(m, float('nan'))):>6}" for m, _ in METRIC_COLUMNS)
-        lines.append(f"{key:<{width}}  {cells}  {counts.get(key, 0):>3}")
+        cells = "  ".join(f"{metrics[m]:>6.4f}" for m, _ in METRIC_COLUMNS)
+        lines.append(f"{key:<{width}}  {cells}  {int(metrics['count']):>3}")
     return "\n".join(lines)
 
 
-def _group_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Counter[str]]:
-    combined = {"n_prop", "n_name_prop", "n_prop_distinct", "n_prop_array_distinct"}
-    by_match: Counter[str] = Counter()
-    by_return: Counter[str] = Counter()
-    for r in records:
-        tpl = r.get("from_template") or {}
-        by_match[str(tpl.get("match_category"))] += 1
-        rid = str(tpl.get("return_pattern_id"))
-        by_return["n_prop_combined" if rid in combined else rid] += 1
-    return {
-        "overall": Counter({"overall": len(records)}),
-        "by_match": by_match,
-        "by_return": by_return,
-    }
+def _counts(mapping: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in mapping.items()) or "none"
 
 
-def format_summary(result: DemoResult, records: Sequence[Mapping[str, Any]] = ()) -> str:
+def format_summary(result: DemoResult) -> str:
     """The demo's printed summary: conversion, load counts, metric tables, output paths."""
     c = result.graph_counts
-    lines = ["", "== Conversion (Wikidata RDF -> property graph) =="]
+    lines = ["", "== Conversion: Wikidata RDF -> property graph (kgbench convert) =="]
     lines.append(f"entities: {c['entities']}  relations: {c['relations']}")
-    lines.append(
-        "  entities by label:  " + ", ".join(f"{k} {v}" for k, v in c["entities_by_label"].items())
-    )
-    lines.append(
-        "  relations by label: "
-        + (", ".join(f"{k} {v}" for k, v in c["relations_by_label"].items()) or "none")
-    )
+    lines.append(f"  entities by label:  {_counts(c['entities_by_label'])}")
+    lines.append(f"  relations by label: {_counts(c['relations_by_label'])}")
     for key, value in result.report.items():
-        if key in ("entities_by_label", "relations_by_label"):
-            continue
-        lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False, sort_keys=True)}")
+        lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
+    load = result.load
+    where = f"{result.uri}, local server" if result.started_server else result.uri
+    lines += ["", f"== Neo4j load ({where}) =="]
+    lines.append(f"nodes: {load.nodes}  relationships: {load.relationships}")
+    lines.append(f"  nodes by label:         {_counts(load.nodes_by_label)}")
+    lines.append(f"  relationships by type:  {_counts(load.relationships_by_type)}")
+    tables = metric_groups(result.records)
+    lines += ["", f"== Text-to-Cypher metrics: {len(result.records)} predictions =="]
+    lines.append(metrics_table("overall", tables["overall"]))
     lines.append("")
-    lines.append(
-        f"== Neo4j load ({result.uri}{', local server' if result.started_server else ''}) =="
-    )
-    for key, value in result.load_counts.items():
-        lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False, sort_keys=True)}")
-    agg = result.aggregated
-    groups = _group_counts(records)
+    lines.append(metrics_table("match category", tables["by_match"]))
     lines.append("")
-    lines.append(f"== Text-to-Cypher metrics ({len(records)} predictions) ==")
-    lines.append(metrics_table("overall", {"overall": agg.get("overall", {})}, groups["overall"]))
-    lines.append("")
-    lines.append(metrics_table("match category", agg.get("by_match", {}), groups["by_match"]))
-    lines.append("")
-    lines.append(metrics_table("return template", agg.get("by_return", {}), groups["by_return"]))
-    lines.append("")
-    lines.append("== Outputs ==")
+    lines.append(metrics_table("return template", tables["by_return"]))
+    lines += ["", "== Outputs =="]
     for name, path in result.outputs.items():
         lines.append(f"  {name + ':':<20} {path}")
     return "\n".join(lines)
