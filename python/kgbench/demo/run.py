@@ -256,6 +256,56 @@ def _counts(mapping: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in mapping.items()) or "none"
 
 
+#: Report keys shown by :func:`_format_report` in its own layout (others are listed as JSON).
+_REPORT_SHOWN = {
+    "inputs",
+    "triples_read",
+    "invalid_skipped",
+    "invalid_examples",
+    "schema",
+    "entities_total",
+    "relations_total",
+    "entities",
+    "relations",
+    "entity_candidates",
+    "entities_dropped_no_english_label",
+    "relations_dropped_out_of_scope",
+    "dropped_values",
+    "dropped_values_by_property",
+    "seconds_total",
+}
+
+
+def _format_report(report: Mapping[str, Any]) -> list[str]:
+    """The conversion report (``report.json``) as indented summary lines."""
+    lines: list[str] = []
+    if "inputs" in report:
+        names = ", ".join(Path(str(p)).name for p in report["inputs"])
+        lines.append(f"  read: {names}")
+    if "triples_read" in report:
+        skipped = report.get("invalid_skipped", 0)
+        lines.append(f"  triples read: {report['triples_read']}  invalid skipped: {skipped}")
+    if isinstance(report.get("entity_candidates"), Mapping):
+        lines.append(f"  entity candidates by label: {_counts(report['entity_candidates'])}")
+    if isinstance(report.get("entities_dropped_no_english_label"), Mapping):
+        dropped = report["entities_dropped_no_english_label"]
+        lines.append(f"  entities dropped, no English label: {_counts(dropped)}")
+    if isinstance(report.get("relations_dropped_out_of_scope"), Mapping):
+        dropped = report["relations_dropped_out_of_scope"]
+        lines.append(f"  relations dropped, an end not kept: {_counts(dropped)}")
+    if isinstance(report.get("dropped_values"), Mapping):
+        lines.append(f"  property values dropped: {_counts(report['dropped_values'])}")
+    by_prop = report.get("dropped_values_by_property")
+    if isinstance(by_prop, Mapping):
+        for prop, reasons in by_prop.items():
+            text = _counts(reasons) if isinstance(reasons, Mapping) else str(reasons)
+            lines.append(f"    {prop}: {text}")
+    for key, value in report.items():
+        if key not in _REPORT_SHOWN and not key.startswith("seconds"):
+            lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
+    return lines
+
+
 def format_summary(result: DemoResult) -> str:
     """The demo's printed summary: conversion, load counts, metric tables, output paths."""
     c = result.graph_counts
@@ -263,8 +313,7 @@ def format_summary(result: DemoResult) -> str:
     lines.append(f"entities: {c['entities']}  relations: {c['relations']}")
     lines.append(f"  entities by label:  {_counts(c['entities_by_label'])}")
     lines.append(f"  relations by label: {_counts(c['relations_by_label'])}")
-    for key, value in result.report.items():
-        lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
+    lines += _format_report(result.report)
     load = result.load
     where = f"{result.uri}, local server" if result.started_server else result.uri
     lines += ["", f"== Neo4j load ({where}) =="]
