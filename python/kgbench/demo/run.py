@@ -20,6 +20,7 @@ The server the demo started is stopped on the way out, also on failure.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
@@ -149,6 +150,14 @@ def run_demo(
     for d in (graph_dir, eval_dir):
         d.mkdir(parents=True, exist_ok=True)
 
+    clock = time.perf_counter()
+
+    def done() -> str:
+        nonlocal clock
+        now = time.perf_counter()
+        elapsed, clock = now - clock, now
+        return f" ({elapsed:.1f} s)"
+
     say(f"[1/4] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
@@ -161,6 +170,7 @@ def run_demo(
         else {}
     )
     counts = _graph_counts(graph_dict)
+    say(f"      {counts['entities']} entities, {counts['relations']} relations{done()}")
 
     with ExitStack() as stack:
         started = uri is None
@@ -168,15 +178,20 @@ def run_demo(
             say("[2/4] neo4j: starting the local Neo4j server")
             server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
             uri = str(server.uri)
+            say(f"      ready at {uri}{done()}")
         else:
             say(f"[2/4] neo4j: using {uri}")
         say(f"[3/4] load: {counts['entities']} entities, {counts['relations']} relations")
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
+        say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
         say(f"[4/4] evaluate: {files.predictions.name} against {files.tasks.name}")
         evaluation = evaluate(
             str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
         _, agg_path = evaluation.write(eval_dir)
+        say(f"      {len(evaluation.records)} predictions scored{done()}")
+        if started:
+            say("      stopping the local Neo4j server")
     return DemoResult(
         out_dir=out,
         graph_path=graph_path,
