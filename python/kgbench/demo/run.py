@@ -139,7 +139,7 @@ def run_demo(
     fails; the local server is stopped in every case.
     """
     from kgbench.convert import convert
-    from kgbench.evaluate import evaluate
+    from kgbench.evaluate.runner import evaluate
     from kgbench.neo4j import LocalNeo4j, load_graph
 
     say = log or (lambda _msg: None)
