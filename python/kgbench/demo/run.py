@@ -20,6 +20,7 @@ The server the demo started is stopped on the way out, also on failure.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -173,6 +174,11 @@ def run_demo(
     say(f"      {counts['entities']} entities, {counts['relations']} relations{done()}")
 
     with ExitStack() as stack:
+        # The driver logs every server notification (e.g. "label Movie does not exist" for a
+        # wrong prediction) as a warning; they are expected here and would bury the summary.
+        notifications = logging.getLogger("neo4j.notifications")
+        stack.callback(notifications.setLevel, notifications.level)
+        notifications.setLevel(logging.ERROR)
         started = uri is None
         if uri is None:
             say("[2/4] neo4j: starting the local Neo4j server")
