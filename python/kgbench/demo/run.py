@@ -210,13 +210,19 @@ def run_demo(
         records=list(evaluation.records),
         aggregated=dict(evaluation.aggregated),
         evaluation_dir=eval_dir,
-        outputs={
-            "graph": graph_path,
-            "conversion report": report_path,
-            "per-task metrics": eval_dir / "result_with_metrics.json",
-            "aggregated metrics": agg_path,
-        },
+        outputs=_outputs(graph_dir, report_path, eval_dir, agg_path),
     )
+
+
+def _outputs(graph_dir: Path, report: Path, eval_dir: Path, agg: Path) -> dict[str, Path]:
+    out = {"graph": graph_dir / "graph.json"}
+    for name, file in (("entities", "entities.parquet"), ("relations", "relations.parquet")):
+        if (graph_dir / file).is_file():
+            out[f"{name} (Parquet)"] = graph_dir / file
+    out["conversion report"] = report
+    out["per-task metrics"] = eval_dir / "result_with_metrics.json"
+    out["aggregated metrics"] = agg
+    return out
 
 
 # ----------------------------------------------------------------------------- metric tables
@@ -273,8 +279,9 @@ def metrics_table(title: str, rows: Mapping[str, Mapping[str, float]]) -> str:
     return "\n".join(lines)
 
 
-def _counts(mapping: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in mapping.items()) or "none"
+def _counts(mapping: Mapping[str, Any], *, skip_zero: bool = False) -> str:
+    items = [(k, v) for k, v in mapping.items() if not (skip_zero and v == 0)]
+    return ", ".join(f"{k} {v}" for k, v in items) or "none"
 
 
 #: Report keys shown by :func:`_format_report` in its own layout (others are listed as JSON).
@@ -313,7 +320,7 @@ def _format_report(report: Mapping[str, Any]) -> list[str]:
         lines.append(f"  entities dropped, no English label: {_counts(dropped)}")
     if isinstance(report.get("relations_dropped_out_of_scope"), Mapping):
         dropped = report["relations_dropped_out_of_scope"]
-        lines.append(f"  relations dropped, an end not kept: {_counts(dropped)}")
+        lines.append(f"  relations dropped, an end not kept: {_counts(dropped, skip_zero=True)}")
     if isinstance(report.get("dropped_values"), Mapping):
         lines.append(f"  property values dropped: {_counts(report['dropped_values'])}")
     by_prop = report.get("dropped_values_by_property")
