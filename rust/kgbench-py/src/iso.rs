@@ -400,7 +400,7 @@ fn push_item<'py>(
         for k in keys {
             match d.get_item(k)? {
                 Some(v) => got.push(v),
-                None => return Err(input_error(py, format!("missing field {:?}", k.to_str()?))),
+                None => return Err(input_error(py, format!("missing field '{}'", k.to_str()?))),
             }
         }
         let [e, a, s]: [Bound<'py, PyAny>; 3] = got.try_into().expect("three fields");
@@ -526,11 +526,11 @@ fn identifier_error(py: Python<'_>, err: &core::IdentifierError) -> PyErr {
     }
 }
 
+/// `(edges as (parent, child) pairs, answer, seeds)`.
+type ParsedTree = (Vec<(u32, u32)>, u32, Vec<u32>);
+
 #[pyfunction]
-fn parse_isomorphism_type(
-    py: Python<'_>,
-    identifier: &str,
-) -> PyResult<(Vec<(u32, u32)>, u32, Vec<u32>)> {
+fn parse_isomorphism_type(py: Python<'_>, identifier: &str) -> PyResult<ParsedTree> {
     let p = core::parse_identifier(identifier).map_err(|e| identifier_error(py, &e))?;
     Ok((
         p.edges.iter().map(|&[a, b]| (a, b)).collect(),

@@ -99,3 +99,54 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// `cargo test --release -p kgbench-core iso::batch::timing -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn per_item_cost() {
+        let mut b = SubgraphBatch::new();
+        let mut x = 12345u64;
+        let mut rnd = |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as u32
+        };
+        for _ in 0..1_000_000 {
+            let e = 1 + rnd(6);
+            let mut deg = vec![0u32; e as usize + 1];
+            for c in 1..=e {
+                let p = rnd(c);
+                b.edges.push([p, c]);
+                deg[p as usize] += 1;
+                deg[c as usize] += 1;
+            }
+            let answer = rnd(e + 1);
+            for v in 0..=e {
+                if deg[v as usize] == 1 && v != answer {
+                    b.seeds.push(v);
+                }
+            }
+            b.answers.push(answer);
+            b.n_nodes.push(e + 1);
+            b.edge_offsets.push(b.edges.len());
+            b.seed_offsets.push(b.seeds.len());
+        }
+        let mut ws = Workspace::default();
+        let t = std::time::Instant::now();
+        let mut valid = 0;
+        for i in 0..b.len() {
+            valid += usize::from(analyze(&mut ws, &b.get(i)).identifier.is_some());
+        }
+        let single = t.elapsed();
+        let t = std::time::Instant::now();
+        let out = isomorphism_types(&b);
+        let par = t.elapsed();
+        assert_eq!(out.iter().filter(|x| x.is_some()).count(), valid);
+        eprintln!("1M items: single thread {single:?}, rayon {par:?}");
+    }
+}
