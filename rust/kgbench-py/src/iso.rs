@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use kgbench_core::iso as core;
 use pyo3::exceptions::PyTypeError;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
@@ -456,6 +457,225 @@ fn push_item<'py>(
     }
 }
 
+/// Node-id interner for the fast path: exact `str` and `int` ids only, kept
+/// as borrowed pointers (no reference counting).
+///
+/// Sound because the fast path calls only C functions that cannot run Python
+/// code (type checks, `PyObject_Hash` of str/int, `PyUnicode_Compare`, int
+/// comparison, tuple/list item access), so no container can change and every
+/// borrowed object stays alive while an item is read.
+struct RawInterner {
+    keys: Vec<(ffi::Py_hash_t, *mut ffi::PyObject, bool)>,
+}
+
+const RAW_MAX_NODES: usize = 64;
+
+impl RawInterner {
+    /// # Safety
+    /// `o` is a live object and the GIL is held.
+    unsafe fn intern(&mut self, o: *mut ffi::PyObject) -> Option<u32> {
+        let ty = unsafe { ffi::Py_TYPE(o) };
+        let is_str = if ty == &raw mut ffi::PyUnicode_Type {
+            true
+        } else if ty == &raw mut ffi::PyLong_Type {
+            false
+        } else {
+            return None;
+        };
+        let h = unsafe { ffi::PyObject_Hash(o) };
+        if h == -1 {
+            unsafe { ffi::PyErr_Clear() };
+            return None;
+        }
+        for (i, &(kh, kp, ks)) in self.keys.iter().enumerate() {
+            if kp == o {
+                return Some(i as u32);
+            }
+            if kh == h && ks == is_str {
+                let equal = if is_str {
+                    unsafe { ffi::PyUnicode_Compare(kp, o) == 0 }
+                } else {
+                    unsafe { ffi::PyObject_RichCompareBool(kp, o, ffi::Py_EQ) == 1 }
+                };
+                if equal {
+                    return Some(i as u32);
+                }
+            }
+        }
+        if self.keys.len() >= RAW_MAX_NODES {
+            return None;
+        }
+        self.keys.push((h, o, is_str));
+        Some(self.keys.len() as u32 - 1)
+    }
+}
+
+/// Exact list or tuple: `(is_list, len)`.
+///
+/// # Safety
+/// `o` is a live object and the GIL is held.
+unsafe fn raw_sequence(o: *mut ffi::PyObject) -> Option<(bool, isize)> {
+    let ty = unsafe { ffi::Py_TYPE(o) };
+    if ty == &raw mut ffi::PyList_Type {
+        Some((true, unsafe { ffi::PyList_Size(o) }))
+    } else if ty == &raw mut ffi::PyTuple_Type {
+        Some((false, unsafe { ffi::PyTuple_Size(o) }))
+    } else {
+        None
+    }
+}
+
+/// # Safety
+/// `o` is a live list (`is_list`) or tuple with more than `i` items; GIL held.
+unsafe fn raw_item(o: *mut ffi::PyObject, is_list: bool, i: isize) -> *mut ffi::PyObject {
+    if is_list {
+        unsafe { ffi::PyList_GetItem(o, i) }
+    } else {
+        unsafe { ffi::PyTuple_GetItem(o, i) }
+    }
+}
+
+/// Fast path for one subgraph whose edges and seeds are exact lists/tuples of
+/// exact str/int ids. Returns `None` (with `batch` unchanged) when anything
+/// else is met, so the caller takes the general path.
+///
+/// # Safety
+/// `edges`, `answer`, `seeds` are live objects kept alive by the caller; GIL held.
+unsafe fn raw_subgraph(
+    edges: *mut ffi::PyObject,
+    answer: *mut ffi::PyObject,
+    seeds: *mut ffi::PyObject,
+    interner: &mut RawInterner,
+    batch: &mut core::SubgraphBatch,
+) -> Option<()> {
+    interner.keys.clear();
+    let (e_before, s_before) = (batch.edges.len(), batch.seeds.len());
+    let result = (|| unsafe {
+        let (edges_list, n_edges) = raw_sequence(edges)?;
+        for i in 0..n_edges {
+            let edge = raw_item(edges, edges_list, i);
+            let (edge_list, len) = raw_sequence(edge)?;
+            if len != 2 && len != 3 {
+                return None;
+            }
+            let a = interner.intern(raw_item(edge, edge_list, 0))?;
+            let b = interner.intern(raw_item(edge, edge_list, len - 1))?;
+            batch.edges.push([a, b]);
+        }
+        let a = interner.intern(answer)?;
+        let (seeds_list, n_seeds) = raw_sequence(seeds)?;
+        for i in 0..n_seeds {
+            let s = interner.intern(raw_item(seeds, seeds_list, i))?;
+            batch.seeds.push(s);
+        }
+        Some(a)
+    })();
+    match result {
+        Some(a) => {
+            batch.answers.push(a);
+            batch.n_nodes.push(interner.keys.len() as u32);
+            batch.edge_offsets.push(batch.edges.len());
+            batch.seed_offsets.push(batch.seeds.len());
+            Some(())
+        }
+        None => {
+            batch.edges.truncate(e_before);
+            batch.seeds.truncate(s_before);
+            None
+        }
+    }
+}
+
+/// Fast path for one batch item: an exact 3-tuple/list `(edges, answer, seeds)`
+/// or a dict record (fields looked up safely, then read raw).
+fn fast_item(
+    item: &Bound<'_, PyAny>,
+    keys: &[Bound<'_, PyString>; 3],
+    interner: &mut RawInterner,
+    batch: &mut core::SubgraphBatch,
+) -> Option<()> {
+    let ptr = item.as_ptr();
+    // SAFETY: `item` is alive (owned by the caller), the GIL is held, and
+    // `raw_subgraph` runs no Python code.
+    unsafe {
+        if let Some((is_list, 3)) = raw_sequence(ptr) {
+            return raw_subgraph(
+                raw_item(ptr, is_list, 0),
+                raw_item(ptr, is_list, 1),
+                raw_item(ptr, is_list, 2),
+                interner,
+                batch,
+            );
+        }
+    }
+    let d = item.cast_exact::<PyDict>().ok()?;
+    let e = d.get_item(&keys[0]).ok()??;
+    let a = d.get_item(&keys[1]).ok()??;
+    let s = d.get_item(&keys[2]).ok()??;
+    // SAFETY: `e`, `a`, `s` are owned here; see above.
+    unsafe { raw_subgraph(e.as_ptr(), a.as_ptr(), s.as_ptr(), interner, batch) }
+}
+
+/// Items read per pipeline chunk: while the GIL-holding thread reads chunk
+/// `c + 1` from Python, a worker thread identifies chunk `c` (rayon).
+const PIPELINE_CHUNK: usize = 16_384;
+
+/// Read items from `items` into chunks and hand them to `sink`.
+fn read_items<'py>(
+    py: Python<'py>,
+    subgraphs: &Bound<'py, PyAny>,
+    mut sink: impl FnMut(core::SubgraphBatch),
+) -> PyResult<usize> {
+    let keys = [
+        PyString::intern(py, "answer_subgraph"),
+        PyString::intern(py, "answer_node"),
+        PyString::intern(py, "seed_entities"),
+    ];
+    let mut interner = Interner::new();
+    let mut raw = RawInterner {
+        keys: Vec::with_capacity(RAW_MAX_NODES),
+    };
+    let ctx = |i: usize, e: PyErr| with_context(py, e, &format!("subgraph {i}"));
+    let new_batch = || {
+        let mut b = core::SubgraphBatch::new();
+        b.answers.reserve(PIPELINE_CHUNK);
+        b.n_nodes.reserve(PIPELINE_CHUNK);
+        b.edge_offsets.reserve(PIPELINE_CHUNK + 1);
+        b.seed_offsets.reserve(PIPELINE_CHUNK + 1);
+        b.edges.reserve(4 * PIPELINE_CHUNK);
+        b.seeds.reserve(2 * PIPELINE_CHUNK);
+        b
+    };
+    let mut batch = new_batch();
+    let mut n = 0usize;
+    let mut push = |item: &Bound<'py, PyAny>, batch: &mut core::SubgraphBatch| -> PyResult<()> {
+        if fast_item(item, &keys, &mut raw, batch).is_none() {
+            push_item(py, item, &keys, &mut interner, batch).map_err(|e| ctx(n, e))?;
+        }
+        n += 1;
+        Ok(())
+    };
+    if let Ok(list) = subgraphs.cast::<PyList>() {
+        for item in list.iter() {
+            push(&item, &mut batch)?;
+            if batch.len() == PIPELINE_CHUNK {
+                sink(std::mem::replace(&mut batch, new_batch()));
+            }
+        }
+    } else {
+        for item in subgraphs.try_iter()? {
+            push(&item?, &mut batch)?;
+            if batch.len() == PIPELINE_CHUNK {
+                sink(std::mem::replace(&mut batch, new_batch()));
+            }
+        }
+    }
+    if !batch.is_empty() {
+        sink(batch);
+    }
+    Ok(n)
+}
+
 #[pyfunction]
 #[pyo3(signature = (subgraphs, strict=false))]
 fn isomorphism_types<'py>(
@@ -463,52 +683,70 @@ fn isomorphism_types<'py>(
     subgraphs: &Bound<'py, PyAny>,
     strict: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let keys = [
-        PyString::intern(py, "answer_subgraph"),
-        PyString::intern(py, "answer_node"),
-        PyString::intern(py, "seed_entities"),
-    ];
-    let mut batch = core::SubgraphBatch::new();
-    let mut interner = Interner::new();
-    let ctx = |i: usize, e: PyErr| with_context(py, e, &format!("subgraph {i}"));
-    if let Ok(list) = subgraphs.cast::<PyList>() {
-        let n = list.len();
-        batch.answers.reserve(n);
-        batch.n_nodes.reserve(n);
-        batch.edge_offsets.reserve(n);
-        batch.seed_offsets.reserve(n);
-        batch.edges.reserve(4 * n);
-        batch.seeds.reserve(2 * n);
-        for (i, item) in list.iter().enumerate() {
-            push_item(py, &item, &keys, &mut interner, &mut batch).map_err(|e| ctx(i, e))?;
+    let small = subgraphs
+        .cast::<PyList>()
+        .map(|l| l.len() <= PIPELINE_CHUNK)
+        .unwrap_or(false);
+    let ids = if small {
+        let mut chunks = Vec::with_capacity(1);
+        read_items(py, subgraphs, |b| chunks.push(b))?;
+        match chunks.pop() {
+            Some(b) => py.detach(|| core::isomorphism_type_ids(&b)),
+            None => core::TypeIds::default(),
         }
     } else {
-        for (i, item) in subgraphs.try_iter()?.enumerate() {
-            push_item(py, &item?, &keys, &mut interner, &mut batch).map_err(|e| ctx(i, e))?;
-        }
-    }
-    drop(interner);
-    let results = py.detach(|| core::isomorphism_types(&batch));
+        let (tx, rx) = std::sync::mpsc::sync_channel::<core::SubgraphBatch>(4);
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(move || {
+                let mut acc = core::TypeIdsBuilder::default();
+                for b in rx {
+                    acc.push(core::isomorphism_type_ids(&b));
+                }
+                acc.finish()
+            });
+            let read = read_items(py, subgraphs, |b| {
+                // The worker only stops early by panicking; join reports it.
+                let _ = tx.send(b);
+            });
+            drop(tx);
+            let joined = py.detach(|| worker.join());
+            read?;
+            joined.map_err(|_| pyo3::exceptions::PyRuntimeError::new_err("worker thread panicked"))
+        })?
+    };
     if strict {
-        if let Some(i) = results.iter().position(Option::is_none) {
-            let a = core::analyze(&mut core::Workspace::default(), &batch.get(i));
+        if let Some(i) = ids.ids.iter().position(|&id| id == core::TypeIds::INVALID) {
+            // Re-read that one item for its defects.
+            let Ok(item) = subgraphs.get_item(i) else {
+                return Err(invalid_subgraph(py, &[], Some(i)));
+            };
+            let mut b = core::SubgraphBatch::new();
+            let keys = [
+                PyString::intern(py, "answer_subgraph"),
+                PyString::intern(py, "answer_node"),
+                PyString::intern(py, "seed_entities"),
+            ];
+            push_item(py, &item, &keys, &mut Interner::new(), &mut b)?;
+            let a = core::analyze(&mut core::Workspace::default(), &b.get(0));
             return Err(invalid_subgraph(py, &a.defects(), Some(i)));
         }
     }
-    let mut cache: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+    let types: Vec<Bound<'py, PyAny>> = ids
+        .types
+        .iter()
+        .map(|t| PyString::new(py, t).into_any())
+        .collect();
     let none = py.None().into_bound(py);
-    let mut objs: Vec<Bound<'py, PyAny>> = Vec::with_capacity(results.len());
-    for r in &results {
-        objs.push(match r {
-            None => none.clone(),
-            Some(s) => cache
-                .entry(s.as_str())
-                .or_insert_with(|| PyString::new(py, s))
-                .clone()
-                .into_any(),
-        });
-    }
-    PyList::new(py, objs)
+    PyList::new(
+        py,
+        ids.ids.iter().map(|&id| {
+            if id == core::TypeIds::INVALID {
+                none.clone()
+            } else {
+                types[id as usize].clone()
+            }
+        }),
+    )
 }
 
 fn identifier_error(py: Python<'_>, err: &core::IdentifierError) -> PyErr {

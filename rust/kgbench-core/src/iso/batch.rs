@@ -2,7 +2,9 @@
 
 use rayon::prelude::*;
 
-use super::graph::{analyze, AnswerSubgraph, Workspace};
+use rustc_hash::FxHashMap;
+
+use super::graph::{identify_into, AnswerSubgraph, Workspace};
 
 /// Many answer subgraphs in flat arrays (item `i` uses
 /// `edges[edge_offsets[i]..edge_offsets[i + 1]]` and likewise for seeds; node
@@ -54,15 +56,120 @@ impl SubgraphBatch {
     }
 }
 
-/// GTSQA identifier of every item (`None` for an invalid answer subgraph), in
-/// parallel on the rayon pool. Same results as [`analyze`] item by item.
-pub fn isomorphism_types(batch: &SubgraphBatch) -> Vec<Option<String>> {
-    (0..batch.len())
+/// Identifiers of a batch as small integers: `ids[i]` indexes `types`, or is
+/// [`TypeIds::INVALID`] for an invalid answer subgraph.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypeIds {
+    /// Distinct identifiers, in order of first appearance.
+    pub types: Vec<String>,
+    /// One entry per item.
+    pub ids: Vec<u32>,
+}
+
+impl TypeIds {
+    /// Marks an item that is not a valid answer tree.
+    pub const INVALID: u32 = u32::MAX;
+
+    /// The identifier of item `i`, if valid.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        match self.ids[i] {
+            Self::INVALID => None,
+            id => Some(&self.types[id as usize]),
+        }
+    }
+}
+
+const CHUNK: usize = 2048;
+
+/// Identify items `range` with chunk-local interning (no allocation per item).
+fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize>) -> TypeIds {
+    let mut ws = Workspace::default();
+    let mut local: FxHashMap<String, u32> = FxHashMap::default();
+    let mut out = TypeIds {
+        types: Vec::new(),
+        ids: Vec::with_capacity(range.len()),
+    };
+    let mut buf = String::new();
+    for i in range {
+        buf.clear();
+        if identify_into(&mut ws, &batch.get(i), &mut buf) {
+            let id = match local.get(buf.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = out.types.len() as u32;
+                    out.types.push(buf.clone());
+                    local.insert(buf.clone(), id);
+                    id
+                }
+            };
+            out.ids.push(id);
+        } else {
+            out.ids.push(TypeIds::INVALID);
+        }
+    }
+    out
+}
+
+/// Identifiers of all items as [`TypeIds`], in parallel on the rayon pool
+/// (chunks of 2048 items). Same results as [`analyze`](crate::iso::analyze) item by item.
+pub fn isomorphism_type_ids(batch: &SubgraphBatch) -> TypeIds {
+    let n = batch.len();
+    let chunks: Vec<TypeIds> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
-        .with_min_len(256)
-        .map_init(Workspace::default, |ws, i| {
-            analyze(ws, &batch.get(i)).identifier
-        })
+        .map(|c| identify_chunk(batch, c * CHUNK..((c + 1) * CHUNK).min(n)))
+        .collect();
+    let mut builder = TypeIdsBuilder::default();
+    builder.merged.ids.reserve(n);
+    for chunk in chunks {
+        builder.push(chunk);
+    }
+    builder.finish()
+}
+
+/// Concatenates [`TypeIds`] of consecutive chunks, merging their identifier tables.
+#[derive(Debug, Default)]
+pub struct TypeIdsBuilder {
+    merged: TypeIds,
+    index: FxHashMap<String, u32>,
+}
+
+impl TypeIdsBuilder {
+    /// Append the items of `chunk`.
+    pub fn push(&mut self, chunk: TypeIds) {
+        let remap: Vec<u32> = chunk
+            .types
+            .into_iter()
+            .map(|t| match self.index.get(&t) {
+                Some(&id) => id,
+                None => {
+                    let id = self.merged.types.len() as u32;
+                    self.merged.types.push(t.clone());
+                    self.index.insert(t, id);
+                    id
+                }
+            })
+            .collect();
+        self.merged.ids.extend(chunk.ids.iter().map(|&id| {
+            if id == TypeIds::INVALID {
+                id
+            } else {
+                remap[id as usize]
+            }
+        }));
+    }
+
+    /// All items pushed so far.
+    pub fn finish(self) -> TypeIds {
+        self.merged
+    }
+}
+
+/// GTSQA identifier of every item (`None` for an invalid answer subgraph), in
+/// parallel on the rayon pool. Same results as [`analyze`](crate::iso::analyze) item by item.
+pub fn isomorphism_types(batch: &SubgraphBatch) -> Vec<Option<String>> {
+    let ids = isomorphism_type_ids(batch);
+    (0..batch.len())
+        .map(|i| ids.get(i).map(str::to_owned))
         .collect()
 }
 
@@ -139,14 +246,19 @@ mod timing {
         let mut ws = Workspace::default();
         let t = std::time::Instant::now();
         let mut valid = 0;
+        let mut buf = String::new();
         for i in 0..b.len() {
-            valid += usize::from(analyze(&mut ws, &b.get(i)).identifier.is_some());
+            buf.clear();
+            valid += usize::from(identify_into(&mut ws, &b.get(i), &mut buf));
         }
         let single = t.elapsed();
         let t = std::time::Instant::now();
-        let out = isomorphism_types(&b);
+        let out = isomorphism_type_ids(&b);
         let par = t.elapsed();
-        assert_eq!(out.iter().filter(|x| x.is_some()).count(), valid);
+        assert_eq!(
+            out.ids.iter().filter(|&&x| x != TypeIds::INVALID).count(),
+            valid
+        );
         eprintln!("1M items: single thread {single:?}, rayon {par:?}");
     }
 }

@@ -285,6 +285,52 @@ impl Workspace {
 /// # Panics
 /// When a node id in `g` is `>= g.n_nodes`.
 pub fn analyze(ws: &mut Workspace, g: &AnswerSubgraph<'_>) -> Analysis {
+    let mut out = String::new();
+    if let Some(t) = super::small::try_encode(g, &mut out) {
+        return valid_analysis(g, out, t);
+    }
+    analyze_general(ws, g)
+}
+
+fn valid_analysis(
+    g: &AnswerSubgraph<'_>,
+    identifier: String,
+    t: super::small::SmallTree,
+) -> Analysis {
+    Analysis {
+        identifier: Some(identifier),
+        n_hops: Some(t.n_hops),
+        n_seeds: t.n_seeds,
+        n_edges: g.edges.len() as u32,
+        n_nodes: g.n_nodes,
+        is_tree: true,
+        is_connected: true,
+        has_cycle: false,
+        hanging_branches: false,
+        answer_is_seed: false,
+        internal_seeds: false,
+        answer_missing: false,
+        missing_seeds: false,
+    }
+}
+
+/// Append the identifier of `g` to `out` and return `true`, or return `false`
+/// (with `out` unchanged) when `g` is not a valid answer tree.
+pub(crate) fn identify_into(ws: &mut Workspace, g: &AnswerSubgraph<'_>, out: &mut String) -> bool {
+    if super::small::try_encode(g, out).is_some() {
+        return true;
+    }
+    match analyze_general(ws, g).identifier {
+        Some(id) => {
+            out.push_str(&id);
+            true
+        }
+        None => false,
+    }
+}
+
+/// [`analyze`] without the small-tree fast path (any size).
+pub fn analyze_general(ws: &mut Workspace, g: &AnswerSubgraph<'_>) -> Analysis {
     let n = g.n_nodes as usize;
     ws.build_adjacency(n, g.edges);
     let (is_connected, has_cycle) = ws.components(n, g.edges);

@@ -15,10 +15,13 @@ mod ahu;
 mod batch;
 mod graph;
 pub mod gtsqa;
+mod small;
 
 pub use ahu::{canonical_form, NotATree};
-pub use batch::{isomorphism_types, SubgraphBatch};
-pub use graph::{analyze, Analysis, AnswerSubgraph, Defect, InvalidAnswerSubgraph, Workspace};
+pub use batch::{isomorphism_type_ids, isomorphism_types, SubgraphBatch, TypeIds, TypeIdsBuilder};
+pub use graph::{
+    analyze, analyze_general, Analysis, AnswerSubgraph, Defect, InvalidAnswerSubgraph, Workspace,
+};
 pub use gtsqa::{
     canonical_identifier, grailqa_name, parse_identifier, IdentifierError, ParsedIdentifier,
     GRAILQA_NAMES,
