@@ -23,6 +23,8 @@ from kgbench.iso import (
     parse_isomorphism_type,
 )
 
+FIELDS = ("answer_subgraph", "answer_node", "seed_entities")
+
 # Hand-built trees for identifiers of Table 5 (seed Appendix A.2): (edges, answer, seeds).
 HAND_BUILT = {
     "(1)": ([("s", "r", "a")], "a", ["s"]),
@@ -324,3 +326,43 @@ def test_many_nodes_use_the_hashed_interner() -> None:
     identifier = isomorphism_type(edges, "a", seeds)
     assert identifier == "(31)" + "(1)" * 40
     assert isomorphism_types([(list(reversed(edges)), "a", seeds)]) == [identifier]
+
+
+def test_batch_node_ids_compare_like_dict_keys() -> None:
+    # Exact str/int ids take the raw reader; anything else the general one.
+    a, s = "".join(["an", "swer"]), "".join(["se", "ed"])  # equal, distinct objects
+    items = [
+        ([("answer", "r", "seed")], a, [s]),  # content equality of distinct str objects
+        ([(-1, -2)], -1, [-2]),  # hash(-1) == hash(-2) but -1 != -2
+        ([(2**70, 1), (2**70, 2)], 1, [2]),  # big ints
+        ([(1, "r", (0, 0)), (1.0, "r", "s")], True, ["s", (0, 0)]),  # 1 == 1.0 == True
+        ([(1, "x"), ("1", "y")], 1, ["x", "y"]),  # 1 != "1": two components
+    ]
+    assert isomorphism_types(items) == ["(1)", "(1)", "(2)", "(1)(1)", None]
+    assert analyze_answer_subgraph(*items[4]).defects == ("disconnected", "hanging_branches")
+
+
+def test_batch_pipeline_with_many_items() -> None:
+    """More items than one pipeline chunk (16,384): results, strict index, error index."""
+    base = [parse_isomorphism_type(identifier) for identifier in TABLE5_IDENTIFIERS]
+    bad = ([("a", "b"), ("b", "c"), ("c", "a")], "a", ["b"])
+    items: list[object] = []
+    expected: list[str | None] = []
+    for i in range(40_000):
+        if i % 997 == 5:
+            items.append(bad)
+            expected.append(None)
+        else:
+            j = i % len(base)
+            items.append(base[j] if i % 2 else dict(zip(FIELDS, base[j], strict=True)))
+            expected.append(TABLE5_IDENTIFIERS[j])
+    assert isomorphism_types(items) == expected
+    valid = [x for x in items if x is not bad][:30_000]
+    with pytest.raises(InvalidAnswerSubgraph) as info:
+        isomorphism_types([*valid, bad], on_invalid="raise")
+    assert info.value.index == 30_000
+    assert info.value.defects == ("cycle", "internal_seeds")
+    broken = [*([base[0]] * 20_000), ([("a",)], "a", [])]
+    with pytest.raises(TypeError, match=r"^subgraph 20000: edge 0: expected"):
+        isomorphism_types(broken)
+    assert isomorphism_types(iter(items[:20_000])) == expected[:20_000]
