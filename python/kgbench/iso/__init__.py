@@ -198,6 +198,10 @@ def isomorphism_types(
 ) -> list[str | None]:
     """Identifiers of many answer subgraphs, computed in parallel in Rust (rayon).
 
+    The calling thread reads the Python objects (with a no-refcount fast path
+    when node ids are exact ``str`` / ``int``) while worker threads classify the
+    chunks already read (16,384 items each); ``benches/bench_iso.py`` measures it.
+
     Args:
         subgraphs: items that are either ``(edges, answer, seeds)`` tuples/lists
             or GTSQA records (dicts with ``answer_subgraph``, ``answer_node`` and
