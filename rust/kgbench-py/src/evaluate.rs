@@ -106,30 +106,32 @@ fn write_big_int(i: &Bound<'_, PyInt>, out: &mut Vec<u8>) -> PyResult<()> {
 /// A table from a sequence of rows (sequences, or dicts with the same keys).
 fn table_from_py(rows: &Bound<'_, PyAny>, what: &str) -> PyResult<Table> {
     let py = rows.py();
-    let mut b = TableBuilder::new();
-    for (r, row) in rows.try_iter()?.enumerate() {
-        let row = row?;
-        let res = if let Ok(d) = row.cast::<PyDict>() {
-            let mut cells = Vec::with_capacity(d.len());
-            for (k, v) in d.iter() {
-                let name = k.str()?.to_cow()?.into_owned();
-                let mut key = Vec::new();
-                write_key(&v, &mut key)
-                    .map_err(|e| annotate(py, e, &format!("{what}: row {r}, column {name:?}")))?;
-                cells.push((name, key));
-            }
-            b.push_record(cells)
-        } else {
-            for (c, cell) in row.try_iter()?.enumerate() {
-                write_key(&cell?, b.cell_buf())
-                    .map_err(|e| annotate(py, e, &format!("{what}: row {r}, column {c}")))?;
-                b.end_cell();
-            }
-            b.end_row()
-        };
-        res.map_err(|e| input_error(py, format!("{what}: {e}")))?;
-    }
-    Ok(b.finish())
+    Table::build(None, |b: &mut TableBuilder<'_>| -> PyResult<()> {
+        for (r, row) in rows.try_iter()?.enumerate() {
+            let row = row?;
+            let res = if let Ok(d) = row.cast::<PyDict>() {
+                let mut cells = Vec::with_capacity(d.len());
+                for (k, v) in d.iter() {
+                    let name = k.str()?.to_cow()?.into_owned();
+                    let mut key = Vec::new();
+                    write_key(&v, &mut key).map_err(|e| {
+                        annotate(py, e, &format!("{what}: row {r}, column {name:?}"))
+                    })?;
+                    cells.push((name, key));
+                }
+                b.push_record(cells)
+            } else {
+                for (c, cell) in row.try_iter()?.enumerate() {
+                    write_key(&cell?, b.cell_buf())
+                        .map_err(|e| annotate(py, e, &format!("{what}: row {r}, column {c}")))?;
+                    b.end_cell();
+                }
+                b.end_row()
+            };
+            res.map_err(|e| input_error(py, format!("{what}: {e}")))?;
+        }
+        Ok(())
+    })
 }
 
 fn annotate(py: Python<'_>, e: PyErr, ctx: &str) -> PyErr {

@@ -5,7 +5,9 @@
 //! column permutations when there are more than 3 columns):
 //!
 //! 1. both tables empty: equal; one empty, different row counts or column counts: not equal;
-//! 2. cells are interned to integers (equal ids iff equal canonical keys);
+//! 2. cells are interned to integers (equal ids iff equal canonical keys); the multisets of
+//!    all gold and all predicted cells must be equal (checked first by an order-independent
+//!    hash sum and byte total, then exactly);
 //! 3. *column signatures*: the sorted multiset of a column's ids (or, when order matters,
 //!    the column's id sequence). A gold column can only map to a predicted column with the
 //!    same signature; the signature classes must have equal sizes on both sides;
@@ -22,9 +24,12 @@
 //! share one value multiset and whose partial projections keep agreeing (an adversarial,
 //! graph-isomorphism-like case). Typical tables need `O(k·n log n)`.
 
-use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::hash::Hasher;
 
-use super::table::Table;
+use rustc_hash::FxHasher;
+
+use super::table::{Table, TableRef};
 
 /// Whether the gold query's rows are ordered: SPEC.md §4, CypherBench's
 /// `'order by' in target_cypher.lower()` (a plain substring test, so an `order by` inside a
@@ -35,16 +40,50 @@ pub fn order_matters(gold_cypher: &str) -> bool {
 
 /// EX of one pair of tables: 1.0 if equal under SPEC.md §4, else 0.0.
 pub fn execution_accuracy(gold: &Table, pred: &Table, order_matters: bool) -> f64 {
-    if tables_equivalent(gold, pred, order_matters) {
+    if tables_equivalent(gold.as_ref(), pred.as_ref(), order_matters) {
         1.0
     } else {
         0.0
     }
 }
 
+thread_local! {
+    static SCRATCH: RefCell<ExScratch> = RefCell::new(ExScratch::default());
+}
+
 /// True iff the tables are equal up to a column permutation and, when `order_matters` is
-/// false, a row permutation (bag semantics: duplicate rows count).
-pub fn tables_equivalent(gold: &Table, pred: &Table, order_matters: bool) -> bool {
+/// false, a row permutation (bag semantics: duplicate rows count). Uses a per-thread
+/// scratch space, so repeated calls do not allocate.
+pub fn tables_equivalent(gold: TableRef<'_>, pred: TableRef<'_>, order_matters: bool) -> bool {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => tables_equivalent_with(gold, pred, order_matters, &mut s),
+        Err(_) => tables_equivalent_with(gold, pred, order_matters, &mut ExScratch::default()),
+    })
+}
+
+/// Reusable buffers of [`tables_equivalent_with`].
+#[derive(Default)]
+pub struct ExScratch {
+    hashed: Vec<(u64, u32)>,
+    gid: Vec<u32>,
+    pid: Vec<u32>,
+    gcol: Vec<u32>,
+    pcol: Vec<u32>,
+    cand: Vec<bool>,
+    keys: Vec<(u64, u32)>,
+    classes: Vec<u32>,
+    used: Vec<bool>,
+    col_order: Vec<usize>,
+    same_as: Vec<usize>,
+}
+
+/// [`tables_equivalent`] with explicit scratch buffers.
+pub fn tables_equivalent_with(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    ordered: bool,
+    s: &mut ExScratch,
+) -> bool {
     let n = gold.nrows();
     if n == 0 && pred.nrows() == 0 {
         return true;
@@ -57,169 +96,244 @@ pub fn tables_equivalent(gold: &Table, pred: &Table, order_matters: bool) -> boo
         return true;
     }
     let cells = n * k;
-    // 2. intern cell keys
-    let mut ids: FxHashMap<&[u8], u32> = FxHashMap::default();
-    ids.reserve(2 * cells);
-    let mut gid = Vec::with_capacity(cells);
-    for i in 0..cells {
-        let next = ids.len() as u32;
-        gid.push(*ids.entry(gold.cell_at(i)).or_insert(next));
+    let cell = |i: usize| -> &[u8] {
+        if i < cells {
+            gold.cell_at(i)
+        } else {
+            pred.cell_at(i - cells)
+        }
+    };
+    // 2. intern: sort (hash, cell) pairs — integers, cheap — then split equal-hash runs by
+    // the actual bytes (exact: hash collisions are resolved by comparing keys). Every run of
+    // equal keys must hold as many gold as predicted cells.
+    s.hashed.clear();
+    // order-independent fingerprints of both cell multisets: different sums (or byte
+    // totals) prove the multisets differ, without sorting
+    let (mut gsum, mut psum) = (0u64, 0u64);
+    let (mut gbytes, mut pbytes) = (0usize, 0usize);
+    for i in 0..2 * cells {
+        let key = cell(i);
+        let mut h = FxHasher::default();
+        h.write(key);
+        let h = h.finish();
+        let mixed = h ^ (h >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        if i < cells {
+            gsum = gsum.wrapping_add(mixed);
+            gbytes += key.len();
+        } else {
+            psum = psum.wrapping_add(mixed);
+            pbytes += key.len();
+        }
+        s.hashed.push((h, i as u32));
     }
-    let n_gold_ids = ids.len();
-    let mut pid = Vec::with_capacity(cells);
-    for i in 0..cells {
-        let key = pred.cell_at(i);
-        match ids.get(key) {
-            Some(&id) => pid.push(id),
-            // a predicted value absent from gold: the bags cannot be equal
-            None => return false,
+    if gsum != psum || gbytes != pbytes {
+        return false;
+    }
+    s.hashed.sort_unstable();
+    s.gid.clear();
+    s.gid.resize(cells, 0);
+    s.pid.clear();
+    s.pid.resize(cells, 0);
+    let mut id = 0u32;
+    let mut run = 0;
+    let total = s.hashed.len();
+    while run < total {
+        let h = s.hashed[run].0;
+        let mut end = run + 1;
+        while end < total && s.hashed[end].0 == h {
+            end += 1;
+        }
+        if end - run == 1 {
+            return false; // a value present on one side only
+        }
+        let first = cell(s.hashed[run].1 as usize);
+        let all_same = s.hashed[run + 1..end]
+            .iter()
+            .all(|&(_, i)| cell(i as usize) == first);
+        if !all_same {
+            s.hashed[run..end].sort_unstable_by(|a, b| cell(a.1 as usize).cmp(cell(b.1 as usize)));
+        }
+        let mut sub = run;
+        while sub < end {
+            let key = cell(s.hashed[sub].1 as usize);
+            let mut golds = 0usize;
+            let mut e = sub;
+            while e < end && (all_same || cell(s.hashed[e].1 as usize) == key) {
+                let i = s.hashed[e].1 as usize;
+                if i < cells {
+                    s.gid[i] = id;
+                    golds += 1;
+                } else {
+                    s.pid[i - cells] = id;
+                }
+                e += 1;
+            }
+            if 2 * golds != e - sub {
+                return false; // the multisets of all cells differ
+            }
+            id += 1;
+            sub = e;
+        }
+        run = end;
+    }
+    if k == 1 {
+        // one column: the cell multisets are the row bags
+        return !ordered || s.gid == s.pid;
+    }
+    // 3. column signatures (column-major; sorted unless ordered)
+    s.gcol.clear();
+    s.pcol.clear();
+    for c in 0..k {
+        for r in 0..n {
+            s.gcol.push(s.gid[r * k + c]);
+            s.pcol.push(s.pid[r * k + c]);
+        }
+        if !ordered {
+            s.gcol[c * n..].sort_unstable();
+            s.pcol[c * n..].sort_unstable();
         }
     }
-    debug_assert_eq!(ids.len(), n_gold_ids);
-    drop(ids);
-    ColumnSearch::new(&gid, &pid, n, k, order_matters).run()
+    s.cand.clear();
+    for i in 0..k {
+        for j in 0..k {
+            let eq = s.gcol[i * n..(i + 1) * n] == s.pcol[j * n..(j + 1) * n];
+            s.cand.push(eq);
+        }
+    }
+    // class sizes: candidates of i (pred side) == gold columns with the same candidates
+    for i in 0..k {
+        let row_i = &s.cand[i * k..(i + 1) * k];
+        let npred = row_i.iter().filter(|&&b| b).count();
+        if npred == 0 {
+            return false;
+        }
+        let ngold = (0..k)
+            .filter(|&i2| s.cand[i2 * k..(i2 + 1) * k] == *row_i)
+            .count();
+        if ngold != npred {
+            return false;
+        }
+    }
+    // 4. ordered: equal column sequences give equal rows
+    if ordered {
+        return true;
+    }
+    // 5. search
+    s.col_order.clear();
+    s.col_order.extend(0..k);
+    {
+        let cand = &s.cand;
+        s.col_order
+            .sort_by_key(|&i| (cand[i * k..(i + 1) * k].iter().filter(|&&b| b).count(), i));
+    }
+    // pred columns identical as sequences are interchangeable
+    s.same_as.clear();
+    for j in 0..k {
+        let pid = &s.pid;
+        let rep = (0..j)
+            .find(|&i| (0..n).all(|r| pid[r * k + i] == pid[r * k + j]))
+            .unwrap_or(j);
+        s.same_as.push(rep);
+    }
+    s.used.clear();
+    s.used.resize(k, false);
+    s.classes.clear();
+    s.classes.resize(2 * n * (k + 1), 0);
+    let mut search = Search {
+        gid: &s.gid,
+        pid: &s.pid,
+        n,
+        k,
+        cand: &s.cand,
+        same_as: &s.same_as,
+        col_order: &s.col_order,
+        used: &mut s.used,
+        keys: &mut s.keys,
+        classes: &mut s.classes,
+    };
+    search.dfs(0)
 }
 
-struct ColumnSearch<'a> {
-    gid: &'a [u32],
-    pid: &'a [u32],
+struct Search<'s> {
+    gid: &'s [u32],
+    pid: &'s [u32],
     n: usize,
     k: usize,
-    /// Candidate predicted columns per gold column.
-    cand: Vec<Vec<usize>>,
-    /// For each predicted column, the first predicted column identical to it as a sequence.
-    same_as: Vec<usize>,
-    order: Vec<usize>,
-    used: Vec<bool>,
-    ordered: bool,
+    cand: &'s [bool],
+    same_as: &'s [usize],
+    col_order: &'s [usize],
+    used: &'s mut [bool],
+    keys: &'s mut Vec<(u64, u32)>,
+    /// Row classes per depth: depth d holds gold rows at `2nd..2nd+n`, pred rows after.
+    classes: &'s mut [u32],
 }
 
-impl<'a> ColumnSearch<'a> {
-    fn new(gid: &'a [u32], pid: &'a [u32], n: usize, k: usize, ordered: bool) -> Self {
-        let column = |t: &[u32], c: usize| -> Vec<u32> { (0..n).map(|r| t[r * k + c]).collect() };
-        let gseq: Vec<Vec<u32>> = (0..k).map(|c| column(gid, c)).collect();
-        let pseq: Vec<Vec<u32>> = (0..k).map(|c| column(pid, c)).collect();
-        let sig = |s: &Vec<u32>| -> Vec<u32> {
-            let mut s = s.clone();
-            if !ordered {
-                s.sort_unstable();
-            }
-            s
-        };
-        let gsig: Vec<Vec<u32>> = gseq.iter().map(sig).collect();
-        let psig: Vec<Vec<u32>> = pseq.iter().map(sig).collect();
-        let cand: Vec<Vec<usize>> = gsig
-            .iter()
-            .map(|g| (0..k).filter(|&j| psig[j] == *g).collect())
-            .collect();
-        let same_as = (0..k)
-            .map(|j| (0..j).find(|&i| pseq[i] == pseq[j]).unwrap_or(j))
-            .collect();
-        let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by_key(|&i| (cand[i].len(), i));
-        ColumnSearch {
-            gid,
-            pid,
-            n,
-            k,
-            cand,
-            same_as,
-            order,
-            used: vec![false; k],
-            ordered,
-        }
-    }
-
-    fn run(mut self) -> bool {
-        // 3. every signature class must have the same size on both sides: a gold column's
-        // class size is its candidate count; count gold columns per class.
-        for i in 0..self.k {
-            if self.cand[i].is_empty() {
-                return false;
-            }
-            let same_class = (0..self.k)
-                .filter(|&i2| self.cand[i2] == self.cand[i])
-                .count();
-            if same_class != self.cand[i].len() {
-                return false;
-            }
-        }
-        // 4. sequences (ordered) or one column: signatures suffice
-        if self.k == 1 || self.ordered {
-            return true;
-        }
-        let gclass = vec![0u32; self.n];
-        let pclass = vec![0u32; self.n];
-        self.dfs(0, &gclass, &pclass)
-    }
-
-    fn dfs(&mut self, depth: usize, gclass: &[u32], pclass: &[u32]) -> bool {
+impl Search<'_> {
+    fn dfs(&mut self, depth: usize) -> bool {
         if depth == self.k {
             return true;
         }
-        let i = self.order[depth];
-        let n = self.n;
-        let k = self.k;
-        let mut keys: Vec<(u64, u32)> = Vec::with_capacity(2 * n);
-        let mut gnext = vec![0u32; n];
-        let mut pnext = vec![0u32; n];
-        for ci in 0..self.cand[i].len() {
-            let j = self.cand[i][ci];
-            if self.used[j] {
+        let (n, k) = (self.n, self.k);
+        let i = self.col_order[depth];
+        for j in 0..k {
+            if !self.cand[i * k + j] || self.used[j] {
                 continue;
             }
             let rep = self.same_as[j];
             if (rep..j).any(|j2| self.same_as[j2] == rep && !self.used[j2]) {
                 continue; // an identical, earlier, unused column gives the same outcome
             }
-            // refine: class of (previous class, cell id); gold rows tagged 0, predicted 1
-            keys.clear();
-            for r in 0..n {
-                keys.push((
-                    ((gclass[r] as u64) << 32) | self.gid[r * k + i] as u64,
-                    r as u32,
-                ));
-            }
-            for r in 0..n {
-                keys.push((
-                    ((pclass[r] as u64) << 32) | self.pid[r * k + j] as u64,
-                    (n + r) as u32,
-                ));
-            }
-            keys.sort_unstable();
-            let mut ok = true;
-            let mut class = 0u32;
-            let mut s = 0;
-            while s < keys.len() {
-                let mut e = s;
-                let mut ng = 0usize;
-                while e < keys.len() && keys[e].0 == keys[s].0 {
-                    let r = keys[e].1 as usize;
-                    if r < n {
-                        gnext[r] = class;
-                        ng += 1;
-                    } else {
-                        pnext[r - n] = class;
-                    }
-                    e += 1;
-                }
-                if 2 * ng != e - s {
-                    ok = false;
-                    break;
-                }
-                class += 1;
-                s = e;
-            }
-            if !ok {
+            if !self.refine(depth, i, j) {
                 continue;
             }
             self.used[j] = true;
-            if self.dfs(depth + 1, &gnext, &pnext) {
+            if self.dfs(depth + 1) {
                 return true;
             }
             self.used[j] = false;
         }
+        let _ = n;
         false
+    }
+
+    /// Refine depth's row classes by gold column `i` / pred column `j` into depth + 1;
+    /// false if the projected row bags differ.
+    fn refine(&mut self, depth: usize, i: usize, j: usize) -> bool {
+        let (n, k) = (self.n, self.k);
+        let cur = 2 * n * depth;
+        let next = cur + 2 * n;
+        self.keys.clear();
+        for r in 0..n {
+            let c = self.classes[cur + r] as u64;
+            self.keys
+                .push(((c << 32) | self.gid[r * k + i] as u64, r as u32));
+        }
+        for r in 0..n {
+            let c = self.classes[cur + n + r] as u64;
+            self.keys
+                .push(((c << 32) | self.pid[r * k + j] as u64, (n + r) as u32));
+        }
+        self.keys.sort_unstable();
+        let mut class = 0u32;
+        let mut s = 0;
+        while s < self.keys.len() {
+            let mut e = s;
+            let mut ng = 0usize;
+            while e < self.keys.len() && self.keys[e].0 == self.keys[s].0 {
+                let r = self.keys[e].1 as usize;
+                self.classes[next + r] = class;
+                if r < n {
+                    ng += 1;
+                }
+                e += 1;
+            }
+            if 2 * ng != e - s {
+                return false;
+            }
+            class += 1;
+            s = e;
+        }
+        true
     }
 }
 
@@ -229,6 +343,13 @@ mod tests {
     use crate::evaluate::table::table_from_json;
 
     fn ex(g: &str, p: &str, ordered: bool) -> f64 {
+        let (gt, pt) = (table_from_json(g).unwrap(), table_from_json(p).unwrap());
+        let mut fresh = ExScratch::default();
+        let with_fresh = tables_equivalent_with(gt.as_ref(), pt.as_ref(), ordered, &mut fresh);
+        assert_eq!(
+            with_fresh,
+            tables_equivalent(gt.as_ref(), pt.as_ref(), ordered)
+        );
         execution_accuracy(
             &table_from_json(g).unwrap(),
             &table_from_json(p).unwrap(),

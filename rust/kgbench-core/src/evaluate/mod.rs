@@ -11,6 +11,7 @@
 //! an optional relative tolerance.
 
 pub mod ex;
+pub mod json;
 pub mod metrics;
 pub mod score;
 pub mod table;

@@ -14,24 +14,23 @@
 //! Malformed lines, rows of unequal width and duplicate qids are errors naming the file and
 //! line.
 
-use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::ex::{order_matters, tables_equivalent};
+use super::json::{JsonError, Reader};
+use super::table::{TableArena, TableRef, TableSpan};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use super::ex::{order_matters, tables_equivalent};
-use super::table::{RowsSeed, Table};
-
-/// One parsed result line.
+/// One parsed result line; its table lives in the [`ResultFile`]'s arenas.
 #[derive(Debug, Clone, Default)]
 pub struct ResultRecord {
     /// Question id (integers are kept as their decimal text).
     pub qid: String,
-    /// The result table (empty when absent).
-    pub table: Table,
+    /// The result table (empty when absent): arena `chunk`, `span`.
+    pub span: TableSpan,
+    pub chunk: u32,
     /// The `error` field when present and not null (strings as is, other JSON as text).
     pub error: Option<String>,
     /// `gold_cypher` or `pred_cypher`, when given.
@@ -123,142 +122,185 @@ pub enum ScoreError {
 // ---------------------------------------------------------------------------------------
 // parsing
 
-struct RecordVisitor;
+/// The parsed records of one JSONL file and the arenas holding their tables.
+#[derive(Debug, Default)]
+pub struct ResultFile {
+    /// Records in file order.
+    pub records: Vec<ResultRecord>,
+    arenas: Vec<TableArena>,
+}
 
-impl<'de> Visitor<'de> for RecordVisitor {
-    type Value = ResultRecord;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a result object {\"qid\", \"columns\", \"rows\", \"error\"}")
+impl ResultFile {
+    /// The table of `rec` (a record of this file).
+    #[inline]
+    pub fn table(&self, rec: &ResultRecord) -> TableRef<'_> {
+        self.arenas[rec.chunk as usize].get(rec.span)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ResultRecord, A::Error> {
-        let mut rec = ResultRecord::default();
-        let mut qid = None;
-        let mut ncols: Option<usize> = None;
-        let mut rows_seen = false;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "qid" => {
-                    let v: serde_json::Value = map.next_value()?;
-                    qid = Some(match v {
-                        serde_json::Value::String(s) => s,
-                        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => n.to_string(),
-                        other => {
-                            return Err(de::Error::custom(format!(
-                                "field \"qid\" must be a string or integer, got {other}"
-                            )))
+}
+
+/// Parse one result line (JSON object) into `arena`. `line` is stored in the record.
+pub fn parse_record(
+    text: &str,
+    line: usize,
+    arena: &mut TableArena,
+) -> Result<ResultRecord, JsonError> {
+    let mut r = Reader::new(text);
+    let mut rec = ResultRecord {
+        line,
+        ..Default::default()
+    };
+    let mut qid: Option<String> = None;
+    let mut ncols: Option<usize> = None;
+    let mut rows_seen = false;
+    r.object(|r, key| {
+        match key {
+            "qid" => {
+                qid = Some(match r.peek() {
+                    Some(b'"') => r.string()?.into_owned(),
+                    Some(b'-' | b'0'..=b'9') => {
+                        let t = r.skip()?;
+                        if t.parse::<i128>().is_err() {
+                            return r.err("\"qid\" must be a string or an integer");
                         }
-                    });
-                }
-                "columns" => {
-                    if rows_seen {
-                        // checked against the table after the fact
-                        let cols: Option<Vec<IgnoredAny>> = map.next_value()?;
-                        if let Some(c) = cols {
-                            if rec.table.nrows() > 0 && c.len() != rec.table.ncols() {
-                                return Err(de::Error::custom(format!(
-                                    "rows have {} columns but \"columns\" names {}",
-                                    rec.table.ncols(),
-                                    c.len()
-                                )));
-                            }
-                        }
-                    } else {
-                        let cols: Option<Vec<IgnoredAny>> = map.next_value()?;
-                        ncols = cols.map(|c| c.len());
+                        t.to_owned()
                     }
-                }
-                "rows" => {
-                    rows_seen = true;
-                    let t: Option<Table> = map.next_value_seed(OptRows(ncols))?;
-                    rec.table = t.unwrap_or_default();
-                }
-                "error" => {
-                    let v: serde_json::Value = map.next_value()?;
-                    rec.error = match v {
-                        serde_json::Value::Null => None,
-                        serde_json::Value::String(s) => Some(s),
-                        other => Some(other.to_string()),
-                    };
-                }
-                "gold_cypher" | "pred_cypher" => {
-                    rec.cypher = map.next_value()?;
-                }
-                "order_matters" => {
-                    rec.order_matters = map.next_value()?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
+                    _ => return r.err("\"qid\" must be a string or an integer"),
+                })
+            }
+            "columns" => {
+                if let Some(n) = r.count_array()? {
+                    if rows_seen && rec.span.nrows() > 0 && n != rec.span.ncols() {
+                        return r.err(format!(
+                            "rows have {} columns but \"columns\" names {n}",
+                            rec.span.ncols()
+                        ));
+                    }
+                    ncols = Some(n);
                 }
             }
+            "rows" => {
+                rows_seen = true;
+                rec.span = r.rows(arena, ncols)?.unwrap_or_default();
+            }
+            "error" => {
+                rec.error = match r.peek() {
+                    Some(b'n') => {
+                        r.skip()?;
+                        None
+                    }
+                    Some(b'"') => Some(r.string()?.into_owned()),
+                    _ => Some(r.skip()?.to_owned()),
+                }
+            }
+            "gold_cypher" | "pred_cypher" => {
+                rec.cypher = match r.peek() {
+                    Some(b'"') => Some(r.string()?.into_owned()),
+                    Some(b'n') => {
+                        r.skip()?;
+                        None
+                    }
+                    _ => return r.err(format!("\"{key}\" must be a string")),
+                }
+            }
+            "order_matters" => {
+                rec.order_matters = match r.peek() {
+                    Some(b't') => {
+                        r.skip()?;
+                        Some(true)
+                    }
+                    Some(b'f') => {
+                        r.skip()?;
+                        Some(false)
+                    }
+                    Some(b'n') => {
+                        r.skip()?;
+                        None
+                    }
+                    _ => return r.err("\"order_matters\" must be true or false"),
+                }
+            }
+            _ => {
+                r.skip()?;
+            }
         }
-        rec.qid = qid.ok_or_else(|| de::Error::missing_field("qid"))?;
-        if !rows_seen && rec.error.is_none() {
-            return Err(de::Error::missing_field("rows"));
-        }
-        Ok(rec)
+        Ok(())
+    })?;
+    r.end()?;
+    rec.qid = match qid {
+        Some(q) => q,
+        None => return r.err("missing field \"qid\""),
+    };
+    if !rows_seen && rec.error.is_none() {
+        return r.err("missing field \"rows\"");
     }
-}
-
-struct OptRows(Option<usize>);
-
-impl<'de> DeserializeSeed<'de> for OptRows {
-    type Value = Option<Table>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Table>, D::Error> {
-        d.deserialize_option(self)
-    }
-}
-
-impl<'de> Visitor<'de> for OptRows {
-    type Value = Option<Table>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of rows or null")
-    }
-    fn visit_none<E>(self) -> Result<Option<Table>, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Option<Table>, E> {
-        Ok(None)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Table>, D::Error> {
-        RowsSeed(self.0).deserialize(d).map(Some)
-    }
-}
-
-/// Parse one result line (JSON object). `line` is stored in the record.
-pub fn parse_record(text: &[u8], line: usize) -> Result<ResultRecord, serde_json::Error> {
-    let mut d = serde_json::Deserializer::from_slice(text);
-    let mut rec = d.deserialize_map(RecordVisitor)?;
-    d.end()?;
-    rec.line = line;
     Ok(rec)
 }
 
-/// Parse a whole JSONL buffer in parallel; errors name `path` and the 1-based line. Blank
-/// lines are skipped. Duplicate qids are an error naming both lines.
-pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<Vec<ResultRecord>, ScoreError> {
-    let mut lines: Vec<(usize, &[u8])> = Vec::new();
-    let mut start = 0;
-    let mut no = 0;
-    for end in memchr::memchr_iter(b'\n', data).chain(std::iter::once(data.len())) {
-        no += 1;
-        let l = &data[start..end.min(data.len())];
-        start = end + 1;
-        if !l.iter().all(u8::is_ascii_whitespace) {
-            lines.push((no, l));
+const CHUNK_LINES: usize = 4096;
+
+/// Parse a whole JSONL buffer in parallel (chunks of lines, one arena per chunk); errors
+/// name `path` and the 1-based line (the first bad line in file order). Blank lines are
+/// skipped. Duplicate qids are an error naming both lines.
+pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
+    let data = match std::str::from_utf8(data) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = 1 + memchr::memchr_iter(b'\n', &data[..e.valid_up_to()]).count();
+            return Err(ScoreError::Line {
+                path: path.to_path_buf(),
+                line,
+                message: "invalid UTF-8".into(),
+            });
         }
-        if start > data.len() {
+    };
+    let mut lines: Vec<(u32, u32, u32)> = Vec::new();
+    let mut start = 0usize;
+    let mut no = 0u32;
+    for end in memchr::memchr_iter(b'\n', data.as_bytes()).chain(std::iter::once(data.len())) {
+        no += 1;
+        if start > end {
             break;
         }
+        let l = &data.as_bytes()[start..end];
+        if !l.iter().all(u8::is_ascii_whitespace) {
+            lines.push((no, start as u32, end as u32));
+        }
+        start = end + 1;
     }
-    let parsed: Vec<Result<ResultRecord, (usize, serde_json::Error)>> = lines
-        .par_iter()
-        .with_min_len(1024)
-        .map(|&(no, l)| parse_record(l, no).map_err(|e| (no, e)))
+    if data.len() > u32::MAX as usize {
+        return Err(ScoreError::Line {
+            path: path.to_path_buf(),
+            line: 0,
+            message: "file larger than 4 GiB; split it".into(),
+        });
+    }
+    type Chunk = Result<(TableArena, Vec<ResultRecord>), (usize, JsonError)>;
+    let chunks: Vec<Chunk> = lines
+        .par_chunks(CHUNK_LINES)
+        .enumerate()
+        .map(|(ci, chunk)| {
+            let bytes: usize = chunk.iter().map(|&(_, s, e)| (e - s) as usize).sum();
+            let mut arena = TableArena::with_capacity(bytes / 4, bytes);
+            let mut recs = Vec::with_capacity(chunk.len());
+            for &(no, s, e) in chunk {
+                let mut rec = parse_record(&data[s as usize..e as usize], no as usize, &mut arena)
+                    .map_err(|err| (no as usize, err))?;
+                rec.chunk = ci as u32;
+                recs.push(rec);
+            }
+            Ok((arena, recs))
+        })
         .collect();
-    let mut out = Vec::with_capacity(parsed.len());
-    for r in parsed {
-        match r {
-            Ok(rec) => out.push(rec),
+    let mut file = ResultFile {
+        records: Vec::with_capacity(lines.len()),
+        arenas: Vec::with_capacity(chunks.len()),
+    };
+    for c in chunks {
+        match c {
+            Ok((arena, recs)) => {
+                file.arenas.push(arena);
+                file.records.extend(recs);
+            }
             Err((line, e)) => {
                 return Err(ScoreError::Line {
                     path: path.to_path_buf(),
@@ -269,8 +311,8 @@ pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<Vec<ResultRecord>, ScoreE
         }
     }
     let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-    seen.reserve(out.len());
-    for rec in &out {
+    seen.reserve(file.records.len());
+    for rec in &file.records {
         if let Some(first) = seen.insert(rec.qid.as_str(), rec.line) {
             return Err(ScoreError::Line {
                 path: path.to_path_buf(),
@@ -279,7 +321,7 @@ pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<Vec<ResultRecord>, ScoreE
             });
         }
     }
-    Ok(out)
+    Ok(file)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ScoreError> {
@@ -289,8 +331,13 @@ fn read(path: &Path) -> Result<Vec<u8>, ScoreError> {
     })
 }
 
-/// Score one gold record against its prediction (if any).
-pub fn score_record(gold: &ResultRecord, pred: Option<&ResultRecord>) -> Status {
+/// Score one gold record (of `gold_file`) against its prediction (of `pred_file`), if any.
+pub fn score_record(
+    gold_file: &ResultFile,
+    gold: &ResultRecord,
+    pred_file: &ResultFile,
+    pred: Option<&ResultRecord>,
+) -> Status {
     let Some(pred) = pred else {
         return Status::Missing;
     };
@@ -308,7 +355,7 @@ pub fn score_record(gold: &ResultRecord, pred: Option<&ResultRecord>) -> Status 
     let ordered = gold
         .order_matters
         .unwrap_or_else(|| gold.cypher.as_deref().is_some_and(order_matters));
-    if tables_equivalent(&gold.table, &pred.table, ordered) {
+    if tables_equivalent(gold_file.table(gold), pred_file.table(pred), ordered) {
         Status::Match
     } else {
         Status::Mismatch
@@ -316,25 +363,46 @@ pub fn score_record(gold: &ResultRecord, pred: Option<&ResultRecord>) -> Status 
 }
 
 /// Score parsed records: one status per gold record, in gold order, plus the summary.
-pub fn score_records(gold: &[ResultRecord], pred: &[ResultRecord]) -> (Vec<Status>, ScoreSummary) {
-    let mut by_qid: FxHashMap<&str, usize> = FxHashMap::default();
-    by_qid.reserve(pred.len());
-    for (i, p) in pred.iter().enumerate() {
-        by_qid.insert(p.qid.as_str(), i);
-    }
-    let statuses: Vec<Status> = gold
-        .par_iter()
-        .with_min_len(1024)
-        .map(|g| score_record(g, by_qid.get(g.qid.as_str()).map(|&i| &pred[i])))
-        .collect();
-    let gold_qids: rustc_hash::FxHashSet<&str> = gold.iter().map(|g| g.qid.as_str()).collect();
+pub fn score_records(
+    gold_file: &ResultFile,
+    pred_file: &ResultFile,
+) -> (Vec<Status>, ScoreSummary) {
+    let (gold, pred) = (&gold_file.records, &pred_file.records);
+    // files in the same qid order (the usual case) pair up by position, without hashing
+    let aligned = gold.len() == pred.len() && gold.iter().zip(pred).all(|(g, p)| g.qid == p.qid);
+    let (statuses, n_extra_pred) = if aligned {
+        let st: Vec<Status> = gold
+            .par_iter()
+            .zip(pred.par_iter())
+            .with_min_len(1024)
+            .map(|(g, p)| score_record(gold_file, g, pred_file, Some(p)))
+            .collect();
+        (st, 0)
+    } else {
+        let mut by_qid: FxHashMap<&str, usize> = FxHashMap::default();
+        by_qid.reserve(pred.len());
+        for (i, p) in pred.iter().enumerate() {
+            by_qid.insert(p.qid.as_str(), i);
+        }
+        let st: Vec<Status> = gold
+            .par_iter()
+            .with_min_len(1024)
+            .map(|g| {
+                let p = by_qid.get(g.qid.as_str()).map(|&i| &pred[i]);
+                score_record(gold_file, g, pred_file, p)
+            })
+            .collect();
+        let gold_qids: rustc_hash::FxHashSet<&str> = gold.iter().map(|g| g.qid.as_str()).collect();
+        let extra = pred
+            .iter()
+            .filter(|p| !gold_qids.contains(p.qid.as_str()))
+            .count();
+        (st, extra)
+    };
     let mut s = ScoreSummary {
         n_gold: gold.len(),
         n_pred: pred.len(),
-        n_extra_pred: pred
-            .iter()
-            .filter(|p| !gold_qids.contains(p.qid.as_str()))
-            .count(),
+        n_extra_pred,
         ..Default::default()
     };
     let mut total = 0.0;
@@ -374,7 +442,7 @@ pub fn score_files(
     let (gold, pred) = (gold?, pred?);
     let (statuses, summary) = score_records(&gold, &pred);
     if let Some(out_path) = out {
-        write_scores(out_path, &gold, &statuses).map_err(|source| ScoreError::Io {
+        write_scores(out_path, &gold.records, &statuses).map_err(|source| ScoreError::Io {
             path: out_path.to_path_buf(),
             source,
         })?;
@@ -414,7 +482,7 @@ mod tests {
 {"qid": "zz", "rows": []}
 "#;
         let g = parse_jsonl(gold, Path::new("g.jsonl")).unwrap();
-        assert_eq!(g[2].line, 4);
+        assert_eq!(g.records[2].line, 4);
         let p = parse_jsonl(pred, Path::new("p.jsonl")).unwrap();
         let (st, s) = score_records(&g, &p);
         assert_eq!(
@@ -459,6 +527,62 @@ mod tests {
         let e = parse_jsonl(nofield, Path::new("p.jsonl"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("missing field `qid`"), "{e}");
+        assert!(e.contains("missing field \"qid\""), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// Phase timings on a generated pair of files (`KGBENCH_SCORE_GOLD`/`_PRED`); run with
+    /// `cargo test --release -p kgbench-core phase_timings -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn phase_timings() {
+        let g = PathBuf::from(std::env::var("KGBENCH_SCORE_GOLD").unwrap());
+        let p = PathBuf::from(std::env::var("KGBENCH_SCORE_PRED").unwrap());
+        let gd = std::fs::read(&g).unwrap();
+        let pd = std::fs::read(&p).unwrap();
+        // process CPU seconds (utime + stime) from /proc/self/stat: the machine is shared
+        let cpu = || -> f64 {
+            let st = std::fs::read_to_string("/proc/self/stat").unwrap();
+            let f: Vec<&str> = st.rsplit(") ").next().unwrap().split(' ').collect();
+            (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / 100.0
+        };
+        {
+            let c0 = cpu();
+            let mut n = 0usize;
+            for l in gd.split(|&b| b == b'\n').chain(pd.split(|&b| b == b'\n')) {
+                if !l.is_empty() {
+                    let v: serde_json::Value = serde_json::from_slice(l).unwrap();
+                    n += v.as_object().map_or(0, |o| o.len());
+                }
+            }
+            let c1 = cpu();
+            let mut sum = 0u64;
+            for &b in gd.iter().chain(pd.iter()) {
+                sum = sum.wrapping_add(b as u64);
+            }
+            eprintln!(
+                "cpu: serde_json::Value {:.2}s ({n}) byte sum {:.2}s ({sum})",
+                c1 - c0,
+                cpu() - c1
+            );
+        }
+        for _ in 0..3 {
+            let c0 = cpu();
+            let gold = parse_jsonl(&gd, &g).unwrap();
+            let pred = parse_jsonl(&pd, &p).unwrap();
+            let c1 = cpu();
+            let (_, s) = score_records(&gold, &pred);
+            let c2 = cpu();
+            eprintln!(
+                "cpu: parse {:.2}s score {:.2}s ex {}",
+                c1 - c0,
+                c2 - c1,
+                s.ex
+            );
+        }
     }
 }

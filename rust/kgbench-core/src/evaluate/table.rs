@@ -8,44 +8,127 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use super::value::{self, ListKeys, MapKeys, Value};
 
-/// A query result: `nrows` rows of `ncols` cells, each cell a canonical key.
+/// Storage for many tables: the cell keys of all of them, back to back. Tables built into
+/// one arena are addressed by [`TableSpan`]s (no allocation per table).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Table {
-    nrows: usize,
-    ncols: usize,
+pub struct TableArena {
     bytes: Vec<u8>,
-    /// End offset in `bytes` of each cell, row-major.
+    /// End offset in `bytes` of each cell, row-major, tables back to back.
     ends: Vec<u32>,
 }
 
-impl Table {
+impl TableArena {
+    /// An empty arena with room for about `cells` cells of `bytes` bytes.
+    pub fn with_capacity(cells: usize, bytes: usize) -> Self {
+        TableArena {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(cells),
+        }
+    }
+
+    /// The table at `span`.
+    #[inline]
+    pub fn get(&self, span: TableSpan) -> TableRef<'_> {
+        let c0 = span.first_cell as usize;
+        let ncells = span.nrows as usize * span.ncols as usize;
+        TableRef {
+            nrows: span.nrows as usize,
+            ncols: span.ncols as usize,
+            base: span.first_byte,
+            bytes: &self.bytes,
+            ends: &self.ends[c0..c0 + ncells],
+        }
+    }
+}
+
+/// Where a table lives in its [`TableArena`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TableSpan {
+    first_cell: u32,
+    first_byte: u32,
+    nrows: u32,
+    ncols: u32,
+}
+
+impl TableSpan {
     /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.nrows as usize
+    }
+
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.ncols as usize
+    }
+}
+
+/// A borrowed result table: `nrows` rows of `ncols` cells, each a canonical key.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRef<'a> {
+    nrows: usize,
+    ncols: usize,
+    base: u32,
+    bytes: &'a [u8],
+    ends: &'a [u32],
+}
+
+impl<'a> TableRef<'a> {
+    /// Number of rows.
+    #[inline]
     pub fn nrows(&self) -> usize {
         self.nrows
     }
 
-    /// Number of columns (0 for a table without rows unless given).
+    /// Number of columns (for a table without rows: as declared, else 0).
+    #[inline]
     pub fn ncols(&self) -> usize {
         self.ncols
     }
 
     /// The canonical key of cell (`row`, `col`).
     #[inline]
-    pub fn cell(&self, row: usize, col: usize) -> &[u8] {
+    pub fn cell(&self, row: usize, col: usize) -> &'a [u8] {
         self.cell_at(row * self.ncols + col)
     }
 
+    /// The canonical key of the `i`-th cell in row-major order.
     #[inline]
-    pub(crate) fn cell_at(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.bytes[start..self.ends[i] as usize]
+    pub fn cell_at(&self, i: usize) -> &'a [u8] {
+        let start = if i == 0 { self.base } else { self.ends[i - 1] };
+        &self.bytes[start as usize..self.ends[i] as usize]
+    }
+}
+
+/// An owned result table (one arena holding one table).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Table {
+    arena: TableArena,
+    span: TableSpan,
+}
+
+impl Table {
+    /// Borrow the table.
+    #[inline]
+    pub fn as_ref(&self) -> TableRef<'_> {
+        self.arena.get(self.span)
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.span.nrows as usize
+    }
+
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.span.ncols as usize
     }
 
     /// Build a table from rows of values; every row must have the same length.
     ///
     /// Errors: [`TableError::Ragged`] naming the first row whose length differs from row 0.
     pub fn from_rows(rows: &[Vec<Value>]) -> Result<Table, TableError> {
-        let mut b = TableBuilder::new();
+        let mut arena = TableArena::default();
+        let mut b = TableBuilder::new(&mut arena, None);
         for row in rows {
             for v in row {
                 v.write_key(b.cell_buf());
@@ -53,14 +136,27 @@ impl Table {
             }
             b.end_row()?;
         }
-        Ok(b.finish())
+        let span = b.finish();
+        Ok(Table { arena, span })
+    }
+
+    /// Build a table with `f`, which fills a [`TableBuilder`].
+    pub fn build<E>(
+        ncols: Option<usize>,
+        f: impl FnOnce(&mut TableBuilder<'_>) -> Result<(), E>,
+    ) -> Result<Table, E> {
+        let mut arena = TableArena::default();
+        let mut b = TableBuilder::new(&mut arena, ncols);
+        f(&mut b)?;
+        let span = b.finish();
+        Ok(Table { arena, span })
     }
 }
 
 /// Bad table shape.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TableError {
-    /// A row's length differs from the first row's.
+    /// A row's length differs from the first row's (or from the declared columns).
     #[error("row {row} has {found} columns, expected {expected}")]
     Ragged {
         row: usize,
@@ -76,62 +172,62 @@ pub enum TableError {
     },
 }
 
-/// Incremental table builder: write a cell key into [`TableBuilder::cell_buf`], call
-/// [`TableBuilder::end_cell`]; close rows with [`TableBuilder::end_row`].
-#[derive(Default)]
-pub struct TableBuilder {
-    t: Table,
+/// Incremental builder of one table in an arena: write a cell key into
+/// [`TableBuilder::cell_buf`], call [`TableBuilder::end_cell`]; close rows with
+/// [`TableBuilder::end_row`]; [`TableBuilder::finish`] returns the table's span.
+pub struct TableBuilder<'a> {
+    arena: &'a mut TableArena,
+    first_cell: usize,
+    first_byte: usize,
+    nrows: usize,
     row_start: usize,
     expected_ncols: Option<usize>,
     /// Sorted keys of the first record row (rows given as maps).
     record_keys: Option<Vec<String>>,
 }
 
-impl TableBuilder {
-    /// An empty builder.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A builder whose rows must have `ncols` cells (the `columns` field of a result line).
-    pub fn with_ncols(ncols: usize) -> Self {
+impl<'a> TableBuilder<'a> {
+    /// Start a table at the end of `arena`; rows must have `ncols` cells when given (the
+    /// `columns` field of a result line), else as many as the first row.
+    pub fn new(arena: &'a mut TableArena, ncols: Option<usize>) -> Self {
+        let first_cell = arena.ends.len();
+        let first_byte = arena.bytes.len();
         TableBuilder {
-            expected_ncols: Some(ncols),
-            ..Self::default()
+            arena,
+            first_cell,
+            first_byte,
+            nrows: 0,
+            row_start: first_cell,
+            expected_ncols: ncols,
+            record_keys: None,
         }
     }
 
     /// The buffer the next cell key goes into.
     #[inline]
     pub fn cell_buf(&mut self) -> &mut Vec<u8> {
-        &mut self.t.bytes
+        &mut self.arena.bytes
     }
 
     /// Mark the end of the cell just written.
     #[inline]
     pub fn end_cell(&mut self) {
-        self.t.ends.push(self.t.bytes.len() as u32);
+        self.arena.ends.push(self.arena.bytes.len() as u32);
     }
 
     /// Close the current row. Errors if its width differs from the expected width.
     pub fn end_row(&mut self) -> Result<(), TableError> {
-        let width = self.t.ends.len() - self.row_start;
-        let expected = match self.expected_ncols {
-            Some(n) => n,
-            None => {
-                self.expected_ncols = Some(width);
-                width
-            }
-        };
+        let width = self.arena.ends.len() - self.row_start;
+        let expected = *self.expected_ncols.get_or_insert(width);
         if width != expected {
             return Err(TableError::Ragged {
-                row: self.t.nrows,
+                row: self.nrows,
                 found: width,
                 expected,
             });
         }
-        self.t.nrows += 1;
-        self.row_start = self.t.ends.len();
+        self.nrows += 1;
+        self.row_start = self.arena.ends.len();
         Ok(())
     }
 
@@ -144,7 +240,7 @@ impl TableBuilder {
             Some(keys) => {
                 if keys.len() != cells.len() || keys.iter().zip(&cells).any(|(k, c)| *k != c.0) {
                     return Err(TableError::Keys {
-                        row: self.t.nrows,
+                        row: self.nrows,
                         found: cells.into_iter().map(|c| c.0).collect(),
                         expected: keys.clone(),
                     });
@@ -153,16 +249,26 @@ impl TableBuilder {
             None => self.record_keys = Some(cells.iter().map(|c| c.0.clone()).collect()),
         }
         for (_, key) in &cells {
-            self.t.bytes.extend_from_slice(key);
+            self.arena.bytes.extend_from_slice(key);
             self.end_cell();
         }
         self.end_row()
     }
 
-    /// The finished table.
-    pub fn finish(mut self) -> Table {
-        self.t.ncols = self.expected_ncols.unwrap_or(0);
-        self.t
+    /// Close the table and return its span.
+    pub fn finish(self) -> TableSpan {
+        TableSpan {
+            first_cell: self.first_cell as u32,
+            first_byte: self.first_byte as u32,
+            nrows: self.nrows as u32,
+            ncols: self.expected_ncols.unwrap_or(0) as u32,
+        }
+    }
+
+    /// Drop everything written for this table (after an error).
+    pub fn rollback(self) {
+        self.arena.ends.truncate(self.first_cell);
+        self.arena.bytes.truncate(self.first_byte);
     }
 }
 
@@ -224,8 +330,8 @@ impl<'de> Visitor<'de> for CellVisitor<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut keys = MapKeys::default();
-        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            map.next_value_seed(CellSeed(keys.entry_buf(&k)))?;
+        while map.next_key_seed(MapKeySeed(&mut keys))?.is_some() {
+            map.next_value_seed(CellSeed(keys.value_buf()))?;
             keys.end_entry();
         }
         keys.finish(self.0);
@@ -233,46 +339,67 @@ impl<'de> Visitor<'de> for CellVisitor<'_> {
     }
 }
 
-/// Deserialize seed for the `rows` field: an array of rows, each an array of values or an
-/// object (record) whose keys name the columns.
-pub struct RowsSeed(pub Option<usize>);
+/// Starts a map entry with the key read from JSON (no allocation for unescaped keys).
+struct MapKeySeed<'b>(&'b mut MapKeys);
 
-impl<'de> DeserializeSeed<'de> for RowsSeed {
-    type Value = Table;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Table, D::Error> {
-        d.deserialize_seq(RowsVisitor(self.0))
+impl<'de> DeserializeSeed<'de> for MapKeySeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
     }
 }
 
-struct RowsVisitor(Option<usize>);
+impl<'de> Visitor<'de> for MapKeySeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a map key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.0.entry_buf(v);
+        Ok(())
+    }
+}
 
-impl<'de> Visitor<'de> for RowsVisitor {
-    type Value = Table;
+/// Deserialize seed for the `rows` field: an array of rows, each an array of values or an
+/// object (record) whose keys name the columns. Writes into the arena; returns the span.
+pub struct RowsSeed<'b> {
+    pub arena: &'b mut TableArena,
+    pub ncols: Option<usize>,
+}
+
+impl<'de> DeserializeSeed<'de> for RowsSeed<'_> {
+    type Value = TableSpan;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<TableSpan, D::Error> {
+        d.deserialize_seq(RowsVisitor(TableBuilder::new(self.arena, self.ncols)))
+    }
+}
+
+struct RowsVisitor<'b>(TableBuilder<'b>);
+
+impl<'de> Visitor<'de> for RowsVisitor<'_> {
+    type Value = TableSpan;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an array of rows")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Table, A::Error> {
-        let mut b = match self.0 {
-            Some(n) => TableBuilder::with_ncols(n),
-            None => TableBuilder::new(),
-        };
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TableSpan, A::Error> {
+        let mut b = self.0;
         while seq.next_element_seed(RowSeed(&mut b))?.is_some() {}
         Ok(b.finish())
     }
 }
 
-struct RowSeed<'b>(&'b mut TableBuilder);
+struct RowSeed<'b, 'a>(&'b mut TableBuilder<'a>);
 
-impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
+impl<'de> DeserializeSeed<'de> for RowSeed<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(RowVisitor(self.0))
     }
 }
 
-struct RowVisitor<'b>(&'b mut TableBuilder);
+struct RowVisitor<'b, 'a>(&'b mut TableBuilder<'a>);
 
-impl<'de> Visitor<'de> for RowVisitor<'_> {
+impl<'de> Visitor<'de> for RowVisitor<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a row (array of values or object)")
@@ -298,9 +425,14 @@ impl<'de> Visitor<'de> for RowVisitor<'_> {
 /// Parse a JSON array of rows (arrays or records) into a table.
 pub fn table_from_json(text: &str) -> Result<Table, serde_json::Error> {
     let mut d = serde_json::Deserializer::from_str(text);
-    let t = RowsSeed(None).deserialize(&mut d)?;
+    let mut arena = TableArena::default();
+    let span = RowsSeed {
+        arena: &mut arena,
+        ncols: None,
+    }
+    .deserialize(&mut d)?;
     d.end()?;
-    Ok(t)
+    Ok(Table { arena, span })
 }
 
 #[cfg(test)]
@@ -329,6 +461,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(t, v);
+        assert_eq!(t.as_ref().cell(1, 0), Value::Float(2.5).canonical_key());
         assert_eq!(t.nrows(), 2);
         assert_eq!(t.ncols(), 3);
     }

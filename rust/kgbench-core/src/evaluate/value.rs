@@ -261,6 +261,12 @@ impl MapKeys {
         &mut self.buf
     }
 
+    /// The buffer of the current entry's value (after [`MapKeys::entry_buf`]).
+    #[inline]
+    pub fn value_buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
     /// Mark the end of the entry just written.
     #[inline]
     pub fn end_entry(&mut self) {
