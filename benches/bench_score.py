@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reference_ex  # noqa: E402
-
-from kgbench.evaluate import execution_accuracy_batch, score_files  # noqa: E402
+import reference_ex
+from kgbench.evaluate import execution_accuracy_batch, score_files
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 DATES = ["1990-05-01", "2001-12-31", "1871-03-18", "2020-01-31"]
@@ -91,7 +90,7 @@ def _pred(gold: list[list[Any]], ordered: bool, rnd: random.Random) -> list[list
         elif m == 2 and len(rows) > 1:
             rows.pop(r)
         else:
-            rows = [row + [rnd.choice(NAMES)] for row in rows]
+            rows = [[*row, rnd.choice(NAMES)] for row in rows]
     return rows
 
 
@@ -110,7 +109,9 @@ def generate(n: int, gold_path: Path, pred_path: Path, seed: int = 7) -> None:
             p.write("\n")
 
 
-def reference_sample(gold_path: Path, pred_path: Path, n: int) -> tuple[list[float], list[float], float]:
+def reference_sample(
+    gold_path: Path, pred_path: Path, n: int
+) -> tuple[list[float], list[float], float]:
     """Reference verdicts (with and without its str-sort pre-rejection) on the first n
     pairs; returns the time of the faithful reference, JSON parsing included."""
     with gold_path.open() as g, pred_path.open() as p:
@@ -118,7 +119,7 @@ def reference_sample(gold_path: Path, pred_path: Path, n: int) -> tuple[list[flo
         pl = [next(p) for _ in range(n)]
     t0 = time.perf_counter()
     verdicts = []
-    for a, b in zip(gl, pl):
+    for a, b in zip(gl, pl, strict=True):
         gold = json.loads(a)
         pred = json.loads(b)
         verdicts.append(
@@ -126,7 +127,7 @@ def reference_sample(gold_path: Path, pred_path: Path, n: int) -> tuple[list[flo
         )
     seconds = time.perf_counter() - t0
     exhaustive = []
-    for a, b in zip(gl, pl):
+    for a, b in zip(gl, pl, strict=True):
         gold = json.loads(a)
         pred = json.loads(b)
         exhaustive.append(
@@ -152,7 +153,9 @@ def main() -> int:
     t0 = time.perf_counter()
     generate(args.pairs, gold, pred)
     size = (gold.stat().st_size + pred.stat().st_size) / 1e6
-    print(f"generated {args.pairs:,} pairs ({size:.0f} MB JSONL) in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"generated {args.pairs:,} pairs ({size:.0f} MB JSONL) in {time.perf_counter() - t0:.1f} s"
+    )
     print(f"cores available: {len(os.sched_getaffinity(0))}")
 
     score_files(gold, pred)  # warm the page cache
@@ -187,8 +190,8 @@ def main() -> int:
     print(f"ratio kgbench score / Python reference: {rust_rate / py_rate:,.0f}x")
 
     ours = res.ex[:n].tolist()
-    same = sum(a == b for a, b in zip(ours, verdicts))
-    same_exh = sum(a == b for a, b in zip(ours, exhaustive))
+    same = sum(a == b for a, b in zip(ours, verdicts, strict=True))
+    same_exh = sum(a == b for a, b in zip(ours, exhaustive, strict=True))
     diff = [i for i in range(n) if ours[i] != verdicts[i]]
     documented = all(ours[i] == 1.0 and verdicts[i] == 0.0 == exhaustive[i] - 1.0 for i in diff)
     print(f"verdicts identical to the reference: {same:,} / {n:,}")

@@ -49,7 +49,9 @@ def _unorder_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(sorted(row, key=lambda v: str(v) + str(type(v))))
 
 
-def _quick_reject_passes(t1: list[tuple[Any, ...]], t2: list[tuple[Any, ...]], ordered: bool) -> bool:
+def _quick_reject_passes(
+    t1: list[tuple[Any, ...]], t2: list[tuple[Any, ...]], ordered: bool
+) -> bool:
     s1 = [_unorder_row(r) for r in t1]
     s2 = [_unorder_row(r) for r in t2]
     if ordered:

@@ -24,7 +24,7 @@ from kgbench.evaluate import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import reference_ex  # noqa: E402
+import reference_ex
 
 Row = list[Any]
 Table = list[Row]
@@ -112,7 +112,10 @@ def test_batch_matches_single() -> None:
     out = execution_accuracy_batch(gold, pred, [False, True, False, False])
     assert out.dtype == np.float64
     assert out.tolist() == [1.0, 0.0, 1.0, 0.0]
-    singles = [execution_accuracy(g, p, o) for g, p, o in zip(gold, pred, [False, True, False, False])]
+    singles = [
+        execution_accuracy(g, p, o)
+        for g, p, o in zip(gold, pred, [False, True, False, False], strict=True)
+    ]
     assert singles == out.tolist()
 
 
@@ -207,9 +210,11 @@ def test_bag_semantics_duplicate_row(t: Table, data: st.DataObject, rnd: Any) ->
     # tables where its value model merges rows that kgbench keeps apart
     assume(len({tuple(reference_ex.to_hashable(v) for v in row) for row in t}) == len(keys))
     i = data.draw(st.integers(0, len(t) - 1))
-    other = next(row for row in t if tuple(canonical_key(v) for v in row) != tuple(
-        canonical_key(v) for v in t[i]
-    ))
+    other = next(
+        row
+        for row in t
+        if tuple(canonical_key(v) for v in row) != tuple(canonical_key(v) for v in t[i])
+    )
     gold = [*t, t[i]]  # t[i] twice
     pred = [*t, other]  # same rows as a set, same count, different bag
     pred = _equivalent_copy(pred, rnd, False)
@@ -266,9 +271,7 @@ def _mutate(t: Table, rnd: Any, data: st.DataObject) -> Table:
     return t
 
 
-@settings(
-    max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     t=tables(),
     rnd=st.randoms(use_true_random=False),

@@ -16,10 +16,18 @@ from kgbench.errors import InputError
 from kgbench.evaluate import score_files
 
 GOLD = [
-    {"qid": "q1", "columns": ["n"], "rows": [["Ann"], ["Bob"]],
-     "gold_cypher": "MATCH (p:Person) RETURN p.name AS n ORDER BY n"},
-    {"qid": "q2", "columns": ["n", "c"], "rows": [{"n": "Ann", "c": 2}, {"n": "Bob", "c": 1}],
-     "gold_cypher": "MATCH (p:Person) RETURN p.name AS n, count(*) AS c"},
+    {
+        "qid": "q1",
+        "columns": ["n"],
+        "rows": [["Ann"], ["Bob"]],
+        "gold_cypher": "MATCH (p:Person) RETURN p.name AS n ORDER BY n",
+    },
+    {
+        "qid": "q2",
+        "columns": ["n", "c"],
+        "rows": [{"n": "Ann", "c": 2}, {"n": "Bob", "c": 1}],
+        "gold_cypher": "MATCH (p:Person) RETURN p.name AS n, count(*) AS c",
+    },
     {"qid": "q3", "columns": ["d"], "rows": [["2020-01-31"]], "order_matters": False},
     {"qid": "q4", "columns": ["x"], "rows": [[[1, 2]]]},
     {"qid": "q5", "columns": ["x"], "rows": []},
@@ -64,7 +72,13 @@ def test_score_files(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert [x["qid"] for x in lines] == ["q1", "q2", "q3", "q4", "q5", "q6", "7"]
     assert [x["status"] for x in lines] == [
-        "mismatch", "match", "mismatch", "pred_error", "missing", "identical_query", "match",
+        "mismatch",
+        "match",
+        "mismatch",
+        "pred_error",
+        "missing",
+        "identical_query",
+        "match",
     ]
     assert [x["ex"] for x in lines] == res.ex.tolist()
 
@@ -106,7 +120,7 @@ def test_malformed_lines(tmp_path: Path) -> None:
     bad.write_text('{"qid": "q1"}\n')
     with pytest.raises(InputError, match=r'bad.jsonl:1: .*missing field "rows"'):
         score_files(gold, bad)
-    with pytest.raises(OSError, match="nope.jsonl"):
+    with pytest.raises(OSError, match=r"nope\.jsonl"):
         score_files(gold, tmp_path / "nope.jsonl")
 
 
@@ -126,6 +140,8 @@ def test_console_script(tmp_path: Path) -> None:
     exe = Path(sys.executable).with_name("kgbench")
     proc = subprocess.run(
         [str(exe), "score", "--gold", str(gold), "--pred", str(gold)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "EX                1.0000  (7 / 7)" in proc.stdout

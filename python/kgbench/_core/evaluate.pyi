@@ -7,7 +7,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 def canonical_key(value: Any) -> bytes: ...
-def execution_accuracy(gold_rows: Iterable[Any], pred_rows: Iterable[Any], order_matters: bool) -> float: ...
+def execution_accuracy(
+    gold_rows: Iterable[Any], pred_rows: Iterable[Any], order_matters: bool
+) -> float: ...
 def execution_accuracy_batch(
     gold_tables: Iterable[Iterable[Any]],
     pred_tables: Iterable[Iterable[Any]],
