@@ -90,25 +90,43 @@ def result_eq(
     return False
 
 
-def _to_tuples(rows: list[Any]) -> list[tuple[Any, ...]]:
+def _distinct_bools(obj: Any) -> Any:
+    """Booleans as tagged strings, so that ``True != 1`` (kgbench's rule) in the port."""
+    if isinstance(obj, bool):
+        return f"\x00bool:{obj}"
+    if isinstance(obj, list):
+        return [_distinct_bools(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _distinct_bools(v) for k, v in obj.items()}
+    return obj
+
+
+def _to_tuples(rows: list[Any], bools_are_numbers: bool) -> list[tuple[Any, ...]]:
+    conv = to_hashable if bools_are_numbers else (lambda v: to_hashable(_distinct_bools(v)))
     if rows and isinstance(rows[0], dict):
         keys = list(rows[0].keys())
-        return [tuple(to_hashable(r[key]) for key in keys) for r in rows]
-    return [tuple(to_hashable(v) for v in r) for r in rows]
+        return [tuple(conv(r[key]) for key in keys) for r in rows]
+    return [tuple(conv(v) for v in r) for r in rows]
 
 
 def execution_accuracy(
-    gold_rows: list[Any], pred_rows: list[Any], order_matters: bool, *, quick_reject: bool = True
+    gold_rows: list[Any],
+    pred_rows: list[Any],
+    order_matters: bool,
+    *,
+    quick_reject: bool = True,
+    bools_are_numbers: bool = True,
 ) -> float:
     """Reference EX of two row lists (rows: sequences or dicts). A prediction whose values
-    cannot be made hashable scores 0, as in the reference; a gold one raises."""
+    cannot be made hashable scores 0, as in the reference; a gold one raises.
+    ``bools_are_numbers=False`` applies kgbench's rule ``True != 1`` (for comparisons)."""
     if not gold_rows and not pred_rows:
         return 1.0
     if not gold_rows or not pred_rows:
         return 0.0
-    gold = _to_tuples(gold_rows)
+    gold = _to_tuples(gold_rows, bools_are_numbers)
     try:
-        pred = _to_tuples(pred_rows)
+        pred = _to_tuples(pred_rows, bools_are_numbers)
     except TypeError:
         return 0.0
     return float(result_eq(gold, pred, order_matters, quick_reject=quick_reject))

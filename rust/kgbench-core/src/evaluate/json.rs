@@ -101,20 +101,26 @@ impl<'a> Reader<'a> {
     pub fn string(&mut self) -> R<Cow<'a, str>> {
         self.expect(b'"')?;
         let start = self.pos;
-        match memchr::memchr2(b'"', b'\\', &self.buf[start..]) {
-            Some(off) if self.buf[start + off] == b'"' => {
-                let bytes = &self.buf[start..start + off];
-                if let Some(bad) = bytes.iter().position(|&b| b < 0x20) {
-                    self.pos = start + bad;
-                    return self.err("control character in string");
-                }
-                self.pos = start + off + 1;
+        // one pass: stop at the closing quote, a backslash or a control character
+        let mut p = start;
+        let b = self.buf;
+        while p < b.len() {
+            let c = b[p];
+            if c == b'"' {
+                self.pos = p + 1;
                 // '"' is ASCII, so both ends are character boundaries
-                Ok(Cow::Borrowed(&self.text[start..start + off]))
+                return Ok(Cow::Borrowed(&self.text[start..p]));
             }
-            Some(_) => self.escaped_string(start).map(Cow::Owned),
-            None => self.err("unterminated string"),
+            if c == b'\\' {
+                return self.escaped_string(start).map(Cow::Owned);
+            }
+            if c < 0x20 {
+                self.pos = p;
+                return self.err("control character in string");
+            }
+            p += 1;
         }
+        self.err("unterminated string")
     }
 
     fn escaped_string(&mut self, start: usize) -> R<String> {

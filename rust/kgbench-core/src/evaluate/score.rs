@@ -238,35 +238,17 @@ pub fn parse_record(
 
 const CHUNK_LINES: usize = 4096;
 
-/// Parse a whole JSONL buffer in parallel (chunks of lines, one arena per chunk); errors
-/// name `path` and the 1-based line (the first bad line in file order). Blank lines are
-/// skipped. Duplicate qids are an error naming both lines.
-pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
-    let data = match std::str::from_utf8(data) {
-        Ok(t) => t,
-        Err(e) => {
-            let line = 1 + memchr::memchr_iter(b'\n', &data[..e.valid_up_to()]).count();
-            return Err(ScoreError::Line {
-                path: path.to_path_buf(),
-                line,
-                message: "invalid UTF-8".into(),
-            });
-        }
-    };
-    let mut lines: Vec<(u32, u32, u32)> = Vec::new();
-    let mut start = 0usize;
-    let mut no = 0u32;
-    for end in memchr::memchr_iter(b'\n', data.as_bytes()).chain(std::iter::once(data.len())) {
-        no += 1;
-        if start > end {
-            break;
-        }
-        let l = &data.as_bytes()[start..end];
-        if !l.iter().all(u8::is_ascii_whitespace) {
-            lines.push((no, start as u32, end as u32));
-        }
-        start = end + 1;
-    }
+/// The file as text, or an error naming the line of the first invalid UTF-8 byte.
+fn utf8<'a>(data: &'a [u8], path: &Path) -> Result<&'a str, ScoreError> {
+    std::str::from_utf8(data).map_err(|e| ScoreError::Line {
+        path: path.to_path_buf(),
+        line: 1 + memchr::memchr_iter(b'\n', &data[..e.valid_up_to()]).count(),
+        message: "invalid UTF-8".into(),
+    })
+}
+
+/// Non-blank lines as (1-based line number, start, end) byte offsets.
+fn split_lines(data: &str, path: &Path) -> Result<Vec<(u32, u32, u32)>, ScoreError> {
     if data.len() > u32::MAX as usize {
         return Err(ScoreError::Line {
             path: path.to_path_buf(),
@@ -274,6 +256,79 @@ pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
             message: "file larger than 4 GiB; split it".into(),
         });
     }
+    let mut lines = Vec::with_capacity(data.len() / 64);
+    let mut start = 0usize;
+    let mut no = 0u32;
+    for end in memchr::memchr_iter(b'\n', data.as_bytes()).chain(std::iter::once(data.len())) {
+        no += 1;
+        if start > end {
+            break;
+        }
+        if !data.as_bytes()[start..end]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+        {
+            lines.push((no, start as u32, end as u32));
+        }
+        start = end + 1;
+    }
+    Ok(lines)
+}
+
+/// Error on the first repeated qid in file order (by line of the repetition). Sorts qid
+/// hashes (parallel, no large hash table); equal hashes are confirmed by comparing text.
+fn check_duplicates(qids: &[(&str, usize)], path: &Path) -> Result<(), ScoreError> {
+    use std::hash::{Hash, Hasher};
+    let mut keyed: Vec<(u64, u32)> = qids
+        .par_iter()
+        .enumerate()
+        .map(|(i, (q, _))| {
+            let mut h = rustc_hash::FxHasher::default();
+            q.hash(&mut h);
+            (h.finish(), i as u32)
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    let mut worst: Option<(usize, usize)> = None; // (index of repetition, index of first)
+    let mut s = 0;
+    while s < keyed.len() {
+        let mut e = s + 1;
+        while e < keyed.len() && keyed[e].0 == keyed[s].0 {
+            e += 1;
+        }
+        if e - s > 1 {
+            // indices ascend within the group (sorted by (hash, index))
+            for a in s + 1..e {
+                let ia = keyed[a].1 as usize;
+                if let Some(b) = (s..a).find(|&b| qids[keyed[b].1 as usize].0 == qids[ia].0) {
+                    let ib = keyed[b].1 as usize;
+                    if worst.is_none_or(|(w, _)| ia < w) {
+                        worst = Some((ia, ib));
+                    }
+                }
+            }
+        }
+        s = e;
+    }
+    match worst {
+        None => Ok(()),
+        Some((ia, ib)) => Err(ScoreError::Line {
+            path: path.to_path_buf(),
+            line: qids[ia].1,
+            message: format!(
+                "duplicate qid {:?} (first on line {})",
+                qids[ia].0, qids[ib].1
+            ),
+        }),
+    }
+}
+
+/// Parse a whole JSONL buffer in parallel (chunks of lines, one arena per chunk); errors
+/// name `path` and the 1-based line (the first bad line in file order). Blank lines are
+/// skipped. Duplicate qids are an error naming both lines.
+pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
+    let data = utf8(data, path)?;
+    let lines = split_lines(data, path)?;
     type Chunk = Result<(TableArena, Vec<ResultRecord>), (usize, JsonError)>;
     let chunks: Vec<Chunk> = lines
         .par_chunks(CHUNK_LINES)
@@ -310,17 +365,12 @@ pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
             }
         }
     }
-    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-    seen.reserve(file.records.len());
-    for rec in &file.records {
-        if let Some(first) = seen.insert(rec.qid.as_str(), rec.line) {
-            return Err(ScoreError::Line {
-                path: path.to_path_buf(),
-                line: rec.line,
-                message: format!("duplicate qid {:?} (first on line {first})", rec.qid),
-            });
-        }
-    }
+    let qids: Vec<(&str, usize)> = file
+        .records
+        .iter()
+        .map(|r| (r.qid.as_str(), r.line))
+        .collect();
+    check_duplicates(&qids, path)?;
     Ok(file)
 }
 
@@ -399,29 +449,7 @@ pub fn score_records(
             .count();
         (st, extra)
     };
-    let mut s = ScoreSummary {
-        n_gold: gold.len(),
-        n_pred: pred.len(),
-        n_extra_pred,
-        ..Default::default()
-    };
-    let mut total = 0.0;
-    for st in &statuses {
-        total += st.ex();
-        match st {
-            Status::Match => s.n_match += 1,
-            Status::Mismatch => s.n_mismatch += 1,
-            Status::IdenticalQuery => s.n_identical_query += 1,
-            Status::Missing => s.n_missing += 1,
-            Status::PredError => s.n_pred_error += 1,
-            Status::GoldError => s.n_gold_error += 1,
-        }
-    }
-    s.ex = if gold.is_empty() {
-        0.0
-    } else {
-        total / gold.len() as f64
-    };
+    let s = summarize(&statuses, gold.len(), pred.len(), n_extra_pred);
     (statuses, s)
 }
 
@@ -435,14 +463,38 @@ pub fn score_files(
     pred_path: &Path,
     out: Option<&Path>,
 ) -> Result<(Vec<Status>, ScoreSummary), ScoreError> {
+    let (gd, pd) = rayon::join(|| read(gold_path), || read(pred_path));
+    let (gd, pd) = (gd?, pd?);
+    // fast path: files in the same qid order are parsed and compared chunk by chunk, while
+    // the chunk is in cache; anything unusual (error, different order) takes the full path,
+    // which also produces the canonical error message
+    if let Some((qids, statuses)) = score_aligned(&gd, &pd, gold_path, pred_path) {
+        let refs: Vec<(&str, usize)> = qids.iter().map(|(q, l)| (q.as_str(), *l)).collect();
+        check_duplicates(&refs, gold_path)?;
+        let summary = summarize(&statuses, qids.len(), qids.len(), 0);
+        if let Some(out_path) = out {
+            write_scores(out_path, qids.iter().map(|(q, _)| q.as_str()), &statuses).map_err(
+                |source| ScoreError::Io {
+                    path: out_path.to_path_buf(),
+                    source,
+                },
+            )?;
+        }
+        return Ok((statuses, summary));
+    }
     let (gold, pred) = rayon::join(
-        || read(gold_path).and_then(|d| parse_jsonl(&d, gold_path)),
-        || read(pred_path).and_then(|d| parse_jsonl(&d, pred_path)),
+        || parse_jsonl(&gd, gold_path),
+        || parse_jsonl(&pd, pred_path),
     );
     let (gold, pred) = (gold?, pred?);
     let (statuses, summary) = score_records(&gold, &pred);
     if let Some(out_path) = out {
-        write_scores(out_path, &gold.records, &statuses).map_err(|source| ScoreError::Io {
+        write_scores(
+            out_path,
+            gold.records.iter().map(|r| r.qid.as_str()),
+            &statuses,
+        )
+        .map_err(|source| ScoreError::Io {
             path: out_path.to_path_buf(),
             source,
         })?;
@@ -450,12 +502,119 @@ pub fn score_files(
     Ok((statuses, summary))
 }
 
-fn write_scores(path: &Path, gold: &[ResultRecord], statuses: &[Status]) -> std::io::Result<()> {
+type QidLines = Vec<(String, usize)>;
+
+/// Chunked parse-and-compare of two files with the same qid sequence; `None` when they
+/// are not (or a line is malformed).
+fn score_aligned(
+    gd: &[u8],
+    pd: &[u8],
+    gold_path: &Path,
+    pred_path: &Path,
+) -> Option<(QidLines, Vec<Status>)> {
+    let gtext = utf8(gd, gold_path).ok()?;
+    let ptext = utf8(pd, pred_path).ok()?;
+    let glines = split_lines(gtext, gold_path).ok()?;
+    let plines = split_lines(ptext, pred_path).ok()?;
+    if glines.len() != plines.len() {
+        return None;
+    }
+    let chunks: Vec<Option<(QidLines, Vec<Status>)>> = glines
+        .par_chunks(CHUNK_LINES)
+        .zip(plines.par_chunks(CHUNK_LINES))
+        .map(|(gc, pc)| {
+            let bytes = |c: &[(u32, u32, u32)]| -> usize {
+                c.iter().map(|&(_, s, e)| (e - s) as usize).sum()
+            };
+            let mut ga = ResultFile {
+                records: Vec::with_capacity(gc.len()),
+                arenas: vec![TableArena::with_capacity(bytes(gc) / 4, bytes(gc))],
+            };
+            let mut pa = ResultFile {
+                records: Vec::with_capacity(pc.len()),
+                arenas: vec![TableArena::with_capacity(bytes(pc) / 4, bytes(pc))],
+            };
+            for (&(gno, gs, ge), &(pno, ps, pe)) in gc.iter().zip(pc) {
+                let g = parse_record(
+                    &gtext[gs as usize..ge as usize],
+                    gno as usize,
+                    &mut ga.arenas[0],
+                )
+                .ok()?;
+                let p = parse_record(
+                    &ptext[ps as usize..pe as usize],
+                    pno as usize,
+                    &mut pa.arenas[0],
+                )
+                .ok()?;
+                if g.qid != p.qid {
+                    return None;
+                }
+                ga.records.push(g);
+                pa.records.push(p);
+            }
+            let statuses: Vec<Status> = ga
+                .records
+                .iter()
+                .zip(&pa.records)
+                .map(|(g, p)| score_record(&ga, g, &pa, Some(p)))
+                .collect();
+            let qids = ga.records.into_iter().map(|r| (r.qid, r.line)).collect();
+            Some((qids, statuses))
+        })
+        .collect();
+    let mut qids = Vec::with_capacity(glines.len());
+    let mut statuses = Vec::with_capacity(glines.len());
+    for c in chunks {
+        let (q, s) = c?;
+        qids.extend(q);
+        statuses.extend(s);
+    }
+    Some((qids, statuses))
+}
+
+fn summarize(
+    statuses: &[Status],
+    n_gold: usize,
+    n_pred: usize,
+    n_extra_pred: usize,
+) -> ScoreSummary {
+    let mut s = ScoreSummary {
+        n_gold,
+        n_pred,
+        n_extra_pred,
+        ..Default::default()
+    };
+    let mut total = 0.0;
+    for st in statuses {
+        total += st.ex();
+        match st {
+            Status::Match => s.n_match += 1,
+            Status::Mismatch => s.n_mismatch += 1,
+            Status::IdenticalQuery => s.n_identical_query += 1,
+            Status::Missing => s.n_missing += 1,
+            Status::PredError => s.n_pred_error += 1,
+            Status::GoldError => s.n_gold_error += 1,
+        }
+    }
+    s.ex = if n_gold == 0 {
+        0.0
+    } else {
+        total / n_gold as f64
+    };
+    s
+}
+
+fn write_scores<'q>(
+    path: &Path,
+    qids: impl Iterator<Item = &'q str>,
+    statuses: &[Status],
+) -> std::io::Result<()> {
     let file = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-    for (g, st) in gold.iter().zip(statuses) {
+    for (q, st) in qids.zip(statuses) {
         w.write_all(b"{\"qid\":")?;
-        serde_json::to_writer(&mut w, &g.qid)?;
+        serde_json::to_writer(&mut w, q)?;
         write!(w, ",\"ex\":{:.1},\"status\":\"{}\"}}", st.ex(), st.as_str())?;
         w.write_all(b"\n")?;
     }
@@ -498,6 +657,45 @@ mod tests {
         assert_eq!(s.n_extra_pred, 1);
         assert_eq!(s.n_missing, 1);
         assert!((s.ex - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn aligned_and_general_paths_agree() {
+        let dir = std::env::temp_dir().join(format!("kgbench-score-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut gold = String::new();
+        let mut pred = String::new();
+        for i in 0..10_000 {
+            let (g, p) = match i % 4 {
+                0 => ("[[1, \"a\"], [2, \"b\"]]", "[[\"b\", 2.0], [\"a\", 1]]"),
+                1 => ("[[1, \"a\"], [2, \"b\"]]", "[[\"a\", 2], [\"b\", 1]]"),
+                2 => ("[[[3, 1]]]", "[[[1, 3]]]"),
+                _ => ("[]", "[[null]]"),
+            };
+            gold.push_str(&format!("{{\"qid\": \"q{i}\", \"rows\": {g}}}\n"));
+            pred.push_str(&format!("{{\"qid\": \"q{i}\", \"rows\": {p}}}\n"));
+        }
+        let (gp, pp) = (dir.join("g.jsonl"), dir.join("p.jsonl"));
+        std::fs::write(&gp, &gold).unwrap();
+        std::fs::write(&pp, &pred).unwrap();
+        let (aligned, s1) = score_files(&gp, &pp, None).unwrap();
+        // reversed prediction order takes the general path
+        let rev: String = pred.lines().rev().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&pp, rev).unwrap();
+        let (general, s2) = score_files(&gp, &pp, None).unwrap();
+        assert_eq!(aligned, general);
+        assert_eq!(s1, s2);
+        assert_eq!(s1.n_match, 5000);
+        // a duplicate in aligned files is still an error naming the gold file
+        let dup = "{\"qid\": \"x\", \"rows\": []}\n{\"qid\": \"x\", \"rows\": []}\n";
+        std::fs::write(&gp, dup).unwrap();
+        std::fs::write(&pp, dup).unwrap();
+        let e = score_files(&gp, &pp, None).unwrap_err().to_string();
+        assert!(
+            e.ends_with("g.jsonl:2: duplicate qid \"x\" (first on line 1)"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -570,6 +768,37 @@ mod timing {
                 cpu() - c1
             );
         }
+        {
+            let text = std::str::from_utf8(&gd).unwrap();
+            let c0 = cpu();
+            let mut n = 0;
+            for l in text.split('\n') {
+                n += l.len() & 1;
+            }
+            let c1 = cpu();
+            let mut sink = Vec::with_capacity(1 << 20);
+            for l in text.split('\n') {
+                if !l.is_empty() {
+                    sink.clear();
+                    let mut r = crate::evaluate::json::Reader::new(l);
+                    r.value_key(&mut sink).unwrap();
+                }
+            }
+            let c2 = cpu();
+            let mut arena = TableArena::default();
+            for (i, l) in text.split('\n').enumerate() {
+                if !l.is_empty() {
+                    parse_record(l, i, &mut arena).unwrap();
+                }
+            }
+            let c3 = cpu();
+            eprintln!(
+                "cpu gold only: split {:.2}s value_key {:.2}s parse_record {:.2}s ({n})",
+                c1 - c0,
+                c2 - c1,
+                c3 - c2
+            );
+        }
         for _ in 0..3 {
             let c0 = cpu();
             let gold = parse_jsonl(&gd, &g).unwrap();
@@ -583,6 +812,9 @@ mod timing {
                 c2 - c1,
                 s.ex
             );
+            let c3 = cpu();
+            let (_, s2) = score_files(&g, &p, None).unwrap();
+            eprintln!("cpu: score_files {:.2}s ex {}", cpu() - c3, s2.ex);
         }
     }
 }
