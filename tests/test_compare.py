@@ -92,6 +92,22 @@ def test_reference_str_sort_difference() -> None:
     assert execution_accuracy(gold, pred, False) == 1.0
 
 
+def test_relative_tolerance() -> None:
+    gold = [[1.0000001, "a"], [200, [2.5, 1]]]
+    pred = [[[1, 2.5000001], 200.00001], ["a", 1]]
+    assert execution_accuracy(gold, pred, False) == 0.0  # exact by default
+    assert execution_accuracy(gold, pred, False, rel_tol=1e-6) == 1.0
+    assert execution_accuracy(gold, pred, False, rel_tol=1e-9) == 0.0
+    assert execution_accuracy(gold, pred, True, rel_tol=1e-6) == 0.0  # rows swapped
+    # strings stay exact; pairing of rows still matters
+    assert execution_accuracy([["1.0"]], [["1"]], False, rel_tol=0.5) == 0.0
+    assert execution_accuracy([[1, 10], [2, 20]], [[1, 20], [2, 10]], False, rel_tol=1e-6) == 0.0
+    out = execution_accuracy_batch([gold, gold], [pred, gold], False, rel_tol=1e-6)
+    assert out.tolist() == [1.0, 1.0]
+    with pytest.raises(InputError, match="rel_tol"):
+        execution_accuracy(gold, pred, False, rel_tol=-1.0)
+
+
 def test_many_columns_exact() -> None:
     # 9 columns with the same value multiset: only one bijection works
     k = 9
@@ -186,7 +202,9 @@ def _ex(g: Table, p: Table, ordered: bool) -> float:
 @settings(max_examples=300, deadline=None)
 @given(t=tables(), rnd=st.randoms(use_true_random=False), ordered=st.booleans())
 def test_invariant_under_equivalent_copies(t: Table, rnd: Any, ordered: bool) -> None:
-    assert _ex(t, _equivalent_copy(t, rnd, ordered), ordered) == 1.0
+    copy = _equivalent_copy(t, rnd, ordered)
+    assert _ex(t, copy, ordered) == 1.0
+    assert execution_accuracy(t, copy, ordered, rel_tol=1e-9) == 1.0
 
 
 @settings(max_examples=200, deadline=None)

@@ -135,6 +135,15 @@ def test_all_missing_and_gold_errors(tmp_path: Path) -> None:
     assert res.summary["n_missing"] == 1 and res.summary["n_gold_error"] == 1
 
 
+def test_rel_tol(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold = _write(tmp_path / "gold.jsonl", [{"qid": "a", "rows": [[0.1 + 0.2], [3]]}])
+    pred = _write(tmp_path / "pred.jsonl", [{"qid": "a", "rows": [[3.0], [0.3]]}])
+    assert score_files(gold, pred).ex.tolist() == [0.0]
+    assert score_files(gold, pred, rel_tol=1e-9).ex.tolist() == [1.0]
+    assert main(["score", "--gold", str(gold), "--pred", str(pred), "--rel-tol", "1e-9"]) == 0
+    assert "EX                1.0000  (1 / 1)" in capsys.readouterr().out
+
+
 def test_console_script(tmp_path: Path) -> None:
     gold = _write(tmp_path / "gold.jsonl", GOLD)
     exe = Path(sys.executable).with_name("kgbench")

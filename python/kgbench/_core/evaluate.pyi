@@ -8,15 +8,21 @@ from typing import Any
 
 def canonical_key(value: Any) -> bytes: ...
 def execution_accuracy(
-    gold_rows: Iterable[Any], pred_rows: Iterable[Any], order_matters: bool
+    gold_rows: Iterable[Any],
+    pred_rows: Iterable[Any],
+    order_matters: bool,
+    rel_tol: float | None = None,
 ) -> float: ...
 def execution_accuracy_batch(
     gold_tables: Iterable[Iterable[Any]],
     pred_tables: Iterable[Iterable[Any]],
     order_matters: bool | Sequence[bool],
+    rel_tol: float | None = None,
 ) -> bytes: ...
 def order_matters(gold_cypher: str) -> bool: ...
-def score_files(gold: str, pred: str, out: str | None = None) -> tuple[dict[str, Any], bytes]: ...
+def score_files(
+    gold: str, pred: str, out: str | None = None, rel_tol: float | None = None
+) -> tuple[dict[str, Any], bytes]: ...
 def set_scores(gold: Iterable[Any], pred: Iterable[Any], bag: bool) -> dict[str, Any]: ...
 def gtsqa_scores(
     gold_answers: Iterable[Any],

@@ -7,8 +7,13 @@ Value model (SPEC.md §4, CypherBench ``to_hashable``): a cell is ``None``, ``bo
 (``list``/``tuple``/``set``; element order ignored, at any depth) or a ``dict`` with string
 keys (key order ignored) — nested freely.
 
-Equality is exact (as in the reference): ``1 == 1.0``, ``-0.0 == 0``, but
-``2**53 + 1 != 2.0**53``. Floats are never rounded; there is no tolerance. Deliberate
+Float policy: equality is exact by default, as in the reference: ``1 == 1.0``,
+``-0.0 == 0``, but ``2**53 + 1 != 2.0**53``; floats are never rounded. An optional
+``rel_tol`` (every EX function, ``kgbench score --rel-tol``) treats two numbers as equal when
+``|a - b| <= rel_tol * max(|a|, |b|)`` (``math.isclose`` with ``abs_tol=0``); strings,
+booleans and nulls stay exact, lists are compared element-wise after sorting (numbers by
+value), and — closeness not being transitive — rows and columns are paired by bipartite
+matching instead of hashing (worst case ``O(k! · n² · k)``: for small tables). Deliberate
 differences from CypherBench, each making the verdict exact where the reference's is
 accidental:
 
@@ -75,7 +80,11 @@ def order_matters(gold_cypher: str) -> bool:
 
 
 def execution_accuracy(
-    gold_rows: Iterable[Any], pred_rows: Iterable[Any], order_matters: bool
+    gold_rows: Iterable[Any],
+    pred_rows: Iterable[Any],
+    order_matters: bool,
+    *,
+    rel_tol: float | None = None,
 ) -> float:
     """Execution accuracy of one pair of query results: 1.0 if equal, else 0.0 (SPEC.md §4).
 
@@ -85,23 +94,28 @@ def execution_accuracy(
     exactly one empty -> 0; different row or column counts -> 0; otherwise 1 iff some
     column permutation makes the bags of rows equal (duplicates count), or the row
     sequences equal when ``order_matters`` (use :func:`order_matters` on the gold query).
-    Identical query strings scoring 1 without execution is the caller's rule.
+    Identical query strings scoring 1 without execution is the caller's rule. ``rel_tol``:
+    optional relative tolerance on numbers (module docstring); ``None`` compares exactly.
 
-    Raises ``kgbench.errors.InputError`` for rows of unequal width or records with different
-    keys, ``TypeError`` for a value outside the model (message names row and column).
+    Raises ``kgbench.errors.InputError`` for rows of unequal width, records with different
+    keys or a negative ``rel_tol``, ``TypeError`` for a value outside the model (message
+    names row and column).
     """
-    return _core.execution_accuracy(gold_rows, pred_rows, bool(order_matters))
+    return _core.execution_accuracy(gold_rows, pred_rows, bool(order_matters), rel_tol)
 
 
 def execution_accuracy_batch(
     gold_tables: Sequence[Iterable[Any]],
     pred_tables: Sequence[Iterable[Any]],
     order_matters: bool | Sequence[bool],
+    *,
+    rel_tol: float | None = None,
 ) -> np.ndarray:
     """EX of many table pairs, compared in parallel (Rust, rayon; GIL released).
 
     ``gold_tables[i]`` / ``pred_tables[i]`` are row sequences as for
-    :func:`execution_accuracy`; ``order_matters`` is one bool for all pairs or one per pair.
+    :func:`execution_accuracy`; ``order_matters`` is one bool for all pairs or one per pair;
+    ``rel_tol`` as for :func:`execution_accuracy`.
     Returns a ``float64`` array of shape ``(len(gold_tables),)`` with values 0.0 or 1.0.
 
     Raises ``kgbench.errors.InputError`` when the sequences differ in length or a table is
@@ -109,7 +123,7 @@ def execution_accuracy_batch(
     """
     if not isinstance(order_matters, bool):
         order_matters = [bool(x) for x in order_matters]
-    raw = _core.execution_accuracy_batch(gold_tables, pred_tables, order_matters)
+    raw = _core.execution_accuracy_batch(gold_tables, pred_tables, order_matters, rel_tol)
     return np.frombuffer(raw, dtype="<f8").copy()
 
 
@@ -132,6 +146,8 @@ def score_files(
     gold: str | os.PathLike[str],
     pred: str | os.PathLike[str],
     out: str | os.PathLike[str] | None = None,
+    *,
+    rel_tol: float | None = None,
 ) -> ScoreResult:
     """EX of every gold result line against the prediction with the same qid (the
     ``kgbench score`` command). Parsed and compared in Rust, in parallel, without Python
@@ -147,13 +163,16 @@ def score_files(
     scores 1 without comparison, as in CypherBench. Unknown fields are ignored. ``out``:
     optional JSONL written in gold order, ``{"qid", "ex", "status"}`` with status one of
     ``match``, ``mismatch``, ``identical_query``, ``missing``, ``pred_error``,
-    ``gold_error``.
+    ``gold_error``. ``rel_tol``: optional relative tolerance on numbers (module docstring).
+
+    Files listing the same qids in the same order are parsed and compared chunk by chunk
+    (cache-friendly); otherwise both files are parsed whole and matched by qid.
 
     Raises ``kgbench.errors.InputError`` naming the file and line for malformed JSON, a
     missing ``qid``/``rows``, rows of unequal width (or not matching ``columns``) and
     duplicate qids; ``OSError`` for unreadable or unwritable files.
     """
     summary, raw = _core.score_files(
-        os.fspath(gold), os.fspath(pred), None if out is None else os.fspath(out)
+        os.fspath(gold), os.fspath(pred), None if out is None else os.fspath(out), rel_tol
     )
     return ScoreResult(summary=dict(summary), ex=np.frombuffer(raw, dtype="<f8").copy())

@@ -38,13 +38,20 @@ def register(subparsers: Any) -> None:
         metavar="SCORES.jsonl",
         help='write {"qid", "ex", "status"} per gold line, in gold order',
     )
+    p.add_argument(
+        "--rel-tol",
+        type=float,
+        metavar="R",
+        help="treat numbers a, b as equal when |a-b| <= R*max(|a|,|b|) (default: exact, "
+        "as CypherBench)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Score the files and print the summary on stdout."""
     t0 = time.perf_counter()
-    result = score_files(args.gold, args.pred, args.out)
+    result = score_files(args.gold, args.pred, args.out, rel_tol=args.rel_tol)
     seconds = time.perf_counter() - t0
     s = result.summary
     rate = s["n_gold"] / seconds if seconds > 0 else float("inf")

@@ -152,31 +152,48 @@ fn canonical_key<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>
     Ok(PyBytes::new(value.py(), &out))
 }
 
-/// execution_accuracy(gold_rows, pred_rows, order_matters) -> float (SPEC.md §4).
+/// execution_accuracy(gold_rows, pred_rows, order_matters, rel_tol=None) -> float.
 #[pyfunction]
+#[pyo3(signature = (gold_rows, pred_rows, order_matters, rel_tol=None))]
 fn execution_accuracy(
     py: Python<'_>,
     gold_rows: &Bound<'_, PyAny>,
     pred_rows: &Bound<'_, PyAny>,
     order_matters: bool,
+    rel_tol: Option<f64>,
 ) -> PyResult<f64> {
+    check_tol(py, rel_tol)?;
     let g = table_from_py(gold_rows, "gold_rows")?;
     let p = table_from_py(pred_rows, "pred_rows")?;
+    let run = || ex::execution_accuracy_tol(g.as_ref(), p.as_ref(), order_matters, rel_tol);
     if g.nrows() * g.ncols() > 10_000 {
-        Ok(py.detach(|| ex::execution_accuracy(&g, &p, order_matters)))
+        Ok(py.detach(run))
     } else {
-        Ok(ex::execution_accuracy(&g, &p, order_matters))
+        Ok(run())
     }
 }
 
-/// execution_accuracy_batch(gold_tables, pred_tables, order_matters) -> bytes of float64.
+fn check_tol(py: Python<'_>, rel_tol: Option<f64>) -> PyResult<()> {
+    match rel_tol {
+        Some(t) if !(t.is_finite() && t >= 0.0) => Err(input_error(
+            py,
+            format!("rel_tol must be a finite number >= 0, got {t}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// execution_accuracy_batch(gold_tables, pred_tables, order_matters, rel_tol=None) -> bytes.
 #[pyfunction]
+#[pyo3(signature = (gold_tables, pred_tables, order_matters, rel_tol=None))]
 fn execution_accuracy_batch<'py>(
     py: Python<'py>,
     gold_tables: &Bound<'py, PyAny>,
     pred_tables: &Bound<'py, PyAny>,
     order_matters: &Bound<'py, PyAny>,
+    rel_tol: Option<f64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    check_tol(py, rel_tol)?;
     let gold: Vec<Table> = gold_tables
         .try_iter()?
         .enumerate()
@@ -219,7 +236,7 @@ fn execution_accuracy_batch<'py>(
             .zip(pred.par_iter())
             .zip(orders.par_iter())
             .with_min_len(256)
-            .map(|((g, p), &o)| ex::execution_accuracy(g, p, o))
+            .map(|((g, p), &o)| ex::execution_accuracy_tol(g.as_ref(), p.as_ref(), o, rel_tol))
             .collect()
     });
     let bytes: Vec<u8> = scores.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -232,16 +249,18 @@ fn order_matters(gold_cypher: &str) -> bool {
     ex::order_matters(gold_cypher)
 }
 
-/// score_files(gold, pred, out=None) -> (summary dict, bytes of float64 EX per gold line).
+/// score_files(gold, pred, out=None, rel_tol=None) -> (summary dict, bytes of float64 EX).
 #[pyfunction]
-#[pyo3(signature = (gold, pred, out=None))]
+#[pyo3(signature = (gold, pred, out=None, rel_tol=None))]
 fn score_files<'py>(
     py: Python<'py>,
     gold: PathBuf,
     pred: PathBuf,
     out: Option<PathBuf>,
+    rel_tol: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyBytes>)> {
-    let res = py.detach(|| score::score_files(&gold, &pred, out.as_deref()));
+    check_tol(py, rel_tol)?;
+    let res = py.detach(|| score::score_files(&gold, &pred, out.as_deref(), rel_tol));
     let (statuses, s) = match res {
         Ok(r) => r,
         Err(e @ ScoreError::Io { .. }) => return Err(PyOSError::new_err(e.to_string())),

@@ -40,7 +40,26 @@ pub fn order_matters(gold_cypher: &str) -> bool {
 
 /// EX of one pair of tables: 1.0 if equal under SPEC.md §4, else 0.0.
 pub fn execution_accuracy(gold: &Table, pred: &Table, order_matters: bool) -> f64 {
-    if tables_equivalent(gold.as_ref(), pred.as_ref(), order_matters) {
+    execution_accuracy_tol(gold.as_ref(), pred.as_ref(), order_matters, None)
+}
+
+/// EX with an optional relative tolerance on numbers (`None`: exact, the default; see
+/// [`super::tolerance`]).
+pub fn execution_accuracy_tol(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    order_matters: bool,
+    rel_tol: Option<f64>,
+) -> f64 {
+    let equal = match rel_tol {
+        None => tables_equivalent(gold, pred, order_matters),
+        // exact equality implies closeness: try the fast exact path first
+        Some(tol) => {
+            tables_equivalent(gold, pred, order_matters)
+                || super::tolerance::tables_close(gold, pred, order_matters, tol)
+        }
+    };
+    if equal {
         1.0
     } else {
         0.0

@@ -7,14 +7,15 @@
 //! - [`score`]: EX over two JSONL result files (`kgbench score`), in parallel.
 //! - [`metrics`]: answer-set P/R/F1/Jaccard, GTSQA and NGDBench metric families.
 //!
-//! Floats are compared exactly (as the reference does); `ex::execution_accuracy_tol` offers
-//! an optional relative tolerance.
+//! - [`tolerance`]: the optional relative tolerance on numbers (off by default: floats
+//!   are compared exactly, as the reference does).
 
 pub mod ex;
 pub mod json;
 pub mod metrics;
 pub mod score;
 pub mod table;
+pub mod tolerance;
 pub mod value;
 
 pub use ex::{execution_accuracy, order_matters, tables_equivalent};

@@ -17,7 +17,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::ex::{order_matters, tables_equivalent};
+use super::ex::{execution_accuracy_tol, order_matters};
 use super::json::{JsonError, Reader};
 use super::table::{TableArena, TableRef, TableSpan};
 use rayon::prelude::*;
@@ -387,6 +387,7 @@ pub fn score_record(
     gold: &ResultRecord,
     pred_file: &ResultFile,
     pred: Option<&ResultRecord>,
+    rel_tol: Option<f64>,
 ) -> Status {
     let Some(pred) = pred else {
         return Status::Missing;
@@ -405,7 +406,13 @@ pub fn score_record(
     let ordered = gold
         .order_matters
         .unwrap_or_else(|| gold.cypher.as_deref().is_some_and(order_matters));
-    if tables_equivalent(gold_file.table(gold), pred_file.table(pred), ordered) {
+    let ex = execution_accuracy_tol(
+        gold_file.table(gold),
+        pred_file.table(pred),
+        ordered,
+        rel_tol,
+    );
+    if ex == 1.0 {
         Status::Match
     } else {
         Status::Mismatch
@@ -413,9 +420,11 @@ pub fn score_record(
 }
 
 /// Score parsed records: one status per gold record, in gold order, plus the summary.
+/// `rel_tol`: optional relative tolerance on numbers (`None`: exact).
 pub fn score_records(
     gold_file: &ResultFile,
     pred_file: &ResultFile,
+    rel_tol: Option<f64>,
 ) -> (Vec<Status>, ScoreSummary) {
     let (gold, pred) = (&gold_file.records, &pred_file.records);
     // files in the same qid order (the usual case) pair up by position, without hashing
@@ -425,7 +434,7 @@ pub fn score_records(
             .par_iter()
             .zip(pred.par_iter())
             .with_min_len(1024)
-            .map(|(g, p)| score_record(gold_file, g, pred_file, Some(p)))
+            .map(|(g, p)| score_record(gold_file, g, pred_file, Some(p), rel_tol))
             .collect();
         (st, 0)
     } else {
@@ -439,7 +448,7 @@ pub fn score_records(
             .with_min_len(1024)
             .map(|g| {
                 let p = by_qid.get(g.qid.as_str()).map(|&i| &pred[i]);
-                score_record(gold_file, g, pred_file, p)
+                score_record(gold_file, g, pred_file, p, rel_tol)
             })
             .collect();
         let gold_qids: rustc_hash::FxHashSet<&str> = gold.iter().map(|g| g.qid.as_str()).collect();
@@ -462,13 +471,14 @@ pub fn score_files(
     gold_path: &Path,
     pred_path: &Path,
     out: Option<&Path>,
+    rel_tol: Option<f64>,
 ) -> Result<(Vec<Status>, ScoreSummary), ScoreError> {
     let (gd, pd) = rayon::join(|| read(gold_path), || read(pred_path));
     let (gd, pd) = (gd?, pd?);
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
-    if let Some((qids, statuses)) = score_aligned(&gd, &pd, gold_path, pred_path) {
+    if let Some((qids, statuses)) = score_aligned(&gd, &pd, gold_path, pred_path, rel_tol) {
         let refs: Vec<(&str, usize)> = qids.iter().map(|(q, l)| (q.as_str(), *l)).collect();
         check_duplicates(&refs, gold_path)?;
         let summary = summarize(&statuses, qids.len(), qids.len(), 0);
@@ -487,7 +497,7 @@ pub fn score_files(
         || parse_jsonl(&pd, pred_path),
     );
     let (gold, pred) = (gold?, pred?);
-    let (statuses, summary) = score_records(&gold, &pred);
+    let (statuses, summary) = score_records(&gold, &pred, rel_tol);
     if let Some(out_path) = out {
         write_scores(
             out_path,
@@ -511,6 +521,7 @@ fn score_aligned(
     pd: &[u8],
     gold_path: &Path,
     pred_path: &Path,
+    rel_tol: Option<f64>,
 ) -> Option<(QidLines, Vec<Status>)> {
     let gtext = utf8(gd, gold_path).ok()?;
     let ptext = utf8(pd, pred_path).ok()?;
@@ -557,7 +568,7 @@ fn score_aligned(
                 .records
                 .iter()
                 .zip(&pa.records)
-                .map(|(g, p)| score_record(&ga, g, &pa, Some(p)))
+                .map(|(g, p)| score_record(&ga, g, &pa, Some(p), rel_tol))
                 .collect();
             let qids = ga.records.into_iter().map(|r| (r.qid, r.line)).collect();
             Some((qids, statuses))
@@ -643,7 +654,7 @@ mod tests {
         let g = parse_jsonl(gold, Path::new("g.jsonl")).unwrap();
         assert_eq!(g.records[2].line, 4);
         let p = parse_jsonl(pred, Path::new("p.jsonl")).unwrap();
-        let (st, s) = score_records(&g, &p);
+        let (st, s) = score_records(&g, &p, None);
         assert_eq!(
             st,
             vec![
@@ -678,11 +689,11 @@ mod tests {
         let (gp, pp) = (dir.join("g.jsonl"), dir.join("p.jsonl"));
         std::fs::write(&gp, &gold).unwrap();
         std::fs::write(&pp, &pred).unwrap();
-        let (aligned, s1) = score_files(&gp, &pp, None).unwrap();
+        let (aligned, s1) = score_files(&gp, &pp, None, None).unwrap();
         // reversed prediction order takes the general path
         let rev: String = pred.lines().rev().map(|l| format!("{l}\n")).collect();
         std::fs::write(&pp, rev).unwrap();
-        let (general, s2) = score_files(&gp, &pp, None).unwrap();
+        let (general, s2) = score_files(&gp, &pp, None, None).unwrap();
         assert_eq!(aligned, general);
         assert_eq!(s1, s2);
         assert_eq!(s1.n_match, 5000);
@@ -690,7 +701,7 @@ mod tests {
         let dup = "{\"qid\": \"x\", \"rows\": []}\n{\"qid\": \"x\", \"rows\": []}\n";
         std::fs::write(&gp, dup).unwrap();
         std::fs::write(&pp, dup).unwrap();
-        let e = score_files(&gp, &pp, None).unwrap_err().to_string();
+        let e = score_files(&gp, &pp, None, None).unwrap_err().to_string();
         assert!(
             e.ends_with("g.jsonl:2: duplicate qid \"x\" (first on line 1)"),
             "{e}"
@@ -804,7 +815,7 @@ mod timing {
             let gold = parse_jsonl(&gd, &g).unwrap();
             let pred = parse_jsonl(&pd, &p).unwrap();
             let c1 = cpu();
-            let (_, s) = score_records(&gold, &pred);
+            let (_, s) = score_records(&gold, &pred, None);
             let c2 = cpu();
             eprintln!(
                 "cpu: parse {:.2}s score {:.2}s ex {}",
@@ -813,7 +824,7 @@ mod timing {
                 s.ex
             );
             let c3 = cpu();
-            let (_, s2) = score_files(&g, &p, None).unwrap();
+            let (_, s2) = score_files(&g, &p, None, None).unwrap();
             eprintln!("cpu: score_files {:.2}s ex {}", cpu() - c3, s2.ex);
         }
     }
