@@ -5,6 +5,7 @@
 //! column permutations when there are more than 3 columns):
 //!
 //! 1. both tables empty: equal; one empty, different row counts or column counts: not equal;
+//!    the same cells in the same order: equal;
 //! 2. cells are interned to integers (equal ids iff equal canonical keys); the multisets of
 //!    all gold and all predicted cells must be equal (checked first by an order-independent
 //!    hash sum and byte total, then exactly);
@@ -111,7 +112,7 @@ pub fn tables_equivalent_with(
         return false;
     }
     let k = gold.ncols();
-    if k == 0 {
+    if k == 0 || gold.identical(&pred) {
         return true;
     }
     let cells = n * k;

@@ -91,6 +91,23 @@ impl<'a> TableRef<'a> {
         self.cell_at(row * self.ncols + col)
     }
 
+    /// True iff both tables hold the same cell keys in the same order (same shape).
+    pub fn identical(&self, other: &TableRef<'_>) -> bool {
+        if self.nrows != other.nrows || self.ncols != other.ncols {
+            return false;
+        }
+        let a =
+            &self.bytes[self.base as usize..self.ends.last().map_or(self.base, |&e| e) as usize];
+        let b = &other.bytes
+            [other.base as usize..other.ends.last().map_or(other.base, |&e| e) as usize];
+        a == b
+            && self
+                .ends
+                .iter()
+                .zip(other.ends)
+                .all(|(&x, &y)| x - self.base == y - other.base)
+    }
+
     /// The canonical key of the `i`-th cell in row-major order.
     #[inline]
     pub fn cell_at(&self, i: usize) -> &'a [u8] {
