@@ -77,16 +77,20 @@ def test_bad_lines_name_file_and_line(tmp_path: Path) -> None:
             f'{good}\n{{"answer_subgraph": [], "answer_node": "a"}}\n',
             ":2: missing field 'seed_entities'",
         ),
-        "not an object": (f"{good}\n[1, 2]\n", ":2: expected a JSON object, got list"),
+        "not an object": (
+            f"{good}\n[1, 2]\n",
+            ":2: invalid type: sequence, expected a JSON object (GTSQA record)",
+        ),
         "bad edge": (
             f'{good}\n{good}\n{{"answer_subgraph": [["a", "s", "t", "u"]], "answer_node": "a", '
             '"seed_entities": ["s"]}\n',
-            ":3: edge 0: expected a (head, tail) pair or a (head, relation, tail) triple",
+            ":3: invalid length 4, expected answer_subgraph edge 0 as a [head, relation, tail] "
+            "triple or a [head, tail] pair (column 41)",
         ),
         "unhashable node": (
             '{"answer_subgraph": [[{"id": 1}, "r", "s"]], "answer_node": "a", '
             '"seed_entities": []}\n',
-            ":1: edge 0: unhashable type: 'dict'",
+            ":1: invalid type: map, expected a node id (string, number, boolean or null) (column 23)",
         ),
     }
     for name, (text, expected) in cases.items():
