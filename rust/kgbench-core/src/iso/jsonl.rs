@@ -150,16 +150,14 @@ pub fn classify_reader(mut reader: impl Read, name: &str) -> Result<JsonlTypes, 
     let mut eof = false;
     while !eof {
         while buf.len() < target {
-            let start = buf.len();
-            buf.resize(target, 0);
-            match reader.read(&mut buf[start..]) {
+            let want = (target - buf.len()) as u64;
+            match (&mut reader).take(want).read_to_end(&mut buf) {
                 Ok(0) => {
-                    buf.truncate(start);
                     eof = true;
                     break;
                 }
-                Ok(n) => buf.truncate(start + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(start),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(source) => {
                     return Err(JsonlError::Io {
                         path: name.to_owned(),
@@ -258,6 +256,9 @@ fn is_blank(line: &[u8]) -> bool {
 }
 
 fn parse_piece(data: &[u8]) -> Piece {
+    // Valid UTF-8 (the usual case) enables the fast scanner; otherwise every
+    // line goes through serde_json, which reports the bad bytes.
+    let text = std::str::from_utf8(data).ok();
     let mut parser = Parser::default();
     let mut record_lines: Vec<u64> = Vec::new();
     let mut given: Vec<(usize, Given<'_>)> = Vec::new();
@@ -267,12 +268,13 @@ fn parse_piece(data: &[u8]) -> Piece {
     while start < data.len() {
         let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |p| start + p);
         let line = &data[start..end];
+        let line_text = text.map(|t| &t[start..end]);
         start = end + 1;
         lines += 1;
         if is_blank(line) {
             continue;
         }
-        match parser.record(line) {
+        match parser.record(line, line_text) {
             Ok(g) => {
                 if let Some(g) = g {
                     given.push((record_lines.len(), g));
@@ -440,7 +442,8 @@ impl<'de> de::Deserialize<'de> for Given<'de> {
 /// Per-piece state: the batch being filled and the current record's node ids.
 #[derive(Default)]
 struct Parser<'de> {
-    keys: Vec<Node<'de>>,
+    /// The current record's node ids with a cheap fingerprint (compared first).
+    keys: Vec<(u64, Node<'de>)>,
     index: FxHashMap<Node<'de>, u32>,
     batch: SubgraphBatch,
 }
@@ -450,12 +453,14 @@ const LINEAR_MAX: usize = 32;
 impl<'de> Parser<'de> {
     fn intern(&mut self, n: Node<'de>) -> u32 {
         if self.keys.len() < LINEAR_MAX {
-            if let Some(i) = self.keys.iter().position(|k| *k == n) {
+            let f = fingerprint(&n);
+            if let Some(i) = self.keys.iter().position(|(kf, k)| *kf == f && *k == n) {
                 return i as u32;
             }
+            self.keys.push((f, n));
         } else {
             if self.index.is_empty() {
-                for (i, k) in self.keys.iter().enumerate() {
+                for (i, (_, k)) in self.keys.iter().enumerate() {
                     self.index.insert(k.clone(), i as u32);
                 }
             }
@@ -463,30 +468,169 @@ impl<'de> Parser<'de> {
                 return i;
             }
             self.index.insert(n.clone(), self.keys.len() as u32);
+            self.keys.push((0, n));
         }
-        self.keys.push(n);
         self.keys.len() as u32 - 1
     }
 
+    fn finish_record(&mut self, answer: u32) {
+        let b = &mut self.batch;
+        b.answers.push(answer);
+        b.n_nodes.push(self.keys.len() as u32);
+        b.edge_offsets.push(b.edges.len());
+        b.seed_offsets.push(b.seeds.len());
+    }
+
+    /// The fast scanner on one line; `None` declines (nothing is reported).
+    fn fast_record(&mut self, line: &'de str) -> Option<(u32, Option<Given<'de>>)> {
+        let mut sc = Scan { s: line, i: 0 };
+        sc.ws();
+        sc.expect(b'{')?;
+        sc.ws();
+        let mut seen = [false; 4];
+        let mut answer = None;
+        let mut given = None;
+        if !sc.eat(b'}') {
+            loop {
+                let key = sc.string()?;
+                sc.ws();
+                sc.expect(b':')?;
+                sc.ws();
+                let field = match key {
+                    "answer_subgraph" => 0,
+                    "answer_node" => 1,
+                    "seed_entities" => 2,
+                    OUTPUT_FIELD => 3,
+                    _ => 4,
+                };
+                if field < 4 && std::mem::replace(&mut seen[field], true) {
+                    return None;
+                }
+                match field {
+                    0 => self.fast_edges(&mut sc)?,
+                    1 => {
+                        let n = sc.node()?;
+                        answer = Some(self.intern(n));
+                    }
+                    2 => {
+                        sc.expect(b'[')?;
+                        sc.ws();
+                        if !sc.eat(b']') {
+                            loop {
+                                let n = sc.node()?;
+                                let id = self.intern(n);
+                                self.batch.seeds.push(id);
+                                if sc.list_end()? {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    3 => {
+                        given = Some(match sc.peek()? {
+                            b'"' => Given::Str(Cow::Borrowed(sc.string()?)),
+                            b'n' => {
+                                sc.literal("null")?;
+                                Given::Null
+                            }
+                            _ => {
+                                sc.skip_value(0)?;
+                                Given::Other
+                            }
+                        });
+                    }
+                    _ => sc.skip_value(0)?,
+                }
+                sc.ws();
+                if sc.eat(b',') {
+                    sc.ws();
+                    continue;
+                }
+                sc.expect(b'}')?;
+                break;
+            }
+        }
+        sc.ws();
+        if sc.i != line.len() || !(seen[0] && seen[1] && seen[2]) {
+            return None;
+        }
+        Some((answer?, given))
+    }
+
+    fn fast_edges(&mut self, sc: &mut Scan<'de>) -> Option<()> {
+        sc.expect(b'[')?;
+        sc.ws();
+        if sc.eat(b']') {
+            return Some(());
+        }
+        loop {
+            sc.expect(b'[')?;
+            sc.ws();
+            let head = sc.node()?;
+            sc.ws();
+            sc.expect(b',')?;
+            sc.ws();
+            let middle = match sc.peek()? {
+                b'[' | b'{' => {
+                    sc.skip_value(0)?;
+                    None
+                }
+                _ => Some(sc.node()?),
+            };
+            sc.ws();
+            let tail = if sc.eat(b',') {
+                sc.ws();
+                let t = sc.node()?;
+                sc.ws();
+                sc.expect(b']')?;
+                t
+            } else {
+                sc.expect(b']')?;
+                middle?
+            };
+            let a = self.intern(head);
+            let b = self.intern(tail);
+            self.batch.edges.push([a, b]);
+            if sc.list_end()? {
+                return Some(());
+            }
+        }
+    }
+
     /// Parse one record into the batch; returns its `graph_isomorphism`, if any.
-    fn record(&mut self, line: &'de [u8]) -> Result<Option<Given<'de>>, serde_json::Error> {
+    ///
+    /// `text` is the same line when known to be valid UTF-8: then the fast
+    /// scanner ([`Scan`]) is tried first, and serde_json only reads the lines
+    /// it declines (escapes, floats, malformed lines: serde_json then gives
+    /// the error message).
+    fn record(
+        &mut self,
+        line: &'de [u8],
+        text: Option<&'de str>,
+    ) -> Result<Option<Given<'de>>, serde_json::Error> {
         if self.batch.edge_offsets.is_empty() {
             self.batch = SubgraphBatch::new();
         }
+        let (e0, s0) = (self.batch.edges.len(), self.batch.seeds.len());
+        if let Some(text) = text {
+            self.keys.clear();
+            self.index.clear();
+            if let Some(r) = self.fast_record(text) {
+                self.finish_record(r.0);
+                return Ok(r.1);
+            }
+            self.batch.edges.truncate(e0);
+            self.batch.seeds.truncate(s0);
+        }
         self.keys.clear();
         self.index.clear();
-        let (e0, s0) = (self.batch.edges.len(), self.batch.seeds.len());
         let mut de = serde_json::Deserializer::from_slice(line);
         let result = de
             .deserialize_map(RecordVisitor(self))
             .and_then(|r| de.end().map(|()| r));
         match result {
             Ok((answer, given)) => {
-                let b = &mut self.batch;
-                b.answers.push(answer);
-                b.n_nodes.push(self.keys.len() as u32);
-                b.edge_offsets.push(b.edges.len());
-                b.seed_offsets.push(b.seeds.len());
+                self.finish_record(answer);
                 Ok(given)
             }
             Err(e) => {
@@ -495,6 +639,211 @@ impl<'de> Parser<'de> {
                 Err(e)
             }
         }
+    }
+}
+
+/// Cheap fingerprint of a node id for the linear interner.
+fn fingerprint(n: &Node<'_>) -> u64 {
+    match n {
+        Node::Str(s) => {
+            let b = s.as_bytes();
+            match b.len() {
+                0 => 0x2222,
+                n => {
+                    (n as u64)
+                        | (u64::from(b[0]) << 16)
+                        | (u64::from(b[n - 1]) << 24)
+                        | (u64::from(b[n / 2]) << 32)
+                        | (u64::from(b[(n - 1).saturating_sub(1)]) << 40)
+                }
+            }
+        }
+        Node::Int(v) => (*v as u64).rotate_left(7) ^ 0x9e37_79b9_7f4a_7c15,
+        Node::Float(bits) => *bits ^ 0x5555,
+        Node::Null => 0x1111,
+    }
+}
+
+/// Hand-written scanner for the common shape of a GTSQA line (valid UTF-8,
+/// strings without escapes, integer node ids). It validates what it reads
+/// (JSON grammar for skipped values too) and declines (`None`) anything
+/// else, which then goes to serde_json: the two agree on every line the
+/// scanner accepts.
+struct Scan<'de> {
+    s: &'de str,
+    i: usize,
+}
+
+/// Nesting depth at which the scanner declines (serde_json's limit is 128).
+const MAX_DEPTH: u32 = 100;
+
+impl<'de> Scan<'de> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    #[inline]
+    fn expect(&mut self, c: u8) -> Option<()> {
+        self.eat(c).then_some(())
+    }
+
+    /// After a list item: `true` at `]`, `false` at `,` (whitespace skipped).
+    #[inline]
+    fn list_end(&mut self) -> Option<bool> {
+        self.ws();
+        if self.eat(b',') {
+            self.ws();
+            Some(false)
+        } else {
+            self.expect(b']')?;
+            Some(true)
+        }
+    }
+
+    fn literal(&mut self, word: &str) -> Option<()> {
+        if self.s.as_bytes()[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// A string without escapes or control characters.
+    #[inline]
+    fn string(&mut self) -> Option<&'de str> {
+        self.expect(b'"')?;
+        let rest = &self.s.as_bytes()[self.i..];
+        let n = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[n] != b'"' || rest[..n].iter().fold(false, |bad, &b| bad | (b < 0x20)) {
+            return None;
+        }
+        let start = self.i;
+        self.i += n + 1;
+        // Both ends are ASCII quotes: char boundaries.
+        Some(&self.s[start..start + n])
+    }
+
+    fn digits(&mut self) -> Option<()> {
+        let start = self.i;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.i += 1;
+        }
+        (self.i > start).then_some(())
+    }
+
+    /// A JSON number; `Some(Some(v))` for an integer of at most 18 digits.
+    fn number(&mut self) -> Option<Option<i64>> {
+        let neg = self.eat(b'-');
+        let start = self.i;
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits()?,
+            _ => return None,
+        }
+        let end = self.i;
+        let mut integer = true;
+        if self.eat(b'.') {
+            integer = false;
+            self.digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            integer = false;
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            self.digits()?;
+        }
+        if !integer || end - start > 18 {
+            return Some(None);
+        }
+        let v: i64 = self.s[start..end].parse().ok()?;
+        Some(Some(if neg { -v } else { v }))
+    }
+
+    /// A node id: string, integer, boolean or null (floats decline).
+    #[inline]
+    fn node(&mut self) -> Option<Node<'de>> {
+        match self.peek()? {
+            b'"' => Some(Node::Str(Cow::Borrowed(self.string()?))),
+            b't' => self.literal("true").map(|()| Node::Int(1)),
+            b'f' => self.literal("false").map(|()| Node::Int(0)),
+            b'n' => self.literal("null").map(|()| Node::Null),
+            _ => self.number()?.map(|v| Node::Int(v.into())),
+        }
+    }
+
+    /// Skip any JSON value, validating it.
+    fn skip_value(&mut self, depth: u32) -> Option<()> {
+        match self.peek()? {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.i += 1;
+                self.ws();
+                if !self.eat(b'}') {
+                    loop {
+                        self.string()?;
+                        self.ws();
+                        self.expect(b':')?;
+                        self.ws();
+                        self.skip_value(depth + 1)?;
+                        self.ws();
+                        if self.eat(b',') {
+                            self.ws();
+                            continue;
+                        }
+                        self.expect(b'}')?;
+                        break;
+                    }
+                }
+            }
+            b'[' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.i += 1;
+                self.ws();
+                if !self.eat(b']') {
+                    loop {
+                        self.skip_value(depth + 1)?;
+                        if self.list_end()? {
+                            break;
+                        }
+                    }
+                }
+            }
+            b't' => self.literal("true")?,
+            b'f' => self.literal("false")?,
+            b'n' => self.literal("null")?,
+            _ => {
+                self.number()?;
+            }
+        }
+        Some(())
     }
 }
 
@@ -783,5 +1132,49 @@ mod tests {
         let bad = format!("{text}{{\n");
         let err = run(&bad).unwrap_err().to_string();
         assert!(err.starts_with("t.jsonl:60001: invalid JSON"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::*;
+
+    /// Interned edges, seeds and answer of one line, through the scanner
+    /// (when it accepts) or serde_json.
+    fn parse(line: &str, fast: bool) -> Option<(Vec<[u32; 2]>, Vec<u32>, u32, u32)> {
+        let mut p = Parser::default();
+        let ok = p.record(line.as_bytes(), fast.then_some(line)).is_ok();
+        let b = &p.batch;
+        ok.then(|| (b.edges.clone(), b.seeds.clone(), b.answers[0], b.n_nodes[0]))
+    }
+
+    #[test]
+    fn scanner_agrees_with_serde() {
+        let lines = [
+            r#"{"answer_subgraph": [["a", "P1", "b"], ["b", 7, "c"]], "answer_node": "a", "seed_entities": ["c"]}"#,
+            r#" { "x" : [1, -2.5e3, {"y": [true, false, null]}, "z"] , "answer_subgraph":[[1,2],[2,{"k":1},3]],"answer_node":1,"seed_entities":[3, true]} "#,
+            r#"{"answer_subgraph": [[1.0, "r", 2]], "answer_node": 1, "seed_entities": [2]}"#,
+            r#"{"answer_subgraph": [["a\"b", "r", "c"]], "answer_node": "a\"b", "seed_entities": ["c"]}"#,
+            r#"{"answer_subgraph": [[null, "r", false]], "answer_node": null, "seed_entities": [0, -0]}"#,
+            r#"{"answer_subgraph": [[123456789012345678901, "r", 2]], "answer_node": 2, "seed_entities": []}"#,
+            r#"{"answer_subgraph": [["é", "r", "ü"]], "answer_node": "é", "seed_entities": ["ü"], "graph_isomorphism": "(1)"}"#,
+            r#"{"answer_subgraph": [["a", "r"]], "answer_node": "a", "seed_entities": []}"#,
+            r#"{"answer_subgraph": [["a", [], "b"]], "answer_node": "a", "seed_entities": ["b"],}"#,
+            r#"{"answer_subgraph": [["a", "r", "b"]], "answer_node": "a", "seed_entities": [01]}"#,
+            r#"{"answer_subgraph": [], "answer_node": "a", "seed_entities": [], "q": "tab	inside"}"#,
+            r#"{"answer_subgraph": [], "answer_node": "a", "seed_entities": []} {}"#,
+        ];
+        let mut accepted = 0;
+        for line in lines {
+            let slow = parse(line, false);
+            let mut p = Parser::default();
+            if p.fast_record(line).is_some() {
+                accepted += 1;
+                assert_eq!(parse(line, true), slow, "{line}");
+                assert!(slow.is_some(), "{line}");
+            }
+            assert_eq!(parse(line, true), slow, "{line}");
+        }
+        assert_eq!(accepted, 5);
     }
 }
