@@ -1139,9 +1139,12 @@ mod tests {
 mod scan_tests {
     use super::*;
 
+    /// Edges, seeds, answer and node count of one interned record.
+    type Interned = (Vec<[u32; 2]>, Vec<u32>, u32, u32);
+
     /// Interned edges, seeds and answer of one line, through the scanner
     /// (when it accepts) or serde_json.
-    fn parse(line: &str, fast: bool) -> Option<(Vec<[u32; 2]>, Vec<u32>, u32, u32)> {
+    fn parse(line: &str, fast: bool) -> Option<Interned> {
         let mut p = Parser::default();
         let ok = p.record(line.as_bytes(), fast.then_some(line)).is_ok();
         let b = &p.batch;
