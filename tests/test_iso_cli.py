@@ -8,6 +8,7 @@ purpose-built invalid records (a missing seed; parallel edges).
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -77,16 +78,21 @@ def test_bad_lines_name_file_and_line(tmp_path: Path) -> None:
             f'{good}\n{{"answer_subgraph": [], "answer_node": "a"}}\n',
             ":2: missing field 'seed_entities'",
         ),
-        "not an object": (f"{good}\n[1, 2]\n", ":2: expected a JSON object, got list"),
+        "not an object": (
+            f"{good}\n[1, 2]\n",
+            ":2: invalid type: sequence, expected a JSON object (GTSQA record)",
+        ),
         "bad edge": (
             f'{good}\n{good}\n{{"answer_subgraph": [["a", "s", "t", "u"]], "answer_node": "a", '
             '"seed_entities": ["s"]}\n',
-            ":3: edge 0: expected a (head, tail) pair or a (head, relation, tail) triple",
+            ":3: invalid length 4, expected answer_subgraph edge 0 as a [head, relation, tail] "
+            "triple or a [head, tail] pair (column 41)",
         ),
         "unhashable node": (
             '{"answer_subgraph": [[{"id": 1}, "r", "s"]], "answer_node": "a", '
             '"seed_entities": []}\n',
-            ":1: edge 0: unhashable type: 'dict'",
+            ":1: invalid type: map, expected a node id (string, number, boolean or null) "
+            "(column 23)",
         ),
     }
     for name, (text, expected) in cases.items():
@@ -104,3 +110,14 @@ def test_help() -> None:
     proc = run_cli("--help")
     assert proc.returncode == 0
     assert "--out" in proc.stdout and "graph_isomorphism" in proc.stdout
+
+
+def test_gzip_input_same_table_and_out(tmp_path: Path) -> None:
+    gz = tmp_path / "sample.jsonl.gz"
+    gz.write_bytes(gzip.compress(DATA.read_bytes()))
+    plain_out, gz_out = tmp_path / "plain.jsonl", tmp_path / "gz.jsonl"
+    plain = run_cli(str(DATA), "--out", str(plain_out))
+    packed = run_cli(str(gz), "--out", str(gz_out))
+    assert plain.returncode == packed.returncode == 0, packed.stderr
+    assert packed.stdout.replace(str(gz_out), "OUT") == plain.stdout.replace(str(plain_out), "OUT")
+    assert gz_out.read_text(encoding="utf-8") == plain_out.read_text(encoding="utf-8")

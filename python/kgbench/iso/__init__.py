@@ -32,6 +32,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -44,15 +45,19 @@ __all__ = [
     "GRAILQA_NAMES",
     "TABLE5_IDENTIFIERS",
     "AnswerSubgraphAnalysis",
+    "GtsqaFileTypes",
     "InvalidAnswerSubgraph",
     "InvalidIsomorphismType",
+    "InvalidRecord",
     "NotATreeError",
     "analyze_answer_subgraph",
     "canonical_form",
     "canonical_isomorphism_type",
+    "classify_gtsqa_jsonl",
     "grailqa_name",
     "isomorphism_type",
     "isomorphism_types",
+    "isomorphism_types_jsonl",
     "parse_isomorphism_type",
 ]
 
@@ -223,6 +228,106 @@ def isomorphism_types(
     if on_invalid not in ("none", "raise"):
         raise ValueError(f"on_invalid must be 'none' or 'raise', not {on_invalid!r}")
     return _iso.isomorphism_types(_as_sequence(subgraphs), on_invalid == "raise")
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidRecord:
+    """A record of a GTSQA file whose answer subgraph is not a valid answer tree."""
+
+    #: Position among the records (blank lines are not records), from 0.
+    index: int
+    #: Line number in the file, from 1.
+    line: int
+    #: Names of the defects found (see :data:`DEFECTS`).
+    defects: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GtsqaFileTypes:
+    """Isomorphism types of every record of a GTSQA JSONL file
+    (:func:`classify_gtsqa_jsonl`)."""
+
+    #: One identifier per record in file order; ``None`` for an invalid answer subgraph.
+    types: list[str | None]
+    #: Identifier -> number of records (valid records only), in order of first appearance.
+    counts: dict[str, int]
+    #: The invalid records, in file order.
+    invalid: list[InvalidRecord]
+    #: Records that already carry ``graph_isomorphism``: ``(identical, reordered,
+    #: different)`` counts against the computed identifier (``reordered``: the same
+    #: type written with juxtaposed terms in another order; ``null`` for an invalid
+    #: record counts as identical).
+    given: tuple[int, int, int]
+    #: Lines read, blank ones included.
+    lines: int
+
+
+def classify_gtsqa_jsonl(path: str | os.PathLike[str]) -> GtsqaFileTypes:
+    """Isomorphism types of all records of a GTSQA JSON Lines file, parsed and
+    classified in Rust without creating a Python object per record.
+
+    Each non-blank line is a JSON object with ``answer_subgraph`` (a list of
+    ``[head, relation, tail]`` triples or ``[head, tail]`` pairs), ``answer_node``
+    and ``seed_entities`` (a list); node ids are JSON strings, numbers, booleans
+    or null, compared as :func:`json.loads` + :func:`isomorphism_types` would
+    (``1``, ``1.0`` and ``true`` are one node, ``"1"`` another). Other fields are
+    skipped; an existing ``graph_isomorphism`` is compared (see
+    :attr:`GtsqaFileTypes.given`). Field names: seed Appendix A.3; SPEC.md §5.
+    Gzip input is detected by its magic bytes. The file is read in 8 MiB
+    blocks, parsed and classified in parallel (rayon); the output order is the
+    file order.
+
+    Raises:
+        InputError: the file cannot be opened, read or decompressed, or a line
+            is malformed: invalid JSON, not an object, a missing or duplicated
+            field, ``answer_subgraph`` / ``seed_entities`` not a list, an edge
+            that is not a pair or triple, a node id that is a list or object.
+            The message starts with ``FILE:LINE:`` for a bad line and gives
+            the column.
+    """
+    r = _iso.classify_gtsqa_jsonl(os.fspath(path))
+    return GtsqaFileTypes(
+        types=r["types"],
+        counts=r["counts"],
+        invalid=[InvalidRecord(i, line, defects) for i, line, defects in r["invalid"]],
+        given=r["given"],
+        lines=r["lines"],
+    )
+
+
+def isomorphism_types_jsonl(
+    path: str | os.PathLike[str], *, on_invalid: Literal["none", "raise"] = "none"
+) -> list[str | None]:
+    """Identifiers of all records of a GTSQA JSONL file (plain or gzip), one per
+    non-blank line, computed in Rust (parse + classify in parallel); see
+    :func:`classify_gtsqa_jsonl` for the accepted shapes.
+
+    Args:
+        path: the file.
+        on_invalid: ``"none"`` (default) puts ``None`` for a record whose answer
+            subgraph is not a valid answer tree; ``"raise"`` raises
+            :class:`InvalidAnswerSubgraph` for the first one (message
+            ``FILE:LINE: ...``, ``index`` the record's position).
+
+    Returns:
+        One identifier or ``None`` per record, in file order; equal identifiers
+        are the same ``str`` object.
+
+    Raises:
+        InputError: unreadable file or malformed line (``FILE:LINE:`` message).
+        InvalidAnswerSubgraph: with ``on_invalid="raise"``.
+    """
+    if on_invalid not in ("none", "raise"):
+        raise ValueError(f"on_invalid must be 'none' or 'raise', not {on_invalid!r}")
+    result = classify_gtsqa_jsonl(path)
+    if on_invalid == "raise" and result.invalid:
+        first = result.invalid[0]
+        raise InvalidAnswerSubgraph(
+            f"{os.fspath(path)}:{first.line}: invalid answer subgraph: {', '.join(first.defects)}",
+            first.defects,
+            first.index,
+        )
+    return result.types
 
 
 def parse_isomorphism_type(identifier: str) -> tuple[list[tuple[int, int]], int, list[int]]:

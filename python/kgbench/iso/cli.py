@@ -14,11 +14,9 @@ from typing import IO, Any, TextIO
 
 from kgbench.errors import InputError
 from kgbench.iso import (
-    InvalidIsomorphismType,
     analyze_answer_subgraph,
-    canonical_isomorphism_type,
+    classify_gtsqa_jsonl,
     grailqa_name,
-    isomorphism_types,
     parse_isomorphism_type,
 )
 
@@ -33,8 +31,9 @@ def register(subparsers: Any) -> None:
         "iso",
         help="isomorphism types of GTSQA answer subgraphs (frequency table)",
         description=(
-            "Read GTSQA records (JSON Lines; .gz accepted) with answer_subgraph (list of "
-            "[head, relation, tail]), answer_node and seed_entities; print the frequency "
+            "Read GTSQA records (JSON Lines, plain or gzip) with answer_subgraph (list of "
+            "[head, relation, tail]), answer_node and seed_entities, parsed and classified in "
+            "parallel in Rust; print the frequency "
             "table of their isomorphism types (seed Appendix A.2, Table 5). Records whose "
             "answer subgraph is not a valid answer tree are counted by defect. With --out, "
             "write the records with graph_isomorphism filled (null when invalid)."
@@ -53,7 +52,10 @@ def register(subparsers: Any) -> None:
 
 
 def _open_text(path: Path) -> TextIO:
-    if path.suffix == ".gz":
+    """Open as UTF-8 text; gzip is recognised by its magic bytes (as in the Rust reader)."""
+    with path.open("rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    if gzipped:
         return gzip.open(path, "rt", encoding="utf-8")
     return path.open(encoding="utf-8")
 
@@ -96,18 +98,6 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError(f"{path}: cannot read: {exc}") from exc
 
 
-def _locate_error(path: Path, lines: list[int], records: list[dict[str, Any]]) -> InputError:
-    """Find the record that makes the batch call raise, for a file:line message."""
-    for number, record in zip(lines, records, strict=True):
-        try:
-            analyze_answer_subgraph(
-                record["answer_subgraph"], record["answer_node"], record["seed_entities"]
-            )
-        except (TypeError, ValueError) as exc:
-            return InputError(f"{path}:{number}: {exc}")
-    return InputError(f"{path}: malformed records")
-
-
 def _write_atomically(path: Path, records: list[dict[str, Any]]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     opener: Any = gzip.open if path.suffix == ".gz" else open
@@ -124,36 +114,26 @@ def _write_atomically(path: Path, records: list[dict[str, Any]]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler of ``kgbench iso``."""
+    """Handler of ``kgbench iso``: the file is parsed and classified in Rust
+    (:func:`kgbench.iso.classify_gtsqa_jsonl`); only ``--out`` reads the records
+    into Python, to write them back."""
     path: Path = args.file
-    lines: list[int] = []
-    records: list[dict[str, Any]] = []
-    for number, record in read_records(path):
-        lines.append(number)
-        records.append(record)
-    try:
-        types = isomorphism_types(records)
-    except (TypeError, ValueError) as exc:
-        raise _locate_error(path, lines, records) from exc
-
-    counts: Counter[str] = Counter()
-    invalid: Counter[str] = Counter()
-    for number, record, identifier in zip(lines, records, types, strict=True):
-        if identifier is not None:
-            counts[identifier] += 1
-            continue
-        analysis = analyze_answer_subgraph(
-            record["answer_subgraph"], record["answer_node"], record["seed_entities"]
+    result = classify_gtsqa_jsonl(path)
+    if args.strict and result.invalid:
+        first = result.invalid[0]
+        raise InputError(
+            f"{path}:{first.line}: invalid answer subgraph: {', '.join(first.defects)}"
         )
-        reason = ", ".join(analysis.defects)
-        if args.strict:
-            raise InputError(f"{path}:{number}: invalid answer subgraph: {reason}")
-        invalid[reason] += 1
-
-    print_table(sys.stdout, counts, invalid, len(records))
-    print_agreement(sys.stdout, records, types)
+    invalid = Counter(", ".join(record.defects) for record in result.invalid)
+    print_table(sys.stdout, Counter(result.counts), invalid, len(result.types))
+    print_agreement(sys.stdout, result.given)
     if args.out is not None:
-        for record, identifier in zip(records, types, strict=True):
+        records = [record for _, record in read_records(path)]
+        if len(records) != len(result.types):
+            raise InputError(
+                f"{path}: read {len(records)} records but classified {len(result.types)}"
+            )
+        for record, identifier in zip(records, result.types, strict=True):
             record[OUTPUT_FIELD] = identifier
         _write_atomically(args.out, records)
         print(f"wrote {len(records)} records with {OUTPUT_FIELD} to {args.out}")
@@ -198,24 +178,11 @@ def print_table(out: TextIO, counts: Counter[str], invalid: Counter[str], total:
     )
 
 
-def print_agreement(out: TextIO, records: list[dict[str, Any]], types: list[str | None]) -> None:
-    """Compare with a ``graph_isomorphism`` value already present in the records."""
-    same = reordered = different = 0
-    for record, identifier in zip(records, types, strict=True):
-        given = record.get(OUTPUT_FIELD)
-        if given is None and OUTPUT_FIELD not in record:
-            continue
-        if given == identifier:
-            same += 1
-            continue
-        try:
-            canonical = canonical_isomorphism_type(given) if isinstance(given, str) else None
-        except InvalidIsomorphismType:
-            canonical = None
-        if canonical is not None and canonical == identifier:
-            reordered += 1
-        else:
-            different += 1
+def print_agreement(out: TextIO, given: tuple[int, int, int]) -> None:
+    """Compare with a ``graph_isomorphism`` value already present in the records:
+    ``given`` is ``(identical, reordered, different)`` (see
+    :attr:`kgbench.iso.GtsqaFileTypes.given`); nothing is printed when no record has one."""
+    same, reordered, different = given
     if same + reordered + different:
         print(
             f"existing {OUTPUT_FIELD}: {same} identical, {reordered} the same type written "

@@ -787,6 +787,63 @@ fn grailqa_name(identifier: &str) -> Option<&'static str> {
     core::grailqa_name(identifier)
 }
 
+/// Parse and classify a GTSQA JSONL file (plain or gzip) without the GIL.
+/// Returns a dict: `types` (list, one `str | None` per record), `counts`
+/// (identifier -> count), `invalid` (list of `(index, line, defects)`),
+/// `given` (`(identical, reordered, different)`), `records`, `lines`.
+#[pyfunction]
+fn classify_gtsqa_jsonl<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r = py
+        .detach(|| core::classify_jsonl(&path))
+        .map_err(|e| input_error(py, e.to_string()))?;
+    let types: Vec<Bound<'py, PyAny>> = r
+        .types
+        .types
+        .iter()
+        .map(|t| PyString::new(py, t).into_any())
+        .collect();
+    let mut counts = vec![0usize; types.len()];
+    for &id in &r.types.ids {
+        if id != core::TypeIds::INVALID {
+            counts[id as usize] += 1;
+        }
+    }
+    let none = py.None().into_bound(py);
+    let list = PyList::new(
+        py,
+        r.types.ids.iter().map(|&id| {
+            if id == core::TypeIds::INVALID {
+                none.clone()
+            } else {
+                types[id as usize].clone()
+            }
+        }),
+    )?;
+    let count_dict = PyDict::new(py);
+    for (t, c) in types.iter().zip(counts) {
+        count_dict.set_item(t, c)?;
+    }
+    let invalid = PyList::empty(py);
+    for rec in &r.invalid {
+        let names: Vec<&str> = rec.defects.iter().map(|d| d.name()).collect();
+        invalid.append((rec.index, rec.line, PyTuple::new(py, names)?))?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("records", r.types.ids.len())?;
+    d.set_item("types", list)?;
+    d.set_item("counts", count_dict)?;
+    d.set_item("invalid", invalid)?;
+    d.set_item(
+        "given",
+        (r.given.identical, r.given.reordered, r.given.different),
+    )?;
+    d.set_item("lines", r.lines)?;
+    Ok(d)
+}
+
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = parent.py();
     let m = PyModule::new(py, "iso")?;
@@ -797,6 +854,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(canonical_isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(grailqa_name, &m)?)?;
+    m.add_function(wrap_pyfunction!(classify_gtsqa_jsonl, &m)?)?;
     let names = PyDict::new(py);
     for (id, name) in core::GRAILQA_NAMES {
         names.set_item(id, name)?;

@@ -82,7 +82,7 @@ impl TypeIds {
 const CHUNK: usize = 2048;
 
 /// Identify items `range` with chunk-local interning (no allocation per item).
-fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize>) -> TypeIds {
+pub(crate) fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize>) -> TypeIds {
     let mut ws = Workspace::default();
     let mut local: FxHashMap<String, u32> = FxHashMap::default();
     let mut out = TypeIds {

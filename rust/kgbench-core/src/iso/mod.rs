@@ -8,6 +8,8 @@
 //! - [`parse_identifier`] / [`canonical_identifier`]: the inverse direction.
 //! - [`grailqa_name`]: the GrailQA++ name (Dutt et al., 2023) from Table 5.
 //! - [`isomorphism_types`]: many subgraphs in parallel (rayon).
+//! - [`classify_jsonl`]: GTSQA JSON Lines files (plain or gzip) parsed and
+//!   classified in parallel, without building Python objects.
 //!
 //! Node ids are small integers; the Python binding maps arbitrary hashable ids.
 
@@ -15,6 +17,7 @@ mod ahu;
 mod batch;
 mod graph;
 pub mod gtsqa;
+mod jsonl;
 mod small;
 
 pub use ahu::{canonical_form, NotATree};
@@ -25,6 +28,9 @@ pub use graph::{
 pub use gtsqa::{
     canonical_identifier, grailqa_name, parse_identifier, IdentifierError, ParsedIdentifier,
     GRAILQA_NAMES,
+};
+pub use jsonl::{
+    classify_jsonl, classify_reader, GivenAgreement, InvalidRecord, JsonlError, JsonlTypes,
 };
 
 /// The GTSQA identifier of a valid answer tree.
