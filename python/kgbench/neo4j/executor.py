@@ -293,7 +293,9 @@ class QueryExecutor:
         t0 = time.perf_counter()
         try:
             with self.driver.session(
-                database=self.database, default_access_mode=neo4j.READ_ACCESS
+                database=self.database,
+                default_access_mode=neo4j.READ_ACCESS,
+                notifications_min_severity="OFF",
             ) as session:
                 result = session.run(neo4j.Query(query, timeout=self.timeout_s))
                 columns = list(result.keys())

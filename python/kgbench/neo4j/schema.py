@@ -104,7 +104,7 @@ def fetch_schema(
     ent_types: dict[str, dict[str, set[str]]] = {}
     rel_types: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     triples: list[tuple[str, str, str]] = []
-    with driver.session(database=database) as session:
+    with driver.session(database=database, notifications_min_severity="OFF") as session:
         for rec in session.run(NODE_PROPERTIES_QUERY):
             props = ent_types.setdefault(rec["label"], defaultdict(set))
             if rec["property"] not in excluded:
