@@ -1,15 +1,108 @@
-"""CLI subcommands of kgbench.evaluate (kgbench evaluate)."""
+"""``kgbench evaluate``: CypherBench-compatible scoring of text-to-Cypher predictions."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 from typing import Any
+
+_EPILOG = """\
+Tasks and predictions use CypherBench's Nl2CypherSample records (JSON array or JSON
+Lines); predictions may also be {"qid", "pred_cypher"} lines. Without --predictions,
+pred_cypher is read from the task file (as CypherBench's result.json).
+
+Writes OUT/result_with_metrics.json and OUT/aggregated_metrics.json (overall; by_graph,
+by_match, by_return of the --metric-for-agg metric) and prints a table. Bad predictions
+(missing, empty, write queries, syntax errors, timeouts) score 0 and their error class
+is recorded; the run does not stop for them.
+
+--graph-uris: JSON object graph -> "bolt://host:port" or {"uri", "database", "user",
+"password"}; CypherBench's neo4j_info.json ({"full": {graph: {"host", "port", ...}}})
+is accepted too. Graphs not in the map use --uri.
+"""
 
 
 def register(subparsers: Any) -> None:
-    """Add this stage's subcommands to the kgbench parser (none yet)."""
-    del subparsers
+    """Add ``kgbench evaluate`` to the kgbench parser."""
+    p = subparsers.add_parser(
+        "evaluate",
+        help="score text-to-Cypher predictions on Neo4j (EX, PSJS, Exec), as CypherBench",
+        description="Execute gold and predicted Cypher on Neo4j and compute execution "
+        "accuracy (EX), provenance subgraph Jaccard similarity (PSJS) and executability "
+        "(Exec) per task, plus CypherBench's aggregated metrics (SPEC.md §3-§4).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
+    p.add_argument(
+        "--predictions", type=Path, help="prediction file (default: pred_cypher of the tasks)"
+    )
+    p.add_argument("--uri", help="Bolt URI of the Neo4j server for every graph not in the map")
+    p.add_argument("--user", help="Neo4j user (default: $NEO4J_USER, or no authentication)")
+    p.add_argument("--password", help="Neo4j password (default: $NEO4J_PASSWORD)")
+    p.add_argument("--database", help="database on --uri (default: the server's default)")
+    p.add_argument("--graph-uris", type=Path, help="JSON map graph -> Bolt URI / target")
+    p.add_argument(
+        "--metrics",
+        default="ex,psjs,exec",
+        help="comma-separated: ex, psjs, exec (default: all three)",
+    )
+    p.add_argument(
+        "--metric-for-agg",
+        default="ex",
+        help="metric of by_graph/by_match/by_return (default: ex = execution_accuracy)",
+    )
+    p.add_argument("--workers", type=int, default=8, help="parallel queries (default: 8)")
+    p.add_argument(
+        "--timeout", type=float, default=120.0, help="per-query timeout in seconds (default: 120)"
+    )
+    p.add_argument(
+        "--gold-timeout", type=float, help="timeout of gold queries (default: --timeout)"
+    )
+    p.add_argument(
+        "--gold-cache",
+        type=Path,
+        help="directory caching gold results across runs (default: OUT/gold_cache)",
+    )
+    p.add_argument("--out", required=True, type=Path, help="output directory")
+    p.set_defaults(func=run)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``kgbench evaluate``."""
+    from kgbench.errors import InputError
+    from kgbench.evaluate.runner import METRIC_ALIASES, evaluate, parse_metrics
+
+    if args.uri is None and args.graph_uris is None:
+        raise InputError("give --uri, --graph-uris, or both")
+    if args.workers < 1:
+        raise InputError("--workers must be at least 1")
+    if args.timeout <= 0:
+        raise InputError("--timeout must be positive")
+    metrics = parse_metrics(args.metrics)
+    agg_name = METRIC_ALIASES.get(args.metric_for_agg.strip().lower())
+    if agg_name is None or agg_name not in metrics:
+        raise InputError(
+            f"--metric-for-agg {args.metric_for_agg!r} must be one of the selected metrics"
+        )
+    result = evaluate(
+        args.tasks,
+        args.predictions,
+        uri=args.uri,
+        user=args.user or os.environ.get("NEO4J_USER"),
+        password=args.password or os.environ.get("NEO4J_PASSWORD"),
+        database=args.database,
+        graph_uris=args.graph_uris,
+        metrics=metrics,
+        metric_for_agg=agg_name,
+        workers=args.workers,
+        timeout_s=args.timeout,
+        gold_timeout_s=args.gold_timeout,
+        gold_cache_dir=args.gold_cache or (args.out / "gold_cache"),
+    )
+    results_path, agg_path = result.write(args.out)
+    print(result.table())
+    print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
     return 0

@@ -1,0 +1,104 @@
+"""Aggregated metrics exactly as CypherBench's evaluation script writes them (SPEC.md §3).
+
+``aggregated_metrics.json`` holds:
+
+- ``overall``: for each metric, the mean over all records, rounded to 4 decimals;
+- ``by_graph``, ``by_match``, ``by_return``: the mean of one metric (the
+  *aggregation metric*, ``execution_accuracy`` by default) per task ``graph``, per
+  ``from_template.match_category`` and per ``from_template.return_pattern_id``
+  mapped by :data:`RETURN_PATTERN_MAPPING` (``n_prop``, ``n_name_prop``,
+  ``n_prop_distinct`` and ``n_prop_array_distinct`` merge into ``n_prop_combined``;
+  return patterns not in the mapping, e.g. the special categories' own templates,
+  are left out of ``by_return``).
+
+Means are ``round(sum / count, 4)`` in record order; an empty group is NaN. Groups
+appear in order of first occurrence. Records without ``from_template`` are left out
+of ``by_match`` and ``by_return`` (CypherBench requires the field).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+#: CypherBench's RETURN template groups for ``by_return``.
+RETURN_PATTERN_MAPPING: dict[str, str] = {
+    "n_name": "n_name",
+    "n_prop": "n_prop_combined",
+    "n_name_prop": "n_prop_combined",
+    "n_prop_distinct": "n_prop_combined",
+    "n_prop_array_distinct": "n_prop_combined",
+    "n_order_by": "n_order_by",
+    "n_argmax": "n_argmax",
+    "n_where": "n_where",
+    "n_agg": "n_agg",
+    "n_group_by": "n_group_by",
+}
+
+
+def mean4(values: Sequence[float]) -> float:
+    """``round(mean, 4)``, or NaN for no values (CypherBench ``avg_and_round``)."""
+    return round(sum(values) / len(values), 4) if values else math.nan
+
+
+def group_means(pairs: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Mean (4 decimals) of the values of each key, keys in first-seen order."""
+    groups: dict[str, list[float]] = {}
+    for key, value in pairs:
+        groups.setdefault(key, []).append(value)
+    return {key: mean4(values) for key, values in groups.items()}
+
+
+def aggregate_metrics(
+    records: Sequence[Mapping[str, Any]],
+    metrics: Sequence[str],
+    metric_for_agg: str = "execution_accuracy",
+) -> dict[str, dict[str, float]]:
+    """The ``aggregated_metrics.json`` object for scored records.
+
+    Args:
+        records: task records whose ``metrics`` dict holds every name in ``metrics``.
+        metrics: metric names for ``overall``, in output order.
+        metric_for_agg: the metric averaged in ``by_graph`` / ``by_match`` /
+            ``by_return``; must be one of ``metrics``.
+
+    Raises:
+        ValueError: ``metric_for_agg`` is not in ``metrics``.
+        KeyError: a record lacks one of the metrics.
+    """
+    if metric_for_agg not in metrics:
+        raise ValueError(
+            f"aggregation metric {metric_for_agg!r} is not among the computed metrics "
+            f"{list(metrics)}"
+        )
+    overall = {m: mean4([r["metrics"][m] for r in records]) for m in metrics}
+    by_graph = group_means((r["graph"], r["metrics"][metric_for_agg]) for r in records)
+    templated = [r for r in records if r.get("from_template")]
+    by_match = group_means(
+        (r["from_template"]["match_category"], r["metrics"][metric_for_agg]) for r in templated
+    )
+    by_return = group_means(
+        (
+            RETURN_PATTERN_MAPPING[r["from_template"]["return_pattern_id"]],
+            r["metrics"][metric_for_agg],
+        )
+        for r in templated
+        if r["from_template"]["return_pattern_id"] in RETURN_PATTERN_MAPPING
+    )
+    return {"overall": overall, "by_graph": by_graph, "by_match": by_match, "by_return": by_return}
+
+
+def format_table(aggregated: Mapping[str, Mapping[str, float]], metric_for_agg: str) -> str:
+    """A plain-text table of aggregated metrics for the terminal."""
+    lines = ["overall"]
+    for name, value in aggregated["overall"].items():
+        lines.append(f"  {name:<32} {value:>8.4f}")
+    for section in ("by_graph", "by_match", "by_return"):
+        groups = aggregated.get(section) or {}
+        if not groups:
+            continue
+        lines.append(f"{section} ({metric_for_agg})")
+        for key, value in groups.items():
+            lines.append(f"  {key:<32} {value:>8.4f}")
+    return "\n".join(lines)

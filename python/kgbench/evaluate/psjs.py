@@ -1,0 +1,195 @@
+"""Provenance Subgraph Jaccard Similarity (PSJS) and Executable (Exec).
+
+Definitions (SPEC.md §4; seed cypherbench.txt §5.2): the *provenance subgraph* of
+a query is the set of nodes bound by its MATCH part (clauses from the start while
+they are MATCH / OPTIONAL MATCH / WHERE / WITH without aliases; every node pattern,
+named or anonymous; UNION branches, top level or inside ``CALL { }``, united).
+kgbench finds the MATCH part with a real Cypher parser
+(:func:`kgbench._core.cypher.provenance_queries`) instead of CypherBench's regular
+expressions, and compares Neo4j element ids::
+
+    PSJS = |G ∩ Ĝ| / |G ∪ Ĝ|    (0 when the union is empty)
+
+Identical query strings score 1 without execution. A prediction scores 0 when it
+is empty, is a write query (:func:`kgbench._core.cypher.write_clauses`), does not
+parse, or its provenance query fails or times out — as in CypherBench, PSJS depends
+only on the MATCH part, so a prediction whose RETURN part fails can still score.
+
+Exec is 1 when the predicted query runs without error within the timeout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kgbench._core import cypher as _cypher
+
+CypherSyntaxError = _cypher.CypherSyntaxError
+provenance_queries = _cypher.provenance_queries
+write_clauses = _cypher.write_clauses
+
+#: Error classes kgbench assigns itself (others come from the query executor).
+EMPTY_PREDICTION = "EmptyPrediction"
+MISSING_PREDICTION = "MissingPrediction"
+WRITE_QUERY = "WriteQuery"
+PROVENANCE_SYNTAX_ERROR = "ProvenanceSyntaxError"
+GOLD_QUERY_ERROR = "GoldQueryError"
+
+
+class QueryResultLike(Protocol):
+    """What kgbench needs from ``kgbench.neo4j.QueryResult``."""
+
+    query: str
+    columns: Sequence[str]
+    rows: Sequence[Sequence[Any]]
+    error_class: str | None
+    error: str | None
+    ok: bool
+
+
+class ExecutorLike(Protocol):
+    """What kgbench needs from ``kgbench.neo4j.QueryExecutor``."""
+
+    def run_many(self, queries: Sequence[str]) -> Sequence[QueryResultLike]: ...
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a metric scored 0: an error class and a one-line message."""
+
+    error_class: str
+    error: str
+
+    def as_dict(self) -> dict[str, str]:
+        """``{"error_class": ..., "error": ...}`` for JSON output."""
+        return {"error_class": self.error_class, "error": self.error}
+
+
+@dataclass
+class Provenance:
+    """Provenance of one query: its branch queries, or why there are none."""
+
+    queries: list[str] = field(default_factory=list)
+    failure: Failure | None = None
+
+
+def jaccard(gold: set[str], pred: set[str]) -> float:
+    """``|gold ∩ pred| / |gold ∪ pred|``; 0.0 when both are empty."""
+    union = len(gold | pred)
+    return len(gold & pred) / union if union else 0.0
+
+
+def prediction_failure(pred: str | None) -> Failure | None:
+    """The reason a prediction cannot be run at all, or ``None``.
+
+    ``None``/missing -> :data:`MISSING_PREDICTION`; blank -> :data:`EMPTY_PREDICTION`;
+    a write query -> :data:`WRITE_QUERY` (message lists the write clauses).
+    """
+    if pred is None:
+        return Failure(MISSING_PREDICTION, "no prediction for this qid")
+    if not pred.strip():
+        return Failure(EMPTY_PREDICTION, "the predicted query is empty")
+    clauses = write_clauses(pred)
+    if clauses:
+        return Failure(WRITE_QUERY, "write clauses not allowed: " + ", ".join(clauses))
+    return None
+
+
+def provenance_of(query: str) -> Provenance:
+    """Parse ``query`` into its provenance queries; a parse error becomes a failure."""
+    try:
+        return Provenance(queries=provenance_queries(query))
+    except CypherSyntaxError as exc:
+        return Provenance(failure=Failure(PROVENANCE_SYNTAX_ERROR, str(exc)))
+
+
+def run_queries(executor: ExecutorLike, queries: Iterable[str]) -> dict[str, QueryResultLike]:
+    """Run the distinct ``queries`` once each (in first-seen order); query -> result."""
+    unique = list(dict.fromkeys(queries))
+    if not unique:
+        return {}
+    return dict(zip(unique, executor.run_many(unique), strict=True))
+
+
+def element_ids(
+    queries: Sequence[str], results: dict[str, QueryResultLike]
+) -> tuple[set[str], Failure | None]:
+    """Union of the ``element_id`` column over the results of ``queries``.
+
+    Returns the set and the first failure (an unsuccessful result), if any.
+    """
+    ids: set[str] = set()
+    for q in queries:
+        res = results[q]
+        if not res.ok:
+            return set(), Failure(res.error_class or "QueryError", res.error or "query failed")
+        for row in res.rows:
+            if row and row[0] is not None:
+                ids.add(str(row[0]))
+    return ids, None
+
+
+def provenance_subgraph(query: str, executor: ExecutorLike) -> set[str]:
+    """Element ids of the provenance subgraph of ``query``.
+
+    Raises:
+        CypherSyntaxError: the query does not parse.
+        RuntimeError: a provenance query failed (message has the executor's error).
+    """
+    queries = provenance_queries(query)
+    results = run_queries(executor, queries)
+    ids, failure = element_ids(queries, results)
+    if failure is not None:
+        raise RuntimeError(f"{failure.error_class}: {failure.error}")
+    return ids
+
+
+def psjs(
+    gold_cypher: str,
+    pred_cypher: str | None,
+    executor: ExecutorLike,
+    gold_executor: ExecutorLike | None = None,
+) -> tuple[float, Failure | None]:
+    """PSJS of one prediction (see the module documentation).
+
+    ``gold_executor`` (default ``executor``) runs the gold provenance queries, so a
+    caching executor can be used for them. Returns ``(score, failure)``; a gold
+    query that cannot be analysed gives ``(0.0, Failure(GoldQueryError, ...))``.
+    Never raises on a bad prediction.
+    """
+    if pred_cypher == gold_cypher:
+        return 1.0, None
+    failure = prediction_failure(pred_cypher)
+    if failure is not None:
+        return 0.0, failure
+    assert pred_cypher is not None
+    gold = provenance_of(gold_cypher)
+    if gold.failure is not None:
+        return 0.0, Failure(GOLD_QUERY_ERROR, gold.failure.error)
+    pred = provenance_of(pred_cypher)
+    if pred.failure is not None:
+        return 0.0, pred.failure
+    gold_results = run_queries(gold_executor or executor, gold.queries)
+    gold_ids, gold_fail = element_ids(gold.queries, gold_results)
+    if gold_fail is not None:
+        return 0.0, Failure(GOLD_QUERY_ERROR, f"{gold_fail.error_class}: {gold_fail.error}")
+    pred_results = run_queries(executor, pred.queries)
+    pred_ids, pred_fail = element_ids(pred.queries, pred_results)
+    if pred_fail is not None:
+        return 0.0, pred_fail
+    return jaccard(gold_ids, pred_ids), None
+
+
+def executable(pred_cypher: str | None, executor: ExecutorLike) -> tuple[float, Failure | None]:
+    """Exec of one prediction: 1.0 when it runs without error within the executor's
+    timeout, else ``(0.0, failure)``. Empty and write queries are not sent."""
+    failure = prediction_failure(pred_cypher)
+    if failure is not None:
+        return 0.0, failure
+    assert pred_cypher is not None
+    (res,) = executor.run_many([pred_cypher])
+    if res.ok:
+        return 1.0, None
+    return 0.0, Failure(res.error_class or "QueryError", res.error or "query failed")

@@ -1,0 +1,481 @@
+//! Provenance queries for PSJS (SPEC.md §4; seed cypherbench.txt §5.2).
+//!
+//! The *provenance subgraph* of a query is the set of nodes bound by its MATCH
+//! part. [`provenance_queries`] rewrites a query into Cypher that returns the
+//! element ids of those nodes, one query per UNION branch:
+//!
+//! 1. **Branches.** A top-level `UNION` / `UNION ALL` is split into its single
+//!    queries. A single query whose *first* clause is a `CALL { ... }` subquery
+//!    is replaced by the branches of that subquery (recursively); the clauses
+//!    after that `CALL` are ignored, as in CypherBench.
+//! 2. **MATCH part.** From the first clause on, clauses are kept while they are
+//!    `MATCH`, `OPTIONAL MATCH` (each with its own `WHERE`) or a `WITH` without
+//!    aliases — every item a bare variable or `*`, no `ORDER BY` / `SKIP` /
+//!    `LIMIT`. Such a `WITH` is rewritten to `WITH *` (so every MATCH variable
+//!    stays in scope) and keeps its `WHERE`; trailing `WITH *` without `WHERE`
+//!    are dropped. A branch whose first clause is not a MATCH has no MATCH part
+//!    and contributes no nodes. (CypherBench additionally requires the text to
+//!    start with upper-case `MATCH`; kgbench accepts any case and a leading
+//!    `OPTIONAL MATCH`.)
+//! 3. **Nodes.** Every node pattern of the kept MATCH / OPTIONAL MATCH patterns
+//!    contributes, named or anonymous; anonymous node patterns get fresh
+//!    variables `__kgb_n<i>` (prefixed with more `_` if the query already
+//!    contains `__kgb`). Nodes in WHERE pattern predicates do not contribute.
+//!    Variables declared inside a quantified path pattern (`((a)-->(b)){1,3}`)
+//!    are lists and contribute all their elements. Intermediate nodes of
+//!    variable-length relationships (`-[*1..3]->`) are not node patterns and do
+//!    not contribute.
+//! 4. **Query.** `<MATCH part> UNWIND [v1, v2, ...] (+ coalesce(g, []) per
+//!    group variable) AS __kgb_node WITH __kgb_node WHERE __kgb_node IS NOT NULL
+//!    RETURN DISTINCT elementId(__kgb_node) AS element_id` (Neo4j 5
+//!    `elementId`; nulls from OPTIONAL MATCH are skipped).
+//!
+//! The provenance subgraph of the whole query is the union of the element ids
+//! returned by its branch queries.
+
+use open_cypher::ast::{
+    ClauseKind, ExprKind, Identifier, MatchClause, NodePattern, PathFactorKind, PathPattern,
+    ProjectionItemKind, Query, QueryKind, SingleQuery, StatementKind, WithClause,
+};
+use open_cypher::Span;
+
+use super::parse::{with_parsed, CypherError, Parsed};
+
+/// Name of the single result column of every provenance query.
+pub const ELEMENT_ID_COLUMN: &str = "element_id";
+
+/// The provenance query of one branch of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProvenanceQuery {
+    /// Cypher returning the distinct element ids (column [`ELEMENT_ID_COLUMN`])
+    /// of the nodes matched by this branch's MATCH part.
+    pub cypher: String,
+    /// The MATCH part alone, with fresh variables on anonymous nodes.
+    pub match_cypher: String,
+    /// Variables whose nodes are collected, as written in `cypher` (backtick
+    /// quoted when needed), single-node variables first, then list variables
+    /// of quantified path patterns.
+    pub node_variables: Vec<String>,
+}
+
+/// The provenance queries of `query`, one per branch with a MATCH part, in
+/// source order (see the module documentation for the rules).
+///
+/// An empty vector means that no branch has a MATCH part (the provenance
+/// subgraph is empty).
+///
+/// # Errors
+///
+/// [`CypherError`] when the query does not parse as a single openCypher query,
+/// is empty, or is too large.
+pub fn provenance_queries(query: &str) -> Result<Vec<ProvenanceQuery>, CypherError> {
+    let fresh = fresh_prefix(query);
+    with_parsed(query, |parsed| {
+        let mut out = Vec::new();
+        collect_program(parsed, &fresh, &mut out);
+        out
+    })
+}
+
+/// `__kgb`, with extra leading underscores until it does not occur in `query`.
+fn fresh_prefix(query: &str) -> String {
+    let mut prefix = "__kgb".to_string();
+    while query.contains(&prefix) {
+        prefix.insert(0, '_');
+    }
+    prefix
+}
+
+fn collect_program(parsed: &Parsed, fresh: &str, out: &mut Vec<ProvenanceQuery>) {
+    for statement in &parsed.program.program.statements {
+        if let StatementKind::Query(qs) = &statement.kind {
+            collect_query(&qs.query, parsed, fresh, out);
+        }
+    }
+}
+
+fn collect_query(query: &Query, parsed: &Parsed, fresh: &str, out: &mut Vec<ProvenanceQuery>) {
+    if let QueryKind::Regular(regular) = &query.kind {
+        collect_single(&regular.head, parsed, fresh, out);
+        for branch in &regular.unions {
+            collect_single(&branch.query, parsed, fresh, out);
+        }
+    }
+}
+
+fn collect_single(
+    single: &SingleQuery,
+    parsed: &Parsed,
+    fresh: &str,
+    out: &mut Vec<ProvenanceQuery>,
+) {
+    let src = parsed.text.as_str();
+    let clauses = &single.kind.clauses;
+    if let Some(first) = clauses.first() {
+        if matches!(first.kind, ClauseKind::Call(_)) {
+            if let Some(sub) = parsed.subquery_at(first.span.start) {
+                collect_program(&sub.body, fresh, out);
+                return;
+            }
+        }
+    }
+    let mut nodes = NodeVars::new(fresh);
+    // (text, is a bare `WITH *` that may be dropped when trailing)
+    let mut pieces: Vec<(String, bool)> = Vec::new();
+    for (i, clause) in clauses.iter().enumerate() {
+        match &clause.kind {
+            ClauseKind::Match(m) => {
+                pieces.push((match_text(clause.span, m, src, &mut nodes), false))
+            }
+            ClauseKind::With(w) if i > 0 && is_bare_with(w) => match &w.where_clause {
+                Some(predicate) => pieces.push((
+                    format!("WITH * WHERE {}", span_text(src, predicate.span)),
+                    false,
+                )),
+                None => pieces.push(("WITH *".to_string(), true)),
+            },
+            _ => break,
+        }
+    }
+    while pieces.last().is_some_and(|(_, bare)| *bare) {
+        pieces.pop();
+    }
+    if pieces.is_empty() {
+        return;
+    }
+    let match_cypher = pieces
+        .into_iter()
+        .map(|(text, _)| text)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let row = format!("{fresh}_node");
+    let mut list = format!("[{}]", nodes.singles.join(", "));
+    for group in &nodes.groups {
+        list.push_str(&format!(" + coalesce({group}, [])"));
+    }
+    let cypher = format!(
+        "{match_cypher} UNWIND {list} AS {row} WITH {row} WHERE {row} IS NOT NULL \
+         RETURN DISTINCT elementId({row}) AS {ELEMENT_ID_COLUMN}"
+    );
+    let mut node_variables = nodes.singles;
+    node_variables.extend(nodes.groups);
+    out.push(ProvenanceQuery {
+        cypher,
+        match_cypher,
+        node_variables,
+    });
+}
+
+/// A WITH that only passes variables on: items are `*` or bare variables
+/// without alias, and there is no ORDER BY / SKIP / OFFSET / LIMIT.
+fn is_bare_with(with: &WithClause) -> bool {
+    let p = &with.projection;
+    p.order_by.is_none()
+        && p.skip.is_none()
+        && p.offset.is_none()
+        && p.limit.is_none()
+        && p.items.iter().all(|item| match &item.kind {
+            ProjectionItemKind::Wildcard => true,
+            ProjectionItemKind::Expression { expression, alias } => {
+                alias.is_none() && matches!(expression.kind, ExprKind::Variable(_))
+            }
+            _ => false,
+        })
+}
+
+fn span_text(src: &str, span: Span) -> &str {
+    src.get(span.start..span.end).unwrap_or("")
+}
+
+/// The source text of a MATCH clause with fresh variables inserted into its
+/// anonymous node patterns; records the node variables in `nodes`.
+fn match_text(span: Span, clause: &MatchClause, src: &str, nodes: &mut NodeVars) -> String {
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    for part in &clause.pattern.parts {
+        walk_path(&part.kind.path, false, src, nodes, &mut inserts);
+    }
+    inserts.sort_by_key(|(at, _)| *at);
+    let mut text = String::new();
+    let mut pos = span.start;
+    for (at, name) in inserts {
+        if at < pos || at > span.end {
+            continue;
+        }
+        text.push_str(src.get(pos..at).unwrap_or(""));
+        text.push_str(&name);
+        pos = at;
+    }
+    text.push_str(src.get(pos..span.end).unwrap_or(""));
+    text
+}
+
+fn walk_path(
+    path: &PathPattern,
+    in_group: bool,
+    src: &str,
+    nodes: &mut NodeVars,
+    inserts: &mut Vec<(usize, String)>,
+) {
+    for factor in &path.kind.factors {
+        match &factor.kind {
+            PathFactorKind::Node(pattern) => {
+                nodes.add(pattern, factor.span, in_group, src, inserts);
+            }
+            PathFactorKind::QuantifiedNode { pattern, .. } => {
+                nodes.add(pattern, factor.span, true, src, inserts);
+            }
+            PathFactorKind::Parenthesized {
+                pattern,
+                quantifier,
+                ..
+            }
+            | PathFactorKind::Subpath {
+                pattern,
+                quantifier,
+                ..
+            } => walk_path(
+                pattern,
+                in_group || quantifier.is_some(),
+                src,
+                nodes,
+                inserts,
+            ),
+            PathFactorKind::LegacyShortest { pattern, .. } => {
+                walk_path(pattern, in_group, src, nodes, inserts);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Node variables of one branch: single nodes and lists (quantified groups).
+struct NodeVars {
+    fresh: String,
+    counter: usize,
+    singles: Vec<String>,
+    groups: Vec<String>,
+}
+
+impl NodeVars {
+    fn new(fresh: &str) -> Self {
+        Self {
+            fresh: fresh.to_string(),
+            counter: 0,
+            singles: Vec::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    fn add(
+        &mut self,
+        pattern: &NodePattern,
+        span: Span,
+        group: bool,
+        src: &str,
+        inserts: &mut Vec<(usize, String)>,
+    ) {
+        let name = match &pattern.variable {
+            Some(variable) => render_identifier(&variable.kind),
+            None => {
+                let name = format!("{}_n{}", self.fresh, self.counter);
+                self.counter += 1;
+                // Insert right after the node pattern's opening parenthesis.
+                let open = src
+                    .get(span.start..span.end)
+                    .and_then(|t| t.find('('))
+                    .map(|i| span.start + i + 1);
+                let Some(at) = open else { return };
+                inserts.push((at, name.clone()));
+                name
+            }
+        };
+        let list = if group {
+            &mut self.groups
+        } else {
+            &mut self.singles
+        };
+        if !list.contains(&name) {
+            list.push(name);
+        }
+    }
+}
+
+/// An identifier as Cypher source: bare when it is a plain ASCII name,
+/// otherwise backtick-quoted with embedded backticks doubled.
+fn render_identifier(id: &Identifier) -> String {
+    let text = &id.text;
+    let plain = text
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        text.clone()
+    } else {
+        format!("`{}`", text.replace('`', "``"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prov(q: &str) -> Vec<ProvenanceQuery> {
+        provenance_queries(q).unwrap_or_else(|e| panic!("{q}: {e}"))
+    }
+
+    #[test]
+    fn basic_pattern_with_distinct_and_where() {
+        let p = prov(
+            "MATCH (n:TerroristAttack) WITH DISTINCT n WHERE n.date < date('1997-03-13') RETURN n.name",
+        );
+        assert_eq!(p.len(), 1);
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (n:TerroristAttack) WITH * WHERE n.date < date('1997-03-13')"
+        );
+        assert_eq!(p[0].node_variables, ["n"]);
+        assert_eq!(
+            p[0].cypher,
+            "MATCH (n:TerroristAttack) WITH * WHERE n.date < date('1997-03-13') \
+             UNWIND [n] AS __kgb_node WITH __kgb_node WHERE __kgb_node IS NOT NULL \
+             RETURN DISTINCT elementId(__kgb_node) AS element_id"
+        );
+    }
+
+    #[test]
+    fn trailing_with_is_dropped_and_aliases_stop() {
+        let p = prov("MATCH (n:Team) WITH DISTINCT n RETURN n.name");
+        assert_eq!(p[0].match_cypher, "MATCH (n:Team)");
+        let p = prov(
+            "MATCH (n:AircraftModel)-[r1:manufacturedBy]->(m1:AircraftManufacturer {name: 'ATR'}) \
+             OPTIONAL MATCH (n:AircraftModel)<-[r0:involves]-(m0:FlightAccident) \
+             WITH n, count(DISTINCT m0) AS num RETURN n.name, num",
+        );
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (n:AircraftModel)-[r1:manufacturedBy]->(m1:AircraftManufacturer {name: 'ATR'}) \
+             OPTIONAL MATCH (n:AircraftModel)<-[r0:involves]-(m0:FlightAccident)"
+        );
+        assert_eq!(p[0].node_variables, ["n", "m1", "m0"]);
+        let p = prov("MATCH (n:Movie) WITH n ORDER BY n.x LIMIT 3 MATCH (n)-->(m) RETURN m");
+        assert_eq!(p[0].match_cypher, "MATCH (n:Movie)");
+    }
+
+    #[test]
+    fn anonymous_nodes_get_fresh_variables() {
+        let p =
+            prov("MATCH (c:Character)-[:hasFather]->(:Character), ( )<--() RETURN DISTINCT c.name");
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (c:Character)-[:hasFather]->(__kgb_n0:Character), (__kgb_n1 )<--(__kgb_n2)"
+        );
+        assert_eq!(
+            p[0].node_variables,
+            ["c", "__kgb_n0", "__kgb_n1", "__kgb_n2"]
+        );
+        // A query already using the prefix gets a longer one.
+        let p = prov("MATCH (__kgb_x)-->() RETURN 1");
+        assert_eq!(p[0].node_variables, ["__kgb_x", "___kgb_n0"]);
+        assert!(p[0].cypher.contains("AS ___kgb_node"));
+    }
+
+    #[test]
+    fn unions_top_level_and_in_call() {
+        let q = "CALL { MATCH (n:Politician)<-[r0:headedBy]-(m0:PoliticalParty {name: 'Law and Justice'}) \
+                 RETURN n, m0 AS m UNION MATCH (n:Politician)<-[r1:hasHeadOfState]-(m1:Country {name: 'Poland'}) \
+                 RETURN n, m1 AS m } WITH DISTINCT n RETURN n.name";
+        let p = prov(q);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].node_variables, ["n", "m0"]);
+        assert_eq!(p[1].node_variables, ["n", "m1"]);
+        let p = prov("MATCH (a:A) RETURN a.name UNION ALL MATCH (b:B)-->(:C) RETURN b.name");
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[1].match_cypher, "MATCH (b:B)-->(__kgb_n0:C)");
+    }
+
+    #[test]
+    fn queries_without_match_have_no_provenance() {
+        assert!(prov("RETURN 1").is_empty());
+        assert!(prov("UNWIND [1, 2] AS x MATCH (n) RETURN n").is_empty());
+        assert!(prov("WITH 1 AS x MATCH (n) RETURN n").is_empty());
+    }
+
+    #[test]
+    fn quantified_and_escaped_variables() {
+        let p = prov("MATCH (`my var`:X)((a)-[:R]->(b)){1,3}(c) RETURN c");
+        assert_eq!(p[0].node_variables, ["`my var`", "c", "a", "b"]);
+        assert!(p[0]
+            .cypher
+            .contains("[`my var`, c] + coalesce(a, []) + coalesce(b, [])"));
+    }
+
+    #[test]
+    fn syntax_errors_are_reported() {
+        assert!(matches!(
+            provenance_queries("MATCH (n RETURN n"),
+            Err(CypherError::Syntax { .. })
+        ));
+        assert_eq!(
+            provenance_queries("  // nothing\n"),
+            Err(CypherError::Empty)
+        );
+        assert!(provenance_queries("What is the capital of France?").is_err());
+        assert!(provenance_queries("MATCH (n) RETURN n; MATCH (m) RETURN m").is_err());
+    }
+
+    /// Gold queries of seed cypherbench.txt Tables 1, 10, 11 and 14 (with the
+    /// PDF extraction's `)->[`/`]<-` arrow damage repaired to `)<-[`).
+    #[test]
+    fn reference_sample_queries() {
+        let cases: &[(&str, &[&str])] = &[
+            ("MATCH (n:River {name: 'Guamués River'}) WITH DISTINCT n RETURN n.discharge_m3_s", &["n"]),
+            ("MATCH (n:Player)-[r0:receivesAward]->(m0:Award) WITH DISTINCT n RETURN n.name ORDER BY n.height_cm DESC", &["n", "m0"]),
+            ("MATCH (n:Taxon)-[r0:feedsOn]->(m0:Taxon {name: 'Synsphyronus lathrius'}) WITH DISTINCT n RETURN n.name", &["n", "m0"]),
+            ("MATCH (n:Company)-[r0:operatesIn]->(m0:Industry)<-[r1:operatesIn]-(m1:Company {name: 'Bardel Entertainment'}) WITH DISTINCT n RETURN n.name", &["n", "m0", "m1"]),
+            ("MATCH (n:Player)-[r0:playsFor]->(m0:Team {name: 'Toronto Raptors'}),(n:Player)-[r1:playsPosition]->(m1:Position {name: 'point guard'}) WITH DISTINCT n RETURN n.name", &["n", "m0", "m1"]),
+            ("MATCH (n:Person)<-[r0:wroteBy]-(m0:Movie), (n:Person)<-[r1:hasCastMember]-(m0:Movie) WITH DISTINCT n UNWIND n.country_of_citizenship AS prop RETURN DISTINCT prop", &["n", "m0"]),
+            ("MATCH (n:Painting {name: 'Edward George Villiers Stanley, 17th Earl of Derby'}),(m0:Painting {name: 'Tulip Field in Holland'}) RETURN CASE WHEN n.creation_year > m0.creation_year THEN n.name ELSE m0.name END AS answer", &["n", "m0"]),
+            ("MATCH (n:Character)<-[r0:hasMother]-(m0:Character)-[r1:killedBy]->(m1:Character {name: 'Cersei Lannister'}) WITH n, count(DISTINCT m0) AS num RETURN n.name, num", &["n", "m0", "m1"]),
+            ("MATCH (n:Person)<-[r0:hasCEO]-(m0:Company {name: 'Mercedes-AMG'}) WHERE r0.start_year <= 1999 AND (r0.end_year >= 1999 OR r0.end_year IS NULL) WITH DISTINCT n RETURN n.name", &["n", "m0"]),
+            ("MATCH (n:AircraftModel {name: 'Falcon 50'}) WITH DISTINCT n RETURN n.first_flight", &["n"]),
+            ("MATCH (n:Mountain)-[r0:locatedIn]->(m0:Country {name: 'Nepal'}) WITH DISTINCT n RETURN n.name ORDER BY n.elevation_m ASC", &["n", "m0"]),
+            ("MATCH (n:Movie)-[r0:partOfSeries]->(m0:FilmSeries {name: 'Spider-Verse'}) WITH DISTINCT n RETURN n.name ORDER BY n.global_box_office_usd DESC LIMIT 1", &["n", "m0"]),
+            ("MATCH (n:Company)-[r0:operatesIn]->(m0:Industry {name: 'public relations'}) WITH DISTINCT n WHERE n.launch_year > 1927 RETURN n.name", &["n", "m0"]),
+            ("MATCH (n:Taxon)-[r0:feedsOn]->(m0:Taxon {name: 'Leporidae'}) WITH DISTINCT n RETURN avg(n.longest_lifespan_years)", &["n", "m0"]),
+            ("MATCH (n:Ocean {name: 'Atlantic Ocean'}), (m0:Ocean {name: 'Arctic Ocean'}) RETURN CASE WHEN n.max_vertical_depth_m > m0.max_vertical_depth_m THEN n.name ELSE m0.name END AS answer", &["n", "m0"]),
+            ("MATCH (o:Ocean) WHERE o.name IN ['Atlantic', 'Arctic'] RETURN o.name ORDER BY o.max_vertical_depth_m DESC LIMIT 1", &["o"]),
+            ("MATCH (t:Team)-[:hasHomeVenue {start_year: start, end_year: end}]->(v:Venue {name: 'Toyota Coliseum'}) RETURN DISTINCT t.name, t.head_coach", &["t", "v"]),
+            ("MATCH (parent:Company {name: 'The Coca-Cola Company'})-[:subsidiaryOf]->(subsidiary:Company) RETURN subsidiary.name ORDER BY subsidiary.launch_year DESC LIMIT 1", &["parent", "subsidiary"]),
+            ("MATCH (l:Lake)-[:partOf]->(d:DrainageBasin {name: 'Congo'}), (l)-[:locatedIn]->(c:Country) RETURN l.name AS lakeName, count(DISTINCT c) AS numberOfCountries", &["l", "d", "c"]),
+            ("MATCH (r:River {name: 'Natara'})-[:flowsThrough]->(c:Country), (c)-[:locatedIn]->(co:Continent), (r)-[:flowsInto]->(l:Lake) WHERE c.area_km2 < 390000 RETURN DISTINCT l.name", &["r", "c", "co", "l"]),
+            ("MATCH (n:Character)-[r0:hasFather]->(m0:Character) WITH DISTINCT n UNWIND n.country_of_citizenship AS prop RETURN DISTINCT prop", &["n", "m0"]),
+            ("MATCH (c:Character)-[:hasFather]->(:Character) RETURN DISTINCT c.country_of_citizenship AS countries", &["c", "__kgb_n0"]),
+            ("MATCH (m:Mountain)-[:partOf]->(mr:MountainRange {name: 'Andes'}) RETURN DISTINCT m.name", &["m", "mr"]),
+            ("MATCH (n:Taxon)<-[r0:hasParent]-(m0:Taxon)-[r1:hasConservationStatus]->(m1:ConservationStatus {name: 'Near Threatened'}) WITH DISTINCT n RETURN n.name", &["n", "m0", "m1"]),
+            ("MATCH (n:Continent) WITH DISTINCT n RETURN n.name", &["n"]),
+        ];
+        for (q, vars) in cases {
+            let p = prov(q);
+            assert_eq!(p.len(), 1, "{q}");
+            assert_eq!(&p[0].node_variables, vars, "{q}");
+        }
+        // Union pattern of Table 14 (flight accident).
+        let p = prov(
+            "CALL { MATCH (n:FlightAccident)-[r0:departsFrom]->(m0:Airport {name: 'Aeroparque Jorge Newbery'}) \
+             RETURN n, m0 as m UNION MATCH (n:FlightAccident)-[r1:destinedFor]->(m1:Airport \
+             {name: 'Ingeniero Aeronáutico Ambrosio L.V. Taravella International Airport'}) RETURN n, m1 as m } \
+             WITH DISTINCT n RETURN n.name",
+        );
+        assert_eq!(p.len(), 2);
+        assert!(p[1].match_cypher.contains("Ambrosio L.V. Taravella"));
+        // The broken predicted query of Table 14 ("Pattern Not Aligned") must fail.
+        assert!(provenance_queries(
+            "MATCH (fa:FlightAccident)-[:departsFrom]:destinedFor]->(a:Airport) RETURN DISTINCT fa.name"
+        )
+        .is_err());
+        // Bidirectional arrows `<-[...]->`, as printed in the paper, parse too.
+        let p = prov("MATCH (n:Person)<-[r0:wroteBy]->(m0:Movie) WITH DISTINCT n RETURN n.name");
+        assert_eq!(p[0].node_variables, ["n", "m0"]);
+    }
+}
