@@ -81,7 +81,10 @@ def test_run_many_keeps_order_and_mixes_outcomes(loaded: None, neo4j_driver: Any
             "semantic/type",
             "",
         ),
-        ("CALL no.such.procedure()", "client", "no.such.procedure"),
+        ("CALL db.index.fulltext.queryNodes('nope', 'x')", "client", "queryNodes"),
+        ("MATCH (n) RETURN n SKIP -1", "semantic/type", "not a valid value"),
+        ("RETURN nosuch.fn(1)", "semantic/type", "Unknown function"),
+        ("RETURN 'a\ud800'", "client", "not valid Unicode"),
         ("RETURN $missing", "semantic/type", "missing"),
     ],
 )
@@ -130,6 +133,8 @@ WRITES = [
     "MERGE (n:Company {name: 'Google'}) ON MATCH SET n.x = 1",
     "CALL db.createLabel('Injected')",
     "MATCH (n:Company) WITH n CALL { WITH n SET n.flag = true } RETURN count(*)",
+    "CALL no.such.procedure()",
+    "LOAD CSV FROM 'https://example.org/x.csv' AS line RETURN line",
 ]
 
 

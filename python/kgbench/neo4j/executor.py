@@ -16,8 +16,11 @@ Error classes (``QueryResult.error_class``):
   Also ``Statement.SemanticError`` / ``TypeError`` / ``ArgumentError`` / ``ArithmeticError`` /
   ``EntityNotFound`` / ``ParameterMissing`` / ``PropertyNotFound``;
 - ``timeout`` — the transaction exceeded ``timeout_s`` (``Transaction.TransactionTimedOut*``);
-- ``write`` — a write query, refused before sending or by the server (``AccessMode``);
-- ``client`` — any other ``Neo.ClientError.*`` (e.g. unknown procedure, memory limit);
+- ``write`` — a write query, refused before sending or by the server (``AccessMode``); the
+  parser gate counts ``CALL`` of any procedure outside its read-only list as a write, so an
+  unknown procedure is refused as ``write`` too;
+- ``client`` — any other ``Neo.ClientError.*`` (e.g. a procedure call that fails), or a
+  query text that cannot be encoded (lone surrogates), refused before sending;
 - ``database`` — ``Neo.DatabaseError.*`` / ``Neo.TransientError.*``;
 - ``connection`` — the server could not be reached or the connection broke.
 
@@ -137,7 +140,7 @@ def to_plain(value: Any) -> Any:
 
 #: Beginnings of Neo4j parser messages (``SyntaxError`` code, query does not parse).
 _PARSER_MESSAGES = (
-    "Invalid input",
+    "Invalid input '",
     "Unexpected end of input",
     "Mismatched input",
     "Extraneous input",
@@ -190,7 +193,7 @@ def write_clauses_of(query: str) -> list[str]:
     empty list and the server's READ access mode remains the guard.
     """
     try:
-        from kgbench._core.cypher import write_clauses  # type: ignore[attr-defined]
+        from kgbench._core.cypher import write_clauses
     except ImportError:
         return []
     return list(write_clauses(query))
@@ -204,7 +207,8 @@ class QueryExecutor:
     """Run read-only Cypher queries concurrently against one database.
 
     ``driver`` is a ``neo4j.Driver``; ``database`` the database name (None: the server's
-    default); ``timeout_s`` the per-transaction timeout in seconds (SPEC.md §4: 120);
+    default); ``timeout_s`` the per-transaction timeout in seconds (SPEC.md §4: 120; None: the
+    server's own limit);
     ``workers`` the number of concurrent sessions (SPEC.md §4: 8). With ``cache_path`` a JSONL
     file caches results keyed by (``graph``, query text): existing lines are read at start and new
     results appended (connection failures are never cached). ``graph`` defaults to
@@ -215,7 +219,7 @@ class QueryExecutor:
         self,
         driver: Any,
         database: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float | None = 120.0,
         workers: int = 8,
         cache_path: str | os.PathLike[str] | None = None,
         *,
@@ -223,11 +227,11 @@ class QueryExecutor:
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
-        if timeout_s <= 0:
-            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        if timeout_s is not None and timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0 or None, got {timeout_s}")
         self.driver = driver
         self.database = database
-        self.timeout_s = float(timeout_s)
+        self.timeout_s = float(timeout_s) if timeout_s is not None else None
         self.workers = workers
         self.graph = graph if graph is not None else (database or "")
         self.cache_path = Path(cache_path) if cache_path is not None else None
@@ -278,6 +282,16 @@ class QueryExecutor:
         return res
 
     def _execute(self, query: str) -> QueryResult:
+        try:
+            query.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return QueryResult(
+                query=query,
+                columns=[],
+                rows=[],
+                error_class="client",
+                error=f"the query is not valid Unicode text (not sent): {exc}",
+            )
         writes = write_clauses_of(query)
         if writes:
             return QueryResult(
