@@ -190,6 +190,10 @@ def main(argv: list[str]) -> int:
     t = time.perf_counter()
     assert validate_graph(graph) == []
     print(f"validation: {time.perf_counter() - t:.2f} s")
+    from neo4j._codec.packstream import v1 as packstream
+
+    rust = getattr(packstream, "_rust_pack", None) is not None
+    print(f"driver packstream: {'neo4j-rust-ext (Rust)' if rust else 'pure Python'}")
     part = graph_slice(graph, args.slice)
 
     with (
