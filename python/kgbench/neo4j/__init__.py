@@ -1,1 +1,30 @@
-"""kgbench.neo4j (placeholder until the neo4j work lands)."""
+"""kgbench.neo4j — a local Neo4j server, the graph loader, schema fetch and the query executor.
+
+- :class:`LocalNeo4j` — Neo4j Community 5.26 (embedded, Bolt on 127.0.0.1, no authentication)
+  built from Maven Central by the project's launcher in ``neo4j-local/``.
+- :func:`load_graph` / :func:`validate_graph` — load a CypherBench graph (SPEC.md §2).
+"""
+
+from kgbench.neo4j.loader import (
+    GraphValidationError,
+    LoadReport,
+    LoadVerificationError,
+    load_graph,
+    read_graph_file,
+    validate_graph,
+    wipe_database,
+)
+from kgbench.neo4j.server import LocalNeo4j, Neo4jServerError, ensure_built
+
+__all__ = [
+    "GraphValidationError",
+    "LoadReport",
+    "LoadVerificationError",
+    "LocalNeo4j",
+    "Neo4jServerError",
+    "ensure_built",
+    "load_graph",
+    "read_graph_file",
+    "validate_graph",
+    "wipe_database",
+]

@@ -1,0 +1,452 @@
+"""A local Neo4j Community 5.26 server for development, tests and users without a server.
+
+The server is the project's own launcher (``neo4j-local/``: a ``pom.xml`` and the Java class
+``org.kgbench.neo4j.LocalNeo4jServer``) running Neo4j embedded with a Bolt connector on
+127.0.0.1. It is built with Maven from Maven Central on first use (``make neo4j`` does the same).
+
+Authentication is **disabled** on this server (connect with ``auth=None``): it listens on the
+loopback interface only and is meant for local work. Use a real Neo4j deployment for anything
+shared.
+
+Memory: the JVM heap (``-Xmx``) defaults to 2 GiB and the page cache to 2 GiB, sized for a
+2-core / 24 GB machine shared with other work; override with the ``heap`` / ``pagecache``
+arguments or the ``KGBENCH_NEO4J_HEAP`` / ``KGBENCH_NEO4J_PAGECACHE`` environment variables
+(sizes like ``512m``, ``4g``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from kgbench.errors import KgbenchError
+
+#: Line the launcher prints on stdout when the default database answers queries.
+READY_PREFIX = "kgbench-neo4j ready "
+#: Java class of the launcher.
+MAIN_CLASS = "org.kgbench.neo4j.LocalNeo4jServer"
+#: File in the data directory recording a background server (``kgbench neo4j start``).
+STATE_FILE = "kgbench-neo4j.json"
+#: Launcher stdout/stderr, appended to in the data directory.
+LOG_FILE = "kgbench-neo4j.log"
+
+DEFAULT_HEAP = "2g"
+DEFAULT_PAGECACHE = "2g"
+DEFAULT_START_TIMEOUT_S = 300.0
+
+_JVM_FLAGS = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Dfile.encoding=UTF-8",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+)
+
+
+class Neo4jServerError(KgbenchError):
+    """The local Neo4j server could not be built, started or stopped."""
+
+
+def launcher_home() -> Path:
+    """Directory of the launcher project (``neo4j-local/`` at the repository root).
+
+    ``KGBENCH_NEO4J_LOCAL`` overrides it. Raises :class:`Neo4jServerError` when absent.
+    """
+    env = os.environ.get("KGBENCH_NEO4J_LOCAL")
+    home = Path(env) if env else Path(__file__).resolve().parents[3] / "neo4j-local"
+    if not (home / "pom.xml").is_file():
+        raise Neo4jServerError(
+            f"the local Neo4j launcher project was not found at {home} (no pom.xml); "
+            "set KGBENCH_NEO4J_LOCAL to the kgbench checkout's neo4j-local directory"
+        )
+    return home
+
+
+def _stamp_is_fresh(home: Path) -> bool:
+    stamp = home / "target" / ".build-stamp"
+    if not stamp.is_file() or not (home / "target" / "lib").is_dir():
+        return False
+    built = stamp.stat().st_mtime
+    sources = [home / "pom.xml", *(home / "src").rglob("*.java")]
+    return all(p.stat().st_mtime <= built for p in sources)
+
+
+def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
+    """Build the launcher with Maven unless ``target/`` is up to date; return its home.
+
+    Runs ``mvn -q -B package -DskipTests`` (the same as ``make -C neo4j-local build``), which
+    fetches Neo4j from Maven Central on first use. Raises :class:`Neo4jServerError` when Java or
+    Maven is missing or the build fails (with Maven's output tail).
+    """
+    home = home or launcher_home()
+    if _stamp_is_fresh(home):
+        return home
+    _require_java()
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise Neo4jServerError(
+            "Maven ('mvn') was not found on PATH; it is needed once to fetch Neo4j from Maven "
+            "Central and build neo4j-local/ (install Apache Maven 3.6+, e.g. apt-get install maven)"
+        )
+    (home / "target").mkdir(exist_ok=True)
+    with open(home / "target" / ".build-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building
+        if _stamp_is_fresh(home):
+            return home
+        shutil.rmtree(home / "target" / "lib", ignore_errors=True)
+        cmd = [mvn, "-B", "package", "-DskipTests"]
+        if quiet:
+            cmd.insert(1, "-q")
+        proc = subprocess.run(cmd, cwd=home, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-25:])
+            raise Neo4jServerError(f"building {home} with Maven failed:\n{tail}")
+        (home / "target" / ".build-stamp").touch()
+    return home
+
+
+def _require_java() -> str:
+    java = shutil.which("java")
+    if java is None:
+        raise Neo4jServerError(
+            "Java ('java') was not found on PATH; the local Neo4j 5.26 needs a JDK/JRE 17 or 21 "
+            "(e.g. apt-get install openjdk-17-jdk-headless)"
+        )
+    return java
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port on ``host`` that is free at the time of the call."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """True when ``host:port`` can be bound (nothing listens there)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class LocalNeo4j:
+    """A local Neo4j Community 5.26 server with Bolt on 127.0.0.1 (authentication disabled).
+
+    Use as a context manager — ``with LocalNeo4j() as server: server.uri`` — or call
+    :meth:`start` / :meth:`stop`. ``data_dir=None`` uses a temporary directory removed at stop;
+    a given ``data_dir`` is kept, so a restart on it sees the same data. ``port=None`` picks a
+    free port. ``heap`` / ``pagecache`` are JVM/Neo4j sizes (``"2g"``, ``"512m"``).
+
+    Raises :class:`Neo4jServerError` when Java or Maven is missing, the port is taken, or the
+    server dies or does not become ready within ``start_timeout_s`` seconds (the message carries
+    the tail of the launcher log and of Neo4j's ``logs/debug.log``).
+    """
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str] | None = None,
+        port: int | None = None,
+        *,
+        heap: str | None = None,
+        pagecache: str | None = None,
+        start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
+        extra_settings: dict[str, str] | None = None,
+    ) -> None:
+        self._temp = data_dir is None
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.requested_port = port
+        self.port: int | None = None
+        self.heap = heap or os.environ.get("KGBENCH_NEO4J_HEAP", DEFAULT_HEAP)
+        self.pagecache = pagecache or os.environ.get("KGBENCH_NEO4J_PAGECACHE", DEFAULT_PAGECACHE)
+        self.start_timeout_s = start_timeout_s
+        self.extra_settings = dict(extra_settings or {})
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    # -- properties ---------------------------------------------------------------------------
+    @property
+    def uri(self) -> str:
+        """Bolt URI ``bolt://127.0.0.1:PORT``; raises :class:`Neo4jServerError` if not started."""
+        if self.port is None:
+            raise Neo4jServerError("the local Neo4j server is not started")
+        return f"bolt://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the running JVM, or None."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def log_path(self) -> Path:
+        """The launcher's stdout/stderr log (in the data directory)."""
+        assert self.data_dir is not None
+        return self.data_dir / LOG_FILE
+
+    def running(self) -> bool:
+        """True while the JVM started by this object is alive."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def driver(self, **kwargs: Any) -> Any:
+        """A ``neo4j.Driver`` to this server (no authentication); the caller closes it."""
+        import neo4j
+
+        return neo4j.GraphDatabase.driver(self.uri, auth=None, **kwargs)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def command(self) -> list[str]:
+        """The ``java`` command line that runs the launcher (after :meth:`start` chose a port)."""
+        home = launcher_home()
+        classpath = os.pathsep.join(
+            [str(home / "target" / "classes"), str(home / "target" / "lib" / "*")]
+        )
+        assert self.data_dir is not None and self.port is not None
+        cmd = [_require_java(), f"-Xmx{self.heap}", f"-Xms{_min_size(self.heap, '512m')}"]
+        cmd += [*_JVM_FLAGS, "-cp", classpath, MAIN_CLASS]
+        cmd += ["--data", str(self.data_dir), "--port", str(self.port), "--host", "127.0.0.1"]
+        cmd += ["--pagecache", self.pagecache]
+        for key, value in sorted(self.extra_settings.items()):
+            cmd += ["--conf", f"{key}={value}"]
+        return cmd
+
+    def start(self, *, detach: bool = False) -> LocalNeo4j:
+        """Start the server and wait until a Bolt query succeeds; return ``self``.
+
+        With ``detach=True`` the JVM runs in its own session and survives this process (used by
+        ``kgbench neo4j start``; stop it with :func:`stop_background`); otherwise it exits when
+        this process closes its stdin (so a crashed test run leaves no server behind).
+        """
+        if self.running():
+            return self
+        _require_java()
+        ensure_built()
+        if self.data_dir is None:
+            self.data_dir = Path(tempfile.mkdtemp(prefix="kgbench-neo4j-"))
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir = self.data_dir.resolve()
+        self._check_not_running_elsewhere()
+        if self.requested_port is None:
+            self.port = free_port()
+        else:
+            if not port_is_free(self.requested_port):
+                raise Neo4jServerError(
+                    f"port {self.requested_port} on 127.0.0.1 is already in use; choose another "
+                    "with --port, or stop the server listening there"
+                )
+            self.port = self.requested_port
+        cmd = self.command()
+        if not detach:
+            cmd.append("--exit-on-stdin-eof")
+        with open(self.log_path, "ab") as log:  # the child keeps its own descriptor
+            offset = log.tell()
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL if detach else subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=detach,
+            )
+        try:
+            self._wait_ready(offset)
+        except BaseException:
+            self._kill()
+            raise
+        if detach:
+            state = {"pid": self._proc.pid, "uri": self.uri, "port": self.port}
+            (self.data_dir / STATE_FILE).write_text(json.dumps(state) + "\n", encoding="utf-8")
+        return self
+
+    def _check_not_running_elsewhere(self) -> None:
+        assert self.data_dir is not None
+        state = read_state(self.data_dir)
+        if state is not None and _pid_alive(int(state["pid"])):
+            raise Neo4jServerError(
+                f"a local Neo4j server (pid {state['pid']}, {state['uri']}) already runs on "
+                f"{self.data_dir}; stop it first with: kgbench neo4j stop --data {self.data_dir}"
+            )
+
+    def _failure(self, what: str) -> Neo4jServerError:
+        assert self.data_dir is not None
+        launcher = _tail(self.log_path, 25)
+        debug = _tail(self.data_dir / "logs" / "debug.log", 15)
+        msg = f"{what}\n--- {self.log_path} (tail) ---\n{launcher}"
+        if debug:
+            msg += f"\n--- {self.data_dir / 'logs' / 'debug.log'} (tail) ---\n{debug}"
+        return Neo4jServerError(msg)
+
+    def _wait_ready(self, offset: int) -> None:
+        assert self._proc is not None
+        deadline = time.monotonic() + self.start_timeout_s
+        ready = False
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise self._failure(
+                    f"the local Neo4j server exited with code {self._proc.returncode} during start"
+                )
+            with open(self.log_path, "rb") as f:
+                f.seek(offset)
+                if READY_PREFIX.encode() in f.read():
+                    ready = True
+                    break
+            time.sleep(0.2)
+        if not ready:
+            raise self._failure(
+                f"the local Neo4j server was not ready within {self.start_timeout_s:.0f} s"
+            )
+        # The launcher ran a query in-process; confirm the Bolt connector answers too.
+        import neo4j
+        from neo4j.exceptions import ServiceUnavailable
+
+        last: Exception | None = None
+        with neo4j.GraphDatabase.driver(self.uri, auth=None) as drv:
+            while time.monotonic() < deadline:
+                try:
+                    drv.execute_query("RETURN 1")
+                    return
+                except ServiceUnavailable as exc:
+                    last = exc
+                    if self._proc.poll() is not None:
+                        break
+                    time.sleep(0.2)
+        raise self._failure(f"Bolt at {self.uri} did not answer: {last}")
+
+    def stop(self, timeout_s: float = 120.0) -> None:
+        """Shut the server down cleanly (SIGTERM, then SIGKILL after ``timeout_s``).
+
+        A temporary data directory is removed. Calling it twice is harmless.
+        """
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc is not None and proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        self._proc = None
+        if self.data_dir is not None:
+            with contextlib.suppress(FileNotFoundError):
+                (self.data_dir / STATE_FILE).unlink()
+            if self._temp:
+                shutil.rmtree(self.data_dir, ignore_errors=True)
+                self.data_dir = None
+        self.port = None
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        self.stop()
+
+    def kill(self) -> None:
+        """Kill the JVM with SIGKILL without a clean shutdown (to test crash handling)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+
+    def __enter__(self) -> LocalNeo4j:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        where = self.uri if self.port is not None else "stopped"
+        return f"LocalNeo4j(data_dir={str(self.data_dir)!r}, {where})"
+
+
+def _size_bytes(size: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    s = size.strip().lower()
+    if s and s[-1] in units:
+        return int(float(s[:-1]) * units[s[-1]])
+    return int(s)
+
+
+def _min_size(a: str, b: str) -> str:
+    return a if _size_bytes(a) <= _size_bytes(b) else b
+
+
+def read_state(data_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The state file of a background server on ``data_dir`` (pid, uri, port), or None."""
+    path = Path(data_dir) / STATE_FILE
+    try:
+        state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return state
+
+
+def background_status(data_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """State of the background server on ``data_dir`` if its process is alive, else None."""
+    state = read_state(data_dir)
+    if state is None or not _pid_alive(int(state["pid"])):
+        return None
+    return state
+
+
+def stop_background(data_dir: str | os.PathLike[str], timeout_s: float = 120.0) -> bool:
+    """Stop the background server on ``data_dir`` (SIGTERM, wait, SIGKILL after ``timeout_s``).
+
+    Returns False when no server was running there.
+    """
+    state = read_state(data_dir)
+    path = Path(data_dir) / STATE_FILE
+    if state is None:
+        return False
+    pid = int(state["pid"])
+    was_alive = _pid_alive(pid)
+    if was_alive:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while _pid_alive(pid) and time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+            time.sleep(0.2)
+        if _pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    return was_alive

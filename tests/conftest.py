@@ -1,0 +1,78 @@
+"""Shared pytest fixtures.
+
+Neo4j (used by every test marked ``@pytest.mark.neo4j``):
+
+- ``neo4j_server`` (session) — a started :class:`kgbench.neo4j.LocalNeo4j` (Neo4j Community 5.26,
+  Bolt on 127.0.0.1, authentication disabled); ``neo4j_server.uri`` is its Bolt URI.
+- ``neo4j_driver`` (session) — an official ``neo4j.Driver`` connected to it (``auth=None``).
+- ``neo4j_load`` (function) — ``neo4j_load(graph)`` wipes the (single, Community) database and
+  loads ``graph`` (a SPEC.md §2 dict or a path to a ``graph.json``) with
+  :func:`kgbench.neo4j.load_graph`; returns its :class:`kgbench.neo4j.LoadReport`.
+- :func:`load_graph_fresh` — the same as a plain function taking the driver.
+- ``mini_company_graph`` — the small hand-written graph ``tests/data/graphs/mini_company.json``.
+
+The server is built with Maven on first use (``make neo4j``) and started once per test session.
+Setting ``KGBENCH_NEO4J_HEAP`` / ``KGBENCH_NEO4J_PAGECACHE`` changes its memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+GRAPHS = DATA / "graphs"
+
+
+def load_graph_fresh(driver: Any, graph: dict[str, Any] | str | os.PathLike[str]) -> Any:
+    """Wipe the default database behind ``driver`` and load ``graph``; return the LoadReport."""
+    from kgbench.neo4j import load_graph
+
+    return load_graph(graph, driver, wipe=True, progress=False)
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from kgbench.neo4j import LocalNeo4j
+
+    server = LocalNeo4j(
+        data_dir=tmp_path_factory.mktemp("neo4j"),
+        heap=os.environ.get("KGBENCH_NEO4J_HEAP", "1g"),
+        pagecache=os.environ.get("KGBENCH_NEO4J_PAGECACHE", "512m"),
+    )
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def neo4j_driver(neo4j_server: Any) -> Iterator[Any]:
+    import neo4j
+
+    driver = neo4j.GraphDatabase.driver(neo4j_server.uri, auth=None)
+    try:
+        yield driver
+    finally:
+        driver.close()
+
+
+@pytest.fixture
+def neo4j_load(neo4j_driver: Any) -> Callable[[Any], Any]:
+    def load(graph: dict[str, Any] | str | os.PathLike[str]) -> Any:
+        return load_graph_fresh(neo4j_driver, graph)
+
+    return load
+
+
+@pytest.fixture
+def mini_company_graph() -> dict[str, Any]:
+    with open(GRAPHS / "mini_company.json", encoding="utf-8") as f:
+        graph: dict[str, Any] = json.load(f)
+    return graph

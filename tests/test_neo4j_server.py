@@ -1,0 +1,84 @@
+"""The local Neo4j server (kgbench.neo4j.LocalNeo4j) against the real JVM."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgbench.neo4j import LocalNeo4j, Neo4jServerError
+from kgbench.neo4j.server import free_port
+
+pytestmark = pytest.mark.neo4j
+
+
+def test_session_server_answers_cypher(neo4j_server: Any, neo4j_driver: Any) -> None:
+    assert neo4j_server.uri.startswith("bolt://127.0.0.1:")
+    records, _, _ = neo4j_driver.execute_query(
+        "RETURN date('2020-02-29') + duration('P1D') AS d, valueType([1, 2]) AS t"
+    )
+    assert records[0]["d"].iso_format() == "2020-03-01"
+    assert records[0]["t"] == "LIST<INTEGER NOT NULL> NOT NULL"
+    # Community edition, version 5.26
+    rec = neo4j_driver.execute_query("CALL dbms.components() YIELD versions, edition RETURN *")[0][
+        0
+    ]
+    assert rec["edition"] == "community"
+    assert rec["versions"][0].startswith("5.26.")
+
+
+def test_port_taken_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        with pytest.raises(Neo4jServerError, match=f"port {port} on 127.0.0.1 is already in use"):
+            LocalNeo4j(data_dir=tmp_path, port=port).start()
+
+
+@pytest.mark.slow
+def test_restart_keeps_data(tmp_path: Path) -> None:
+    import neo4j
+
+    data = tmp_path / "db"
+    port = free_port()
+    with LocalNeo4j(data_dir=data, port=port, heap="512m", pagecache="64m") as server:
+        assert server.uri == f"bolt://127.0.0.1:{port}"
+        with neo4j.GraphDatabase.driver(server.uri, auth=None) as drv:
+            drv.execute_query("CREATE (:Kept {eid: 'Kept#1', born: date('1999-12-31')})")
+        pid = server.pid
+    assert not server.running()
+    assert (data / "data" / "databases" / "neo4j").is_dir()  # data dir is kept
+    with LocalNeo4j(data_dir=data, heap="512m", pagecache="64m") as again:
+        assert again.pid != pid
+        with neo4j.GraphDatabase.driver(again.uri, auth=None) as drv:
+            recs = drv.execute_query("MATCH (n:Kept) RETURN n.eid AS eid, n.born AS born")[0]
+    assert [(r["eid"], r["born"].iso_format()) for r in recs] == [("Kept#1", "1999-12-31")]
+    launcher_log = (data / "kgbench-neo4j.log").read_text()
+    assert launcher_log.count("kgbench-neo4j stopped") == 2  # clean SIGTERM shutdowns
+
+
+@pytest.mark.slow
+def test_server_dying_during_start_shows_log_tail(tmp_path: Path) -> None:
+    # An invalid Neo4j setting value makes the embedded DBMS refuse to start.
+    server = LocalNeo4j(
+        data_dir=tmp_path,
+        heap="256m",
+        pagecache="16m",
+        extra_settings={"db.transaction.timeout": "not-a-duration"},
+    )
+    with pytest.raises(Neo4jServerError) as info:
+        server.start()
+    msg = str(info.value)
+    assert "exited with code 1 during start" in msg
+    assert "kgbench-neo4j failed" in msg and "db.transaction.timeout" in msg
+    assert not server.running()
+
+
+def test_temporary_data_dir_removed(tmp_path: Path) -> None:
+    server = LocalNeo4j(port=None)
+    assert server.data_dir is None
+    with pytest.raises(Neo4jServerError, match="not started"):
+        _ = server.uri
