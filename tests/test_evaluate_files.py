@@ -93,10 +93,10 @@ def test_duplicate_prediction_is_an_error(tmp_path: Path) -> None:
 
 
 def test_prediction_failures() -> None:
-    assert prediction_failure(None).error_class == "MissingPrediction"  # type: ignore[union-attr]
-    assert prediction_failure(" \n").error_class == "EmptyPrediction"  # type: ignore[union-attr]
+    assert prediction_failure(None).error_class == "missing"  # type: ignore[union-attr]
+    assert prediction_failure(" \n").error_class == "empty"  # type: ignore[union-attr]
     failure = prediction_failure("MATCH (n) SET n.x = 1 RETURN n")
-    assert failure is not None and failure.error_class == "WriteQuery"
+    assert failure is not None and failure.error_class == "write"
     assert "SET" in failure.error
     assert prediction_failure("MATCH (n) RETURN n") is None
     # Not Cypher, but not a write either: Neo4j decides (syntax error at execution).

@@ -75,12 +75,12 @@ def test_evaluate_api(uri: str, tmp_path: Path) -> None:
     assert list(result.aggregated["by_return"]) == list(AGGREGATED["by_return"])
     errors = {r["qid"]: r["errors"] for r in result.records}
     assert errors["t1"] == {} and errors["t3"] == {}
-    assert errors["t5"]["psjs"]["error_class"] == "ProvenanceSyntaxError"
+    assert errors["t5"]["psjs"]["error_class"] == "parse"
     assert errors["t5"]["executable"]["error_class"]
-    assert {e["error_class"] for e in errors["t6"].values()} == {"WriteQuery"}
-    assert {e["error_class"] for e in errors["t8"].values()} == {"MissingPrediction"}
-    assert {e["error_class"] for e in errors["t9"].values()} == {"EmptyPrediction"}
-    assert result.error_counts["WriteQuery"] == 3
+    assert {e["error_class"] for e in errors["t6"].values()} == {"write"}
+    assert {e["error_class"] for e in errors["t8"].values()} == {"missing"}
+    assert {e["error_class"] for e in errors["t9"].values()} == {"empty"}
+    assert result.error_counts["write"] == 3
     # The prediction was cleaned as CypherBench does.
     assert result.records[6]["pred_cypher"].endswith("RETURN n.name")
     rerun = evaluate(

@@ -116,11 +116,11 @@ def test_empty_union_scores_zero(executor: Any) -> None:
 def test_bad_predictions_score_zero_with_a_reason(executor: Any) -> None:
     score, failure = psjs(RAPTORS, "MATCH (n:Player RETURN n.name", executor)
     assert score == 0.0 and failure is not None
-    assert failure.error_class == "ProvenanceSyntaxError"
+    assert failure.error_class == "parse"
     score, failure = psjs(RAPTORS, "MATCH (n:Player) DETACH DELETE n", executor)
-    assert score == 0.0 and failure is not None and failure.error_class == "WriteQuery"
+    assert score == 0.0 and failure is not None and failure.error_class == "write"
     score, failure = psjs(RAPTORS, "", executor)
-    assert score == 0.0 and failure is not None and failure.error_class == "EmptyPrediction"
+    assert score == 0.0 and failure is not None and failure.error_class == "empty"
     # Parses, but its provenance query fails in Neo4j (invalid date string).
     score, failure = psjs(
         RAPTORS, "MATCH (n:Player) WHERE n.date_of_birth > date('not a date') RETURN n", executor
@@ -135,7 +135,7 @@ def test_executable(executor: Any, neo4j_driver: Any) -> None:
     score, failure = executable("MATCH (n:Player RETURN n.name", executor)
     assert score == 0.0 and failure is not None and failure.error_class
     score, failure = executable("MATCH (n) SET n.x = 1", executor)
-    assert score == 0.0 and failure is not None and failure.error_class == "WriteQuery"
+    assert score == 0.0 and failure is not None and failure.error_class == "write"
     from kgbench.neo4j import QueryExecutor
 
     slow = QueryExecutor(neo4j_driver, timeout_s=1, workers=1)

@@ -101,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         gold_timeout_s=args.gold_timeout,
         gold_cache_dir=args.gold_cache or (args.out / "gold_cache"),
+        progress=True,
     )
     results_path, agg_path = result.write(args.out)
     print(result.table())
