@@ -80,7 +80,8 @@ class GraphTarget:
 @dataclass
 class EvaluationResult:
     """Scored records (``result_with_metrics.json``), ``aggregated_metrics.json``
-    and the number of zero scores per error class."""
+    and the number of tasks with an error of each class (a task with several metrics
+    failing for the same class counts once per class)."""
 
     records: list[dict[str, Any]]
     aggregated: dict[str, dict[str, float]]
@@ -105,7 +106,7 @@ class EvaluationResult:
         """Aggregated metrics and error counts as a printable table."""
         text = format_table(self.aggregated, self.metric_for_agg)
         if self.error_counts:
-            text += "\nzero scores by error class"
+            text += "\ntasks scored 0 with an error, by error class"
             for name, count in sorted(self.error_counts.items()):
                 text += f"\n  {name:<32} {count:>8d}"
         return text
@@ -474,8 +475,7 @@ def evaluate(
 
     counts: Counter[str] = Counter()
     for t in task_list:
-        for err in t["errors"].values():
-            counts[err["error_class"]] += 1
+        counts.update({err["error_class"] for err in t["errors"].values()})
     gold_failures = sum(
         1
         for t in task_list
