@@ -11,6 +11,7 @@ Neo4j (used by every test marked ``@pytest.mark.neo4j``):
 - :func:`load_graph_fresh` — the same as a plain function taking the driver.
 - ``mini_company_graph`` — the small hand-written graph ``tests/data/graphs/mini_company.json``.
 
+The test server limits one transaction to 256 MiB (``db.memory.transaction.max``).
 The server is built with Maven on first use (``make neo4j``) and started once per test session.
 Setting ``KGBENCH_NEO4J_HEAP`` / ``KGBENCH_NEO4J_PAGECACHE`` changes its memory.
 """
@@ -44,6 +45,8 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         data_dir=tmp_path_factory.mktemp("neo4j"),
         heap=os.environ.get("KGBENCH_NEO4J_HEAP", "1g"),
         pagecache=os.environ.get("KGBENCH_NEO4J_PAGECACHE", "512m"),
+        # a runaway query fails with a memory-pool error instead of exhausting the 1 GiB heap
+        extra_settings={"db.memory.transaction.max": "256m"},
     )
     server.start()
     try:

@@ -93,3 +93,10 @@ def test_write_clause_after_any_prefix_is_found(clause: str, noise: str) -> None
     """A write clause after arbitrary quote-free noise is reported (parsed or not)."""
     found = cypher.write_clauses(f"MATCH (n) {noise}\n {clause}")
     assert found, (noise, clause)
+
+
+def test_lone_surrogates() -> None:
+    assert cypher.write_clauses("MATCH (n) \ud800 CREATE (x)") == ["CREATE"]
+    assert cypher.write_clauses("\udfff") == []
+    with pytest.raises(cypher.CypherSyntaxError):
+        cypher.provenance_queries("MATCH (n) \ud800 RETURN n")

@@ -93,10 +93,10 @@ def test_duplicate_prediction_is_an_error(tmp_path: Path) -> None:
 
 
 def test_prediction_failures() -> None:
-    assert prediction_failure(None).error_class == "MissingPrediction"  # type: ignore[union-attr]
-    assert prediction_failure(" \n").error_class == "EmptyPrediction"  # type: ignore[union-attr]
+    assert prediction_failure(None).error_class == "missing"  # type: ignore[union-attr]
+    assert prediction_failure(" \n").error_class == "empty"  # type: ignore[union-attr]
     failure = prediction_failure("MATCH (n) SET n.x = 1 RETURN n")
-    assert failure is not None and failure.error_class == "WriteQuery"
+    assert failure is not None and failure.error_class == "write"
     assert "SET" in failure.error
     assert prediction_failure("MATCH (n) RETURN n") is None
     # Not Cypher, but not a write either: Neo4j decides (syntax error at execution).
@@ -176,3 +176,22 @@ def test_aggregation_matches_cypherbench_rules() -> None:
         aggregate_metrics(records, ["psjs"], "execution_accuracy")
     assert set(RETURN_PATTERN_MAPPING.values()) >= {"n_prop_combined", "n_group_by"}
     assert math.isnan(mean4([]))
+
+
+def test_cli_argument_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kgbench.cli import main
+
+    base = ["evaluate", "--tasks", str(DATA / "tasks.json"), "--out", str(tmp_path)]
+    assert main(base) == 1
+    assert "give --uri, --graph-uris, or both" in capsys.readouterr().err
+    assert main([*base, "--uri", "bolt://127.0.0.1:1", "--metrics", "ex,bleu"]) == 1
+    assert "unknown metric 'bleu'" in capsys.readouterr().err
+    args = [*base, "--uri", "bolt://127.0.0.1:1", "--metrics", "psjs", "--metric-for-agg", "ex"]
+    assert main(args) == 1
+    assert "--metric-for-agg 'ex' must be one of the selected metrics" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"qid": "x", "graph": "g"}\n')
+    assert (
+        main(["evaluate", "--tasks", str(bad), "--uri", "bolt://x:1", "--out", str(tmp_path)]) == 1
+    )
+    assert f"{bad} line 1 (qid x): field 'gold_cypher'" in capsys.readouterr().err

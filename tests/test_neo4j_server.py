@@ -77,8 +77,46 @@ def test_server_dying_during_start_shows_log_tail(tmp_path: Path) -> None:
     assert not server.running()
 
 
-def test_temporary_data_dir_removed(tmp_path: Path) -> None:
+def test_uri_before_start_is_an_error() -> None:
     server = LocalNeo4j(port=None)
     assert server.data_dir is None
     with pytest.raises(Neo4jServerError, match="not started"):
         _ = server.uri
+
+
+@pytest.mark.slow
+def test_temporary_data_dir_is_removed_at_stop() -> None:
+    with LocalNeo4j(heap="256m", pagecache="16m") as server:
+        data = server.data_dir
+        assert data is not None and (data / "data").is_dir()
+        with server.driver() as drv:
+            assert drv.execute_query("RETURN 40 + 2 AS x")[0][0]["x"] == 42
+    assert not data.exists()
+    assert server.data_dir is None and not server.running()
+
+
+def test_java_missing_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java, no mvn
+    with pytest.raises(Neo4jServerError, match=r"Java \('java'\) was not found on PATH"):
+        LocalNeo4j(data_dir=tmp_path / "db").start()
+
+
+def test_maven_missing_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from kgbench.neo4j.server import ensure_built, launcher_home
+
+    # an unbuilt copy of the launcher project, and a PATH with java but without mvn
+    home = tmp_path / "neo4j-local"
+    shutil.copytree(launcher_home(), home, ignore=shutil.ignore_patterns("target"))
+    java = shutil.which("java")
+    assert java is not None
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "java").symlink_to(java)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("KGBENCH_NEO4J_LOCAL", str(home))
+    with pytest.raises(Neo4jServerError, match=r"Maven \('mvn'\) was not found on PATH"):
+        ensure_built()
+    with pytest.raises(Neo4jServerError, match=r"Maven \('mvn'\) was not found on PATH"):
+        LocalNeo4j(data_dir=tmp_path / "db").start()

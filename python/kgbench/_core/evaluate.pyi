@@ -1,1 +1,38 @@
-"""Stub of kgbench._core.evaluate (filled with the evaluate work)."""
+"""Stub of kgbench._core.evaluate (Rust: rust/kgbench-py/src/evaluate.rs).
+
+Public, documented wrappers live in :mod:`kgbench.evaluate`.
+"""
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+def canonical_key(value: Any) -> bytes: ...
+def execution_accuracy(
+    gold_rows: Iterable[Any],
+    pred_rows: Iterable[Any],
+    order_matters: bool,
+    rel_tol: float | None = None,
+) -> float: ...
+def execution_accuracy_batch(
+    gold_tables: Iterable[Iterable[Any]],
+    pred_tables: Iterable[Iterable[Any]],
+    order_matters: bool | Sequence[bool],
+    rel_tol: float | None = None,
+) -> bytes: ...
+def order_matters(gold_cypher: str) -> bool: ...
+def score_files(
+    gold: str, pred: str, out: str | None = None, rel_tol: float | None = None
+) -> tuple[dict[str, Any], bytes]: ...
+def set_scores(gold: Iterable[Any], pred: Iterable[Any], bag: bool) -> dict[str, Any]: ...
+def gtsqa_scores(
+    gold_answers: Iterable[Any],
+    pred_answers: Iterable[Any],
+    gold_triples: list[tuple[str, str, str]],
+    retrieved_triples: list[tuple[str, str, str]],
+    answer_nodes: list[str],
+) -> dict[str, float]: ...
+def mdre(y: list[float], yhat: list[float]) -> float: ...
+def msle(y: list[float], yhat: list[float]) -> float: ...
+def smape(y: list[float], yhat: list[float]) -> float: ...
+def mlre(y: list[float], yhat: list[float]) -> float: ...
+def exact_match_rate(gold: Iterable[Any], pred: Iterable[Any]) -> float: ...

@@ -51,8 +51,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--metric-for-agg",
-        default="ex",
-        help="metric of by_graph/by_match/by_return (default: ex = execution_accuracy)",
+        help="metric of by_graph/by_match/by_return (default: ex if selected, else the first)",
     )
     p.add_argument("--workers", type=int, default=8, help="parallel queries (default: 8)")
     p.add_argument(
@@ -82,7 +81,12 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise InputError("--timeout must be positive")
     metrics = parse_metrics(args.metrics)
-    agg_name = METRIC_ALIASES.get(args.metric_for_agg.strip().lower())
+    if args.metric_for_agg is None:
+        agg_name: str | None = (
+            "execution_accuracy" if "execution_accuracy" in metrics else metrics[0]
+        )
+    else:
+        agg_name = METRIC_ALIASES.get(args.metric_for_agg.strip().lower())
     if agg_name is None or agg_name not in metrics:
         raise InputError(
             f"--metric-for-agg {args.metric_for_agg!r} must be one of the selected metrics"
@@ -101,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         gold_timeout_s=args.gold_timeout,
         gold_cache_dir=args.gold_cache or (args.out / "gold_cache"),
+        progress=True,
     )
     results_path, agg_path = result.write(args.out)
     print(result.table())

@@ -30,29 +30,38 @@ CypherSyntaxError = _cypher.CypherSyntaxError
 provenance_queries = _cypher.provenance_queries
 write_clauses = _cypher.write_clauses
 
-#: Error classes kgbench assigns itself (others come from the query executor).
-EMPTY_PREDICTION = "EmptyPrediction"
-MISSING_PREDICTION = "MissingPrediction"
-WRITE_QUERY = "WriteQuery"
-PROVENANCE_SYNTAX_ERROR = "ProvenanceSyntaxError"
-GOLD_QUERY_ERROR = "GoldQueryError"
+#: Error classes kgbench assigns itself; the others come from the query executor
+#: (``kgbench.neo4j.executor.ERROR_CLASSES``: ``syntax``, ``semantic/type``, ``timeout``,
+#: ``client``, ``database``, ``connection``, ``write``).
+#: No prediction for the task's qid.
+MISSING_PREDICTION = "missing"
+#: The prediction is empty or blank.
+EMPTY_PREDICTION = "empty"
+#: The prediction has write clauses (not sent to Neo4j); same class as the executor's.
+WRITE_QUERY = "write"
+#: kgbench's Cypher parser cannot find the MATCH part (PSJS only).
+PARSE_ERROR = "parse"
+#: The gold query (or its provenance query) failed: the task, not the prediction, is at fault.
+GOLD_QUERY_ERROR = "gold"
 
 
 class QueryResultLike(Protocol):
     """What kgbench needs from ``kgbench.neo4j.QueryResult``."""
 
-    query: str
-    columns: Sequence[str]
-    rows: Sequence[Sequence[Any]]
-    error_class: str | None
-    error: str | None
-    ok: bool
+    @property
+    def rows(self) -> Sequence[Sequence[Any]]: ...
+    @property
+    def error_class(self) -> str | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def ok(self) -> bool: ...
 
 
 class ExecutorLike(Protocol):
     """What kgbench needs from ``kgbench.neo4j.QueryExecutor``."""
 
-    def run_many(self, queries: Sequence[str]) -> Sequence[QueryResultLike]: ...
+    def run_many(self, queries: Sequence[str], progress: bool = False) -> Sequence[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -102,15 +111,19 @@ def provenance_of(query: str) -> Provenance:
     try:
         return Provenance(queries=provenance_queries(query))
     except CypherSyntaxError as exc:
-        return Provenance(failure=Failure(PROVENANCE_SYNTAX_ERROR, str(exc)))
+        return Provenance(failure=Failure(PARSE_ERROR, str(exc)))
 
 
-def run_queries(executor: ExecutorLike, queries: Iterable[str]) -> dict[str, QueryResultLike]:
-    """Run the distinct ``queries`` once each (in first-seen order); query -> result."""
+def run_queries(
+    executor: ExecutorLike, queries: Iterable[str], progress: bool = False
+) -> dict[str, QueryResultLike]:
+    """Run the distinct ``queries`` once each (in first-seen order); query -> result.
+
+    ``progress`` asks the executor for a progress bar (stderr, terminals only)."""
     unique = list(dict.fromkeys(queries))
     if not unique:
         return {}
-    return dict(zip(unique, executor.run_many(unique), strict=True))
+    return dict(zip(unique, executor.run_many(unique, progress=progress), strict=True))
 
 
 def element_ids(

@@ -55,7 +55,7 @@ from kgbench.evaluate.tasks import (
 METRICS = ("execution_accuracy", "psjs", "executable")
 
 #: Error class of a result the EX comparison cannot handle (e.g. a returned node).
-UNSUPPORTED_VALUE = "UnsupportedValue"
+UNSUPPORTED_VALUE = "unsupported-value"
 
 #: Short names accepted by ``--metrics`` and ``evaluate(metrics=...)``.
 METRIC_ALIASES = {
@@ -80,7 +80,8 @@ class GraphTarget:
 @dataclass
 class EvaluationResult:
     """Scored records (``result_with_metrics.json``), ``aggregated_metrics.json``
-    and the number of zero scores per error class."""
+    and the number of tasks with an error of each class (a task with several metrics
+    failing for the same class counts once per class)."""
 
     records: list[dict[str, Any]]
     aggregated: dict[str, dict[str, float]]
@@ -105,7 +106,7 @@ class EvaluationResult:
         """Aggregated metrics and error counts as a printable table."""
         text = format_table(self.aggregated, self.metric_for_agg)
         if self.error_counts:
-            text += "\nzero scores by error class"
+            text += "\ntasks scored 0 with an error, by error class"
             for name, count in sorted(self.error_counts.items()):
                 text += f"\n  {name:<32} {count:>8d}"
         return text
@@ -186,20 +187,20 @@ def load_graph_targets(
     return out
 
 
-#: Factory of executors: ``(target, timeout_s, workers, cache_path) -> executor``.
-ExecutorFactory = Callable[[GraphTarget, float | None, int, Path | None], ExecutorLike]
+#: Factory of executors: ``(graph, target, timeout_s, workers, cache_path) -> executor``.
+ExecutorFactory = Callable[[str, GraphTarget, float, int, Path | None], ExecutorLike]
 
 
 def _neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
     """Executors of ``kgbench.neo4j.QueryExecutor`` over shared drivers, and a closer."""
     import neo4j
 
-    from kgbench.neo4j import QueryExecutor  # type: ignore[attr-defined]
+    from kgbench.neo4j import QueryExecutor
 
     drivers: dict[tuple[str, str | None, str | None], Any] = {}
 
     def make(
-        target: GraphTarget, timeout_s: float | None, workers: int, cache: Path | None
+        graph: str, target: GraphTarget, timeout_s: float, workers: int, cache: Path | None
     ) -> ExecutorLike:
         key = (target.uri, target.user, target.password)
         if key not in drivers:
@@ -211,6 +212,7 @@ def _neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
             timeout_s=timeout_s,
             workers=workers,
             cache_path=cache,
+            graph=graph,
         )
         return executor
 
@@ -250,6 +252,7 @@ def _score_graph(
     metrics: tuple[str, ...],
     gold_exec: ExecutorLike,
     pred_exec: ExecutorLike,
+    progress: bool = False,
 ) -> None:
     """Fill ``metrics`` and ``errors`` of the tasks of one graph (in place)."""
     from kgbench.evaluate import execution_accuracy, order_matters  # EX core (Rust)
@@ -260,14 +263,16 @@ def _score_graph(
     pred_of = {t["qid"]: preds.get(t["qid"]) for t in tasks}
     blocked = {qid: prediction_failure(p) for qid, p in pred_of.items()}
 
-    gold_results = run_queries(gold_exec, (t["gold_cypher"] for t in tasks)) if want_ex else {}
+    gold_results = (
+        run_queries(gold_exec, (t["gold_cypher"] for t in tasks), progress) if want_ex else {}
+    )
     runnable = [
         pred_of[t["qid"]]
         for t in tasks
         if blocked[t["qid"]] is None and pred_of[t["qid"]] != t["gold_cypher"]
     ]
     pred_results = (
-        run_queries(pred_exec, (p for p in runnable if p is not None))
+        run_queries(pred_exec, (p for p in runnable if p is not None), progress)
         if (want_ex or want_exec)
         else {}
     )
@@ -292,10 +297,10 @@ def _score_graph(
             if blocked[t["qid"]] is None and pred is not None:
                 pred_prov.setdefault(pred, provenance_of(pred))
         prov_results_gold = run_queries(
-            gold_exec, (q for p in gold_prov.values() for q in p.queries)
+            gold_exec, (q for p in gold_prov.values() for q in p.queries), progress
         )
         prov_results_pred = run_queries(
-            pred_exec, (q for p in pred_prov.values() for q in p.queries)
+            pred_exec, (q for p in pred_prov.values() for q in p.queries), progress
         )
 
     for t in tasks:
@@ -394,6 +399,7 @@ def evaluate(
     gold_cache_dir: str | Path | None = None,
     executor_factory: ExecutorFactory | None = None,
     log: Callable[[str], None] | None = None,
+    progress: bool = False,
 ) -> EvaluationResult:
     """Score predictions against gold queries (CypherBench semantics, SPEC.md §3–§4).
 
@@ -401,7 +407,7 @@ def evaluate(
         tasks: ``Nl2CypherSample`` records, or a JSON / JSON Lines file of them.
         predictions: qid -> predicted Cypher, records with ``qid`` and ``pred_cypher``,
             or a file of them; ``None`` takes ``pred_cypher`` from the tasks. Tasks
-            without a prediction score 0 (error class ``MissingPrediction``).
+            without a prediction score 0 (error class ``missing``).
         uri, user, password, database: the Neo4j server for every graph, unless
             ``graph_uris`` maps the task's ``graph`` elsewhere.
         graph_uris: graph -> Bolt URI / target (see :func:`load_graph_targets`).
@@ -414,6 +420,7 @@ def evaluate(
             (``<graph>.gold-cache``), reused by later runs.
         executor_factory: builds executors (default: ``kgbench.neo4j.QueryExecutor``).
         log: receives warnings (default: stderr).
+        progress: progress bars of the query runs on stderr (terminals only).
 
     Returns:
         :class:`EvaluationResult` with records in input order.
@@ -460,16 +467,15 @@ def evaluate(
                 safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in graph)
                 cache = Path(gold_cache_dir) / f"{safe}.gold-cache"
             gold_timeout = timeout_s if gold_timeout_s is None else gold_timeout_s
-            gold_exec = factory(target, gold_timeout, workers, cache)
-            pred_exec = factory(target, timeout_s, workers, None)
-            _score_graph(graph_tasks, preds, metric_names, gold_exec, pred_exec)
+            gold_exec = factory(graph, target, gold_timeout, workers, cache)
+            pred_exec = factory(graph, target, timeout_s, workers, None)
+            _score_graph(graph_tasks, preds, metric_names, gold_exec, pred_exec, progress)
     finally:
         close()
 
     counts: Counter[str] = Counter()
     for t in task_list:
-        for err in t["errors"].values():
-            counts[err["error_class"]] += 1
+        counts.update({err["error_class"] for err in t["errors"].values()})
     gold_failures = sum(
         1
         for t in task_list

@@ -1,15 +1,75 @@
-"""CLI subcommands of kgbench.evaluate."""
+"""``kgbench score``: execution accuracy of predicted results against gold results, both
+given as JSONL result files (see :func:`kgbench.evaluate.compare.score_files`)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 from typing import Any
+
+from kgbench.evaluate.compare import score_files
+
+_EPILOG = """\
+Each line of GOLD and PRED is one executed query result:
+  {"qid": "q1", "columns": ["name"], "rows": [["Ann"], ["Bob"]], "error": null}
+Rows are arrays (or objects: column name -> value). Gold lines may add "order_matters"
+(bool) or "gold_cypher" (order matters iff it contains "order by"); prediction lines may
+add "pred_cypher" (identical to gold_cypher: scored 1). Missing predictions and
+predictions with an "error" score 0 and are counted. Duplicate qids are an error.
+"""
 
 
 def register(subparsers: Any) -> None:
-    """Add this stage's subcommands to the kgbench parser (none yet)."""
-    del subparsers
+    """Add ``kgbench score`` to the kgbench parser."""
+    p = subparsers.add_parser(
+        "score",
+        help="execution accuracy (EX) of predicted vs gold result files (JSONL)",
+        description="Compare executed query results line by line (matched by qid) with "
+        "CypherBench's execution accuracy, made exact and deterministic (SPEC.md §4). "
+        "Parsing and comparison run in Rust, in parallel.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--gold", required=True, metavar="GOLD.jsonl", help="gold results")
+    p.add_argument("--pred", required=True, metavar="PRED.jsonl", help="predicted results")
+    p.add_argument(
+        "--out",
+        metavar="SCORES.jsonl",
+        help='write {"qid", "ex", "status"} per gold line, in gold order',
+    )
+    p.add_argument(
+        "--rel-tol",
+        type=float,
+        metavar="R",
+        help="treat numbers a, b as equal when |a-b| <= R*max(|a|,|b|) (default: exact, "
+        "as CypherBench)",
+    )
+    p.set_defaults(func=run)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
+def run(args: argparse.Namespace) -> int:
+    """Score the files and print the summary on stdout."""
+    t0 = time.perf_counter()
+    result = score_files(args.gold, args.pred, args.out, rel_tol=args.rel_tol)
+    seconds = time.perf_counter() - t0
+    s = result.summary
+    rate = s["n_gold"] / seconds if seconds > 0 else float("inf")
+    lines = [
+        f"EX                {s['ex']:.4f}  ({s['n_match'] + s['n_identical_query']}"
+        f" / {s['n_gold']})",
+        f"gold records      {s['n_gold']}",
+        f"predictions       {s['n_pred']}",
+        f"  match           {s['n_match']}",
+        f"  mismatch        {s['n_mismatch']}",
+        f"  identical query {s['n_identical_query']}",
+        f"  missing         {s['n_missing']}  (scored 0)",
+        f"  pred error      {s['n_pred_error']}  (scored 0)",
+        f"  gold error      {s['n_gold_error']}  (scored 0)",
+        f"extra predictions {s['n_extra_pred']}  (qid not in gold; not scored)",
+        f"time              {seconds:.3f} s  ({rate:,.0f} pairs/s)",
+    ]
+    if args.out:
+        lines.append(f"scores            {args.out}")
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0

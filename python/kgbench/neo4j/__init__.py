@@ -3,8 +3,12 @@
 - :class:`LocalNeo4j` — Neo4j Community 5.26 (embedded, Bolt on 127.0.0.1, no authentication)
   built from Maven Central by the project's launcher in ``neo4j-local/``.
 - :func:`load_graph` / :func:`validate_graph` — load a CypherBench graph (SPEC.md §2).
+- :func:`fetch_schema` — CypherBench's exact schema queries (seed Appendix B.4) without APOC.
+- :class:`QueryExecutor` / :class:`QueryResult` — concurrent read-only query execution with
+  timeouts, error classes and plain-Python values (SPEC.md §4).
 """
 
+from kgbench.neo4j.executor import ERROR_CLASSES, QueryExecutor, QueryResult, to_plain
 from kgbench.neo4j.loader import (
     GraphValidationError,
     LoadReport,
@@ -14,17 +18,23 @@ from kgbench.neo4j.loader import (
     validate_graph,
     wipe_database,
 )
+from kgbench.neo4j.schema import fetch_schema
 from kgbench.neo4j.server import LocalNeo4j, Neo4jServerError, ensure_built
 
 __all__ = [
+    "ERROR_CLASSES",
     "GraphValidationError",
     "LoadReport",
     "LoadVerificationError",
     "LocalNeo4j",
     "Neo4jServerError",
+    "QueryExecutor",
+    "QueryResult",
     "ensure_built",
+    "fetch_schema",
     "load_graph",
     "read_graph_file",
+    "to_plain",
     "validate_graph",
     "wipe_database",
 ]

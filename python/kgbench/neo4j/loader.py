@@ -369,7 +369,7 @@ def _open_driver(driver_or_uri: Any, user: str | None, password: str | None) -> 
 
 def wipe_database(driver: Any, database: str | None = None) -> None:
     """Delete every node and relationship, and drop every constraint and non-lookup index."""
-    with driver.session(database=database) as session:
+    with driver.session(database=database, notifications_min_severity="OFF") as session:
         session.run(
             "MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
         ).consume()
@@ -475,7 +475,7 @@ def _load(
     for rel in graph["relations"]:
         rels_by_key[(rel["label"], eid_label[rel["subj_id"]], eid_label[rel["obj_id"]])].append(rel)
 
-    with driver.session(database=database) as session:
+    with driver.session(database=database, notifications_min_severity="OFF") as session:
         for label in sorted(ent_props):
             session.run(
                 f"CREATE CONSTRAINT {_q('kgbench_eid_' + label)} IF NOT EXISTS "

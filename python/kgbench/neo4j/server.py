@@ -44,6 +44,9 @@ LOG_FILE = "kgbench-neo4j.log"
 DEFAULT_HEAP = "2g"
 DEFAULT_PAGECACHE = "2g"
 DEFAULT_START_TIMEOUT_S = 300.0
+#: Neo4j settings the local server always gets unless overridden by ``extra_settings``:
+#: ``LOAD CSV`` may not read local files (queries come from language models).
+DEFAULT_SETTINGS = {"dbms.security.allow_csv_import_from_file_urls": "false"}
 
 _JVM_FLAGS = (
     "-XX:+UseG1GC",
@@ -171,7 +174,9 @@ class LocalNeo4j:
     Use as a context manager — ``with LocalNeo4j() as server: server.uri`` — or call
     :meth:`start` / :meth:`stop`. ``data_dir=None`` uses a temporary directory removed at stop;
     a given ``data_dir`` is kept, so a restart on it sees the same data. ``port=None`` picks a
-    free port. ``heap`` / ``pagecache`` are JVM/Neo4j sizes (``"2g"``, ``"512m"``).
+    free port. ``heap`` / ``pagecache`` are JVM/Neo4j sizes (``"2g"``, ``"512m"``);
+    ``extra_settings`` are further Neo4j settings (``{"db.transaction.timeout": "60s"}``) on top
+    of :data:`DEFAULT_SETTINGS`.
 
     Raises :class:`Neo4jServerError` when Java or Maven is missing, the port is taken, or the
     server dies or does not become ready within ``start_timeout_s`` seconds (the message carries
@@ -195,7 +200,7 @@ class LocalNeo4j:
         self.heap = heap or os.environ.get("KGBENCH_NEO4J_HEAP", DEFAULT_HEAP)
         self.pagecache = pagecache or os.environ.get("KGBENCH_NEO4J_PAGECACHE", DEFAULT_PAGECACHE)
         self.start_timeout_s = start_timeout_s
-        self.extra_settings = dict(extra_settings or {})
+        self.extra_settings = {**DEFAULT_SETTINGS, **(extra_settings or {})}
         self._proc: subprocess.Popen[bytes] | None = None
 
     # -- properties ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@
 use kgbench_core::cypher::{self as core, CypherError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 pyo3::create_exception!(
     kgbench._core.cypher,
@@ -31,24 +31,50 @@ fn to_py_err(py: Python<'_>, err: CypherError) -> PyErr {
     exc
 }
 
+/// The text of a Python string; lone surrogates (not valid Unicode) are
+/// replaced by U+FFFD so that the gate never raises.
+fn lossy(query: &Bound<'_, PyString>) -> String {
+    match query.to_str() {
+        Ok(text) => text.to_string(),
+        Err(_) => query.to_string_lossy().into_owned(),
+    }
+}
+
 /// Write clauses of `query` (e.g. `["MERGE", "SET"]`), empty when read-only.
-/// Never raises. Rules: kgbench_core::cypher::gate.
+/// Never raises on a `str`. Rules: kgbench_core::cypher::gate.
 #[pyfunction]
-fn write_clauses(py: Python<'_>, query: &str) -> Vec<String> {
-    py.detach(|| core::write_clauses(query))
+fn write_clauses(py: Python<'_>, query: &Bound<'_, PyString>) -> Vec<String> {
+    let text = lossy(query);
+    py.detach(|| core::write_clauses(&text))
 }
 
 /// The conservative lexical scan used by `write_clauses` on unparseable input.
 #[pyfunction]
-fn lexical_write_clauses(py: Python<'_>, query: &str) -> Vec<String> {
-    py.detach(|| core::lexical_write_clauses(query))
+fn lexical_write_clauses(py: Python<'_>, query: &Bound<'_, PyString>) -> Vec<String> {
+    let text = lossy(query);
+    py.detach(|| core::lexical_write_clauses(&text))
+}
+
+/// The text of `query`, or `CypherSyntaxError` when it holds lone surrogates.
+fn strict_text(py: Python<'_>, query: &Bound<'_, PyString>) -> PyResult<String> {
+    match query.to_str() {
+        Ok(text) => Ok(text.to_string()),
+        Err(_) => Err(to_py_err(
+            py,
+            CypherError::Syntax {
+                offset: 0,
+                message: "the query is not valid Unicode (lone surrogate)".to_string(),
+            },
+        )),
+    }
 }
 
 /// Provenance queries (SPEC.md §4), one per UNION branch with a MATCH part;
 /// each returns the column `element_id`. Raises `CypherSyntaxError`.
 #[pyfunction]
-fn provenance_queries(py: Python<'_>, query: &str) -> PyResult<Vec<String>> {
-    match py.detach(|| core::provenance_queries(query)) {
+fn provenance_queries(py: Python<'_>, query: &Bound<'_, PyString>) -> PyResult<Vec<String>> {
+    let query = strict_text(py, query)?;
+    match py.detach(|| core::provenance_queries(&query)) {
         Ok(found) => Ok(found.into_iter().map(|p| p.cypher).collect()),
         Err(err) => Err(to_py_err(py, err)),
     }
@@ -57,9 +83,13 @@ fn provenance_queries(py: Python<'_>, query: &str) -> PyResult<Vec<String>> {
 /// Like `provenance_queries`, as dicts with keys `cypher`, `match_cypher`
 /// and `node_variables`.
 #[pyfunction]
-fn provenance_details<'py>(py: Python<'py>, query: &str) -> PyResult<Vec<Bound<'py, PyDict>>> {
+fn provenance_details<'py>(
+    py: Python<'py>,
+    query: &Bound<'py, PyString>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let query = strict_text(py, query)?;
     let found = py
-        .detach(|| core::provenance_queries(query))
+        .detach(|| core::provenance_queries(&query))
         .map_err(|err| to_py_err(py, err))?;
     found
         .into_iter()

@@ -1,8 +1,869 @@
 //! Binding of `kgbench_core::iso` as `kgbench._core.iso`.
+//!
+//! Converts Python node ids (any hashable, compared like dict keys: identity,
+//! then hash and `==`) to small per-subgraph integers, then calls the core.
+//! The typed public API with docstrings is `kgbench.iso` (Python).
 
+use std::collections::HashMap;
+
+use kgbench_core::iso as core;
+use pyo3::exceptions::PyTypeError;
+use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
+
+/// A Python class imported once, lazily (the error classes live in Python so
+/// that they can subclass `kgbench.errors.InputError`).
+fn py_class<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyType>>,
+    module: &str,
+    name: &str,
+) -> PyResult<Bound<'py, PyType>> {
+    cell.get_or_try_init(py, || {
+        let cls = py.import(module)?.getattr(name)?.cast_into::<PyType>()?;
+        Ok::<_, PyErr>(cls.unbind())
+    })
+    .map(|c| c.bind(py).clone())
+}
+
+static INPUT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static INVALID_SUBGRAPH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static INVALID_IDENTIFIER: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static NOT_A_TREE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn input_error(py: Python<'_>, msg: String) -> PyErr {
+    match py_class(py, &INPUT_ERROR, "kgbench.errors", "InputError") {
+        Ok(cls) => PyErr::from_value(match cls.call1((msg,)) {
+            Ok(v) => v,
+            Err(e) => return e,
+        }),
+        Err(e) => e,
+    }
+}
+
+/// Re-raise `err` with the same class and `ctx: ` prefixed to its message.
+fn with_context(py: Python<'_>, err: PyErr, ctx: &str) -> PyErr {
+    let ty = err.get_type(py);
+    let msg = format!("{ctx}: {}", err.value(py));
+    match ty.call1((msg,)) {
+        Ok(v) => PyErr::from_value(v),
+        Err(_) => err,
+    }
+}
+
+fn invalid_subgraph(py: Python<'_>, defects: &[core::Defect], index: Option<usize>) -> PyErr {
+    let cls = match py_class(
+        py,
+        &INVALID_SUBGRAPH,
+        "kgbench.iso.errors",
+        "InvalidAnswerSubgraph",
+    ) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let base = core::InvalidAnswerSubgraph(defects.to_vec()).to_string();
+    let msg = match index {
+        Some(i) => format!("subgraph {i}: {base}"),
+        None => base,
+    };
+    let names: Vec<&str> = defects.iter().map(|d| d.name()).collect();
+    match PyTuple::new(py, names).and_then(|t| cls.call1((msg, t, index))) {
+        Ok(v) => PyErr::from_value(v),
+        Err(e) => e,
+    }
+}
+
+/// Per-subgraph map from Python node ids to `0..n` with dict semantics.
+struct Interner<'py> {
+    keys: Vec<(isize, Bound<'py, PyAny>)>,
+    by_hash: HashMap<isize, Vec<u32>>,
+}
+
+const LINEAR_SCAN_MAX: usize = 16;
+
+impl<'py> Interner<'py> {
+    fn new() -> Self {
+        Interner {
+            keys: Vec::with_capacity(8),
+            by_hash: HashMap::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.by_hash.clear();
+    }
+
+    fn len(&self) -> u32 {
+        self.keys.len() as u32
+    }
+
+    fn intern(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<u32> {
+        let h = obj.hash()?;
+        if self.keys.len() <= LINEAR_SCAN_MAX {
+            for (i, (kh, k)) in self.keys.iter().enumerate() {
+                if k.is(&*obj) || (*kh == h && k.eq(&*obj)?) {
+                    return Ok(i as u32);
+                }
+            }
+        } else {
+            if self.by_hash.is_empty() {
+                for (i, (kh, _)) in self.keys.iter().enumerate() {
+                    self.by_hash.entry(*kh).or_default().push(i as u32);
+                }
+            }
+            if let Some(list) = self.by_hash.get(&h) {
+                for &i in list {
+                    let k = &self.keys[i as usize].1;
+                    if k.is(&*obj) || k.eq(&*obj)? {
+                        return Ok(i);
+                    }
+                }
+            }
+            self.by_hash
+                .entry(h)
+                .or_default()
+                .push(self.keys.len() as u32);
+        }
+        self.keys.push((h, obj.to_owned()));
+        Ok(self.keys.len() as u32 - 1)
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn edge_error(edge: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "expected a (head, tail) pair or a (head, relation, tail) triple, got {} {}",
+        type_name(edge),
+        edge.repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| "?".into())
+    ))
+}
+
+/// Append one edge's two endpoints.
+fn push_edge<'py>(
+    edge: &Bound<'py, PyAny>,
+    interner: &mut Interner<'py>,
+    out: &mut Vec<[u32; 2]>,
+) -> PyResult<()> {
+    if let Ok(t) = edge.cast::<PyTuple>() {
+        let n = t.len();
+        if n == 2 || n == 3 {
+            let a = interner.intern(t.get_borrowed_item(0)?)?;
+            let b = interner.intern(t.get_borrowed_item(n - 1)?)?;
+            out.push([a, b]);
+            return Ok(());
+        }
+        return Err(edge_error(edge));
+    }
+    if edge.is_instance_of::<PyString>() || edge.is_instance_of::<PyBytes>() {
+        return Err(edge_error(edge));
+    }
+    let n = edge.len().map_err(|_| edge_error(edge))?;
+    if n != 2 && n != 3 {
+        return Err(edge_error(edge));
+    }
+    let (x, y) = if let Ok(l) = edge.cast::<PyList>() {
+        (l.get_item(0)?, l.get_item(n - 1)?)
+    } else {
+        (edge.get_item(0)?, edge.get_item(n - 1)?)
+    };
+    let a = interner.intern(x.as_borrowed())?;
+    let b = interner.intern(y.as_borrowed())?;
+    out.push([a, b]);
+    Ok(())
+}
+
+fn push_edges<'py>(
+    py: Python<'py>,
+    edges: &Bound<'py, PyAny>,
+    interner: &mut Interner<'py>,
+    out: &mut Vec<[u32; 2]>,
+) -> PyResult<()> {
+    if edges.is_instance_of::<PyString>() || edges.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "edges must be a list of pairs or triples, got {}",
+            type_name(edges)
+        )));
+    }
+    let ctx = |i: usize, e: PyErr| with_context(py, e, &format!("edge {i}"));
+    if let Ok(list) = edges.cast::<PyList>() {
+        for (i, e) in list.iter().enumerate() {
+            push_edge(&e, interner, out).map_err(|err| ctx(i, err))?;
+        }
+    } else if let Ok(tuple) = edges.cast::<PyTuple>() {
+        for (i, e) in tuple.iter().enumerate() {
+            push_edge(&e, interner, out).map_err(|err| ctx(i, err))?;
+        }
+    } else {
+        let iter = edges.try_iter().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "edges must be a list of pairs or triples, got {}",
+                type_name(edges)
+            ))
+        })?;
+        for (i, e) in iter.enumerate() {
+            push_edge(&e?, interner, out).map_err(|err| ctx(i, err))?;
+        }
+    }
+    Ok(())
+}
+
+fn push_seeds<'py>(
+    py: Python<'py>,
+    seeds: &Bound<'py, PyAny>,
+    interner: &mut Interner<'py>,
+    out: &mut Vec<u32>,
+) -> PyResult<()> {
+    if seeds.is_instance_of::<PyString>() || seeds.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "seeds must be a collection of node ids, not a single str",
+        ));
+    }
+    let ctx = |i: usize, e: PyErr| with_context(py, e, &format!("seed {i}"));
+    if let Ok(list) = seeds.cast::<PyList>() {
+        for (i, s) in list.iter().enumerate() {
+            out.push(interner.intern(s.as_borrowed()).map_err(|e| ctx(i, e))?);
+        }
+    } else {
+        for (i, s) in seeds.try_iter()?.enumerate() {
+            out.push(interner.intern(s?.as_borrowed()).map_err(|e| ctx(i, e))?);
+        }
+    }
+    Ok(())
+}
+
+/// One subgraph converted to local integer ids.
+struct Converted {
+    n_nodes: u32,
+    edges: Vec<[u32; 2]>,
+    answer: u32,
+    seeds: Vec<u32>,
+}
+
+impl Converted {
+    fn view(&self) -> core::AnswerSubgraph<'_> {
+        core::AnswerSubgraph {
+            n_nodes: self.n_nodes,
+            edges: &self.edges,
+            answer: self.answer,
+            seeds: &self.seeds,
+        }
+    }
+}
+
+fn convert<'py>(
+    py: Python<'py>,
+    edges: &Bound<'py, PyAny>,
+    answer: &Bound<'py, PyAny>,
+    seeds: &Bound<'py, PyAny>,
+) -> PyResult<Converted> {
+    let mut interner = Interner::new();
+    let mut e = Vec::new();
+    push_edges(py, edges, &mut interner, &mut e)?;
+    let a = interner
+        .intern(answer.as_borrowed())
+        .map_err(|err| with_context(py, err, "answer"))?;
+    let mut s = Vec::new();
+    push_seeds(py, seeds, &mut interner, &mut s)?;
+    Ok(Converted {
+        n_nodes: interner.len(),
+        edges: e,
+        answer: a,
+        seeds: s,
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (edges, root, labels=None))]
+fn canonical_form<'py>(
+    py: Python<'py>,
+    edges: &Bound<'py, PyAny>,
+    root: &Bound<'py, PyAny>,
+    labels: Option<&Bound<'py, PyAny>>,
+) -> PyResult<String> {
+    let mut interner = Interner::new();
+    let mut e = Vec::new();
+    push_edges(py, edges, &mut interner, &mut e)?;
+    let r = interner
+        .intern(root.as_borrowed())
+        .map_err(|err| with_context(py, err, "root"))?;
+    let n = interner.len() as usize;
+    let mut label_strings: Vec<String> = vec![String::new(); n];
+    if let Some(labels) = labels {
+        let mapping = labels.cast::<pyo3::types::PyMapping>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "labels must be a mapping from node to str, got {}",
+                type_name(labels)
+            ))
+        })?;
+        for item in mapping.items()?.iter() {
+            let (node, label): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
+            let before = interner.len();
+            let idx = interner.intern(node.as_borrowed())?;
+            if idx >= before {
+                return Err(input_error(
+                    py,
+                    format!(
+                        "labels: node {} is not in the tree",
+                        node.repr()
+                            .map(|r| r.to_string())
+                            .unwrap_or_else(|_| "?".into())
+                    ),
+                ));
+            }
+            let text = label.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "labels: label of a node must be str, got {}",
+                    type_name(&label)
+                ))
+            })?;
+            label_strings[idx as usize] = text.to_str()?.to_owned();
+        }
+    }
+    let refs: Vec<&str> = label_strings.iter().map(String::as_str).collect();
+    let mut ws = core::Workspace::default();
+    core::canonical_form(&mut ws, n as u32, &e, r, labels.map(|_| refs.as_slice())).map_err(|err| {
+        match py_class(py, &NOT_A_TREE, "kgbench.iso.errors", "NotATreeError") {
+            Ok(cls) => match cls.call1((err.to_string(),)) {
+                Ok(v) => PyErr::from_value(v),
+                Err(e) => e,
+            },
+            Err(e) => e,
+        }
+    })
+}
+
+#[pyfunction]
+fn isomorphism_type<'py>(
+    py: Python<'py>,
+    edges: &Bound<'py, PyAny>,
+    answer: &Bound<'py, PyAny>,
+    seeds: &Bound<'py, PyAny>,
+) -> PyResult<String> {
+    let c = convert(py, edges, answer, seeds)?;
+    let a = core::analyze(&mut core::Workspace::default(), &c.view());
+    match a.identifier {
+        Some(id) => Ok(id),
+        None => Err(invalid_subgraph(py, &a.defects(), None)),
+    }
+}
+
+#[pyfunction]
+fn analyze_answer_subgraph<'py>(
+    py: Python<'py>,
+    edges: &Bound<'py, PyAny>,
+    answer: &Bound<'py, PyAny>,
+    seeds: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let c = convert(py, edges, answer, seeds)?;
+    let a = core::analyze(&mut core::Workspace::default(), &c.view());
+    let d = PyDict::new(py);
+    d.set_item("identifier", a.identifier.as_deref())?;
+    d.set_item("n_hops", a.n_hops)?;
+    d.set_item("n_seeds", a.n_seeds)?;
+    d.set_item("n_edges", a.n_edges)?;
+    d.set_item("n_nodes", a.n_nodes)?;
+    d.set_item("is_tree", a.is_tree)?;
+    d.set_item("is_connected", a.is_connected)?;
+    d.set_item("has_cycle", a.has_cycle)?;
+    d.set_item("hanging_branches", a.hanging_branches)?;
+    d.set_item("answer_is_seed", a.answer_is_seed)?;
+    d.set_item("internal_seeds", a.internal_seeds)?;
+    d.set_item("answer_missing", a.answer_missing)?;
+    d.set_item("missing_seeds", a.missing_seeds)?;
+    let names: Vec<&str> = a.defects().iter().map(|d| d.name()).collect();
+    d.set_item("defects", PyTuple::new(py, names)?)?;
+    Ok(d)
+}
+
+/// Read item `i` of the batch: a GTSQA record (dict) or an (edges, answer, seeds) triple.
+fn push_item<'py>(
+    py: Python<'py>,
+    item: &Bound<'py, PyAny>,
+    keys: &[Bound<'py, PyString>; 3],
+    interner: &mut Interner<'py>,
+    batch: &mut core::SubgraphBatch,
+) -> PyResult<()> {
+    interner.clear();
+    let fields: [Bound<'py, PyAny>; 3];
+    let (edges, answer, seeds) = if let Ok(d) = item.cast::<PyDict>() {
+        let mut got: Vec<Bound<'py, PyAny>> = Vec::with_capacity(3);
+        for k in keys {
+            match d.get_item(k)? {
+                Some(v) => got.push(v),
+                None => return Err(input_error(py, format!("missing field '{}'", k.to_str()?))),
+            }
+        }
+        let [e, a, s]: [Bound<'py, PyAny>; 3] = got.try_into().expect("three fields");
+        fields = [e, a, s];
+        (&fields[0], &fields[1], &fields[2])
+    } else if let Ok(t) = item.cast::<PyTuple>() {
+        if t.len() != 3 {
+            return Err(PyTypeError::new_err(format!(
+                "expected (edges, answer, seeds) or a GTSQA record, got a tuple of length {}",
+                t.len()
+            )));
+        }
+        fields = [t.get_item(0)?, t.get_item(1)?, t.get_item(2)?];
+        (&fields[0], &fields[1], &fields[2])
+    } else if let Ok(l) = item.cast::<PyList>() {
+        if l.len() != 3 {
+            return Err(PyTypeError::new_err(format!(
+                "expected (edges, answer, seeds) or a GTSQA record, got a list of length {}",
+                l.len()
+            )));
+        }
+        fields = [l.get_item(0)?, l.get_item(1)?, l.get_item(2)?];
+        (&fields[0], &fields[1], &fields[2])
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "expected (edges, answer, seeds) or a GTSQA record, got {}",
+            type_name(item)
+        )));
+    };
+    let e_before = batch.edges.len();
+    let s_before = batch.seeds.len();
+    let result = (|| {
+        push_edges(py, edges, interner, &mut batch.edges)?;
+        let a = interner
+            .intern(answer.as_borrowed())
+            .map_err(|err| with_context(py, err, "answer"))?;
+        push_seeds(py, seeds, interner, &mut batch.seeds)?;
+        Ok::<u32, PyErr>(a)
+    })();
+    match result {
+        Ok(a) => {
+            batch.answers.push(a);
+            batch.n_nodes.push(interner.len());
+            batch.edge_offsets.push(batch.edges.len());
+            batch.seed_offsets.push(batch.seeds.len());
+            Ok(())
+        }
+        Err(e) => {
+            batch.edges.truncate(e_before);
+            batch.seeds.truncate(s_before);
+            Err(e)
+        }
+    }
+}
+
+/// Node-id interner for the fast path: exact `str` and `int` ids only, kept
+/// as borrowed pointers (no reference counting).
+///
+/// Sound because the fast path calls only C functions that cannot run Python
+/// code (type checks, `PyObject_Hash` of str/int, `PyUnicode_Compare`, int
+/// comparison, tuple/list item access), so no container can change and every
+/// borrowed object stays alive while an item is read.
+struct RawInterner {
+    keys: Vec<(ffi::Py_hash_t, *mut ffi::PyObject, bool)>,
+}
+
+const RAW_MAX_NODES: usize = 64;
+
+impl RawInterner {
+    /// # Safety
+    /// `o` is a live object and the GIL is held.
+    unsafe fn intern(&mut self, o: *mut ffi::PyObject) -> Option<u32> {
+        let ty = unsafe { ffi::Py_TYPE(o) };
+        let is_str = if ty == &raw mut ffi::PyUnicode_Type {
+            true
+        } else if ty == &raw mut ffi::PyLong_Type {
+            false
+        } else {
+            return None;
+        };
+        let h = unsafe { ffi::PyObject_Hash(o) };
+        if h == -1 {
+            unsafe { ffi::PyErr_Clear() };
+            return None;
+        }
+        for (i, &(kh, kp, ks)) in self.keys.iter().enumerate() {
+            if kp == o {
+                return Some(i as u32);
+            }
+            if kh == h && ks == is_str {
+                let equal = if is_str {
+                    unsafe { ffi::PyUnicode_Compare(kp, o) == 0 }
+                } else {
+                    unsafe { ffi::PyObject_RichCompareBool(kp, o, ffi::Py_EQ) == 1 }
+                };
+                if equal {
+                    return Some(i as u32);
+                }
+            }
+        }
+        if self.keys.len() >= RAW_MAX_NODES {
+            return None;
+        }
+        self.keys.push((h, o, is_str));
+        Some(self.keys.len() as u32 - 1)
+    }
+}
+
+/// Exact list or tuple: `(is_list, len)`.
+///
+/// # Safety
+/// `o` is a live object and the GIL is held.
+unsafe fn raw_sequence(o: *mut ffi::PyObject) -> Option<(bool, isize)> {
+    let ty = unsafe { ffi::Py_TYPE(o) };
+    if ty == &raw mut ffi::PyList_Type {
+        Some((true, unsafe { ffi::PyList_Size(o) }))
+    } else if ty == &raw mut ffi::PyTuple_Type {
+        Some((false, unsafe { ffi::PyTuple_Size(o) }))
+    } else {
+        None
+    }
+}
+
+/// # Safety
+/// `o` is a live list (`is_list`) or tuple with more than `i` items; GIL held.
+unsafe fn raw_item(o: *mut ffi::PyObject, is_list: bool, i: isize) -> *mut ffi::PyObject {
+    if is_list {
+        unsafe { ffi::PyList_GetItem(o, i) }
+    } else {
+        unsafe { ffi::PyTuple_GetItem(o, i) }
+    }
+}
+
+/// Fast path for one subgraph whose edges and seeds are exact lists/tuples of
+/// exact str/int ids. Returns `None` (with `batch` unchanged) when anything
+/// else is met, so the caller takes the general path.
+///
+/// # Safety
+/// `edges`, `answer`, `seeds` are live objects kept alive by the caller; GIL held.
+unsafe fn raw_subgraph(
+    edges: *mut ffi::PyObject,
+    answer: *mut ffi::PyObject,
+    seeds: *mut ffi::PyObject,
+    interner: &mut RawInterner,
+    batch: &mut core::SubgraphBatch,
+) -> Option<()> {
+    interner.keys.clear();
+    let (e_before, s_before) = (batch.edges.len(), batch.seeds.len());
+    let result = (|| unsafe {
+        let (edges_list, n_edges) = raw_sequence(edges)?;
+        for i in 0..n_edges {
+            let edge = raw_item(edges, edges_list, i);
+            let (edge_list, len) = raw_sequence(edge)?;
+            if len != 2 && len != 3 {
+                return None;
+            }
+            let a = interner.intern(raw_item(edge, edge_list, 0))?;
+            let b = interner.intern(raw_item(edge, edge_list, len - 1))?;
+            batch.edges.push([a, b]);
+        }
+        let a = interner.intern(answer)?;
+        let (seeds_list, n_seeds) = raw_sequence(seeds)?;
+        for i in 0..n_seeds {
+            let s = interner.intern(raw_item(seeds, seeds_list, i))?;
+            batch.seeds.push(s);
+        }
+        Some(a)
+    })();
+    match result {
+        Some(a) => {
+            batch.answers.push(a);
+            batch.n_nodes.push(interner.keys.len() as u32);
+            batch.edge_offsets.push(batch.edges.len());
+            batch.seed_offsets.push(batch.seeds.len());
+            Some(())
+        }
+        None => {
+            batch.edges.truncate(e_before);
+            batch.seeds.truncate(s_before);
+            None
+        }
+    }
+}
+
+/// Fast path for one batch item: an exact 3-tuple/list `(edges, answer, seeds)`
+/// or a dict record (fields looked up safely, then read raw).
+fn fast_item(
+    item: &Bound<'_, PyAny>,
+    keys: &[Bound<'_, PyString>; 3],
+    interner: &mut RawInterner,
+    batch: &mut core::SubgraphBatch,
+) -> Option<()> {
+    let ptr = item.as_ptr();
+    // SAFETY: `item` is alive (owned by the caller), the GIL is held, and
+    // `raw_subgraph` runs no Python code.
+    unsafe {
+        if let Some((is_list, 3)) = raw_sequence(ptr) {
+            return raw_subgraph(
+                raw_item(ptr, is_list, 0),
+                raw_item(ptr, is_list, 1),
+                raw_item(ptr, is_list, 2),
+                interner,
+                batch,
+            );
+        }
+    }
+    let d = item.cast_exact::<PyDict>().ok()?;
+    let e = d.get_item(&keys[0]).ok()??;
+    let a = d.get_item(&keys[1]).ok()??;
+    let s = d.get_item(&keys[2]).ok()??;
+    // SAFETY: `e`, `a`, `s` are owned here; see above.
+    unsafe { raw_subgraph(e.as_ptr(), a.as_ptr(), s.as_ptr(), interner, batch) }
+}
+
+/// Items read per pipeline chunk: while the GIL-holding thread reads chunk
+/// `c + 1` from Python, a worker thread identifies chunk `c` (rayon).
+const PIPELINE_CHUNK: usize = 16_384;
+
+/// Read items from `items` into chunks and hand them to `sink`.
+fn read_items<'py>(
+    py: Python<'py>,
+    subgraphs: &Bound<'py, PyAny>,
+    mut sink: impl FnMut(core::SubgraphBatch),
+) -> PyResult<usize> {
+    let keys = [
+        PyString::intern(py, "answer_subgraph"),
+        PyString::intern(py, "answer_node"),
+        PyString::intern(py, "seed_entities"),
+    ];
+    let mut interner = Interner::new();
+    let mut raw = RawInterner {
+        keys: Vec::with_capacity(RAW_MAX_NODES),
+    };
+    let ctx = |i: usize, e: PyErr| with_context(py, e, &format!("subgraph {i}"));
+    let new_batch = || {
+        let mut b = core::SubgraphBatch::new();
+        b.answers.reserve(PIPELINE_CHUNK);
+        b.n_nodes.reserve(PIPELINE_CHUNK);
+        b.edge_offsets.reserve(PIPELINE_CHUNK + 1);
+        b.seed_offsets.reserve(PIPELINE_CHUNK + 1);
+        b.edges.reserve(4 * PIPELINE_CHUNK);
+        b.seeds.reserve(2 * PIPELINE_CHUNK);
+        b
+    };
+    let mut batch = new_batch();
+    let mut n = 0usize;
+    let mut push = |item: &Bound<'py, PyAny>, batch: &mut core::SubgraphBatch| -> PyResult<()> {
+        if fast_item(item, &keys, &mut raw, batch).is_none() {
+            push_item(py, item, &keys, &mut interner, batch).map_err(|e| ctx(n, e))?;
+        }
+        n += 1;
+        Ok(())
+    };
+    if let Ok(list) = subgraphs.cast::<PyList>() {
+        for item in list.iter() {
+            push(&item, &mut batch)?;
+            if batch.len() == PIPELINE_CHUNK {
+                sink(std::mem::replace(&mut batch, new_batch()));
+            }
+        }
+    } else {
+        for item in subgraphs.try_iter()? {
+            push(&item?, &mut batch)?;
+            if batch.len() == PIPELINE_CHUNK {
+                sink(std::mem::replace(&mut batch, new_batch()));
+            }
+        }
+    }
+    if !batch.is_empty() {
+        sink(batch);
+    }
+    Ok(n)
+}
+
+#[pyfunction]
+#[pyo3(signature = (subgraphs, strict=false))]
+fn isomorphism_types<'py>(
+    py: Python<'py>,
+    subgraphs: &Bound<'py, PyAny>,
+    strict: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let small = subgraphs
+        .cast::<PyList>()
+        .map(|l| l.len() <= PIPELINE_CHUNK)
+        .unwrap_or(false);
+    let ids = if small {
+        let mut chunks = Vec::with_capacity(1);
+        read_items(py, subgraphs, |b| chunks.push(b))?;
+        match chunks.pop() {
+            Some(b) => py.detach(|| core::isomorphism_type_ids(&b)),
+            None => core::TypeIds::default(),
+        }
+    } else {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<core::SubgraphBatch>(4);
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(move || {
+                let mut acc = core::TypeIdsBuilder::default();
+                for b in rx {
+                    acc.push(core::isomorphism_type_ids(&b));
+                }
+                acc.finish()
+            });
+            let read = read_items(py, subgraphs, |b| {
+                // The worker only stops early by panicking; join reports it.
+                let _ = tx.send(b);
+            });
+            drop(tx);
+            let joined = py.detach(|| worker.join());
+            read?;
+            joined.map_err(|_| pyo3::exceptions::PyRuntimeError::new_err("worker thread panicked"))
+        })?
+    };
+    if strict {
+        if let Some(i) = ids.ids.iter().position(|&id| id == core::TypeIds::INVALID) {
+            // Re-read that one item for its defects.
+            let Ok(item) = subgraphs.get_item(i) else {
+                return Err(invalid_subgraph(py, &[], Some(i)));
+            };
+            let mut b = core::SubgraphBatch::new();
+            let keys = [
+                PyString::intern(py, "answer_subgraph"),
+                PyString::intern(py, "answer_node"),
+                PyString::intern(py, "seed_entities"),
+            ];
+            push_item(py, &item, &keys, &mut Interner::new(), &mut b)?;
+            let a = core::analyze(&mut core::Workspace::default(), &b.get(0));
+            return Err(invalid_subgraph(py, &a.defects(), Some(i)));
+        }
+    }
+    let types: Vec<Bound<'py, PyAny>> = ids
+        .types
+        .iter()
+        .map(|t| PyString::new(py, t).into_any())
+        .collect();
+    let none = py.None().into_bound(py);
+    PyList::new(
+        py,
+        ids.ids.iter().map(|&id| {
+            if id == core::TypeIds::INVALID {
+                none.clone()
+            } else {
+                types[id as usize].clone()
+            }
+        }),
+    )
+}
+
+fn identifier_error(py: Python<'_>, err: &core::IdentifierError) -> PyErr {
+    match py_class(
+        py,
+        &INVALID_IDENTIFIER,
+        "kgbench.iso.errors",
+        "InvalidIsomorphismType",
+    ) {
+        Ok(cls) => match cls.call1((err.to_string(), err.identifier.as_str(), err.offset)) {
+            Ok(v) => PyErr::from_value(v),
+            Err(e) => e,
+        },
+        Err(e) => e,
+    }
+}
+
+/// `(edges as (parent, child) pairs, answer, seeds)`.
+type ParsedTree = (Vec<(u32, u32)>, u32, Vec<u32>);
+
+#[pyfunction]
+fn parse_isomorphism_type(py: Python<'_>, identifier: &str) -> PyResult<ParsedTree> {
+    let p = core::parse_identifier(identifier).map_err(|e| identifier_error(py, &e))?;
+    Ok((
+        p.edges.iter().map(|&[a, b]| (a, b)).collect(),
+        p.answer,
+        p.seeds,
+    ))
+}
+
+#[pyfunction]
+fn canonical_isomorphism_type(py: Python<'_>, identifier: &str) -> PyResult<String> {
+    core::canonical_identifier(identifier).map_err(|e| identifier_error(py, &e))
+}
+
+#[pyfunction]
+fn grailqa_name(identifier: &str) -> Option<&'static str> {
+    core::grailqa_name(identifier)
+}
+
+/// Parse and classify a GTSQA JSONL file (plain or gzip) without the GIL.
+/// Returns a dict: `types` (list, one `str | None` per record), `counts`
+/// (identifier -> count), `invalid` (list of `(index, line, defects)`),
+/// `given` (`(identical, reordered, different)`), `records`, `lines`.
+#[pyfunction]
+fn classify_gtsqa_jsonl<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r = py
+        .detach(|| core::classify_jsonl(&path))
+        .map_err(|e| input_error(py, e.to_string()))?;
+    let types: Vec<Bound<'py, PyAny>> = r
+        .types
+        .types
+        .iter()
+        .map(|t| PyString::new(py, t).into_any())
+        .collect();
+    let mut counts = vec![0usize; types.len()];
+    for &id in &r.types.ids {
+        if id != core::TypeIds::INVALID {
+            counts[id as usize] += 1;
+        }
+    }
+    let none = py.None().into_bound(py);
+    let list = PyList::new(
+        py,
+        r.types.ids.iter().map(|&id| {
+            if id == core::TypeIds::INVALID {
+                none.clone()
+            } else {
+                types[id as usize].clone()
+            }
+        }),
+    )?;
+    let count_dict = PyDict::new(py);
+    for (t, c) in types.iter().zip(counts) {
+        count_dict.set_item(t, c)?;
+    }
+    let invalid = PyList::empty(py);
+    for rec in &r.invalid {
+        let names: Vec<&str> = rec.defects.iter().map(|d| d.name()).collect();
+        invalid.append((rec.index, rec.line, PyTuple::new(py, names)?))?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("records", r.types.ids.len())?;
+    d.set_item("types", list)?;
+    d.set_item("counts", count_dict)?;
+    d.set_item("invalid", invalid)?;
+    d.set_item(
+        "given",
+        (r.given.identical, r.given.reordered, r.given.different),
+    )?;
+    d.set_item("lines", r.lines)?;
+    Ok(d)
+}
 
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "iso")?;
+    let py = parent.py();
+    let m = PyModule::new(py, "iso")?;
+    m.add_function(wrap_pyfunction!(canonical_form, &m)?)?;
+    m.add_function(wrap_pyfunction!(isomorphism_type, &m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_answer_subgraph, &m)?)?;
+    m.add_function(wrap_pyfunction!(isomorphism_types, &m)?)?;
+    m.add_function(wrap_pyfunction!(parse_isomorphism_type, &m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_isomorphism_type, &m)?)?;
+    m.add_function(wrap_pyfunction!(grailqa_name, &m)?)?;
+    m.add_function(wrap_pyfunction!(classify_gtsqa_jsonl, &m)?)?;
+    let names = PyDict::new(py);
+    for (id, name) in core::GRAILQA_NAMES {
+        names.set_item(id, name)?;
+    }
+    m.add("GRAILQA_NAMES", names)?;
+    let defects: Vec<(&str, &str)> = core::Defect::ALL
+        .iter()
+        .map(|d| (d.name(), d.description()))
+        .collect();
+    m.add("DEFECTS", PyTuple::new(py, defects)?)?;
     crate::add_submodule(parent, &m)
 }

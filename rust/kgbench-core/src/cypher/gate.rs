@@ -34,7 +34,7 @@ use open_cypher::ast::visit::{walk_clause, Visitor};
 use open_cypher::ast::{CallTarget, Clause, ClauseKind, DeleteMode, QualifiedName};
 use open_cypher::{lex, Token, TokenKind};
 
-use super::parse::{with_parsed, Parsed};
+use super::parse::{with_parsed, Parsed, Recovery};
 
 /// Procedures that only read, so `CALL` of one of them is not a write clause.
 ///
@@ -106,7 +106,7 @@ pub fn is_read_only_procedure(name: &str) -> bool {
 /// panics.
 #[must_use]
 pub fn write_clauses(query: &str) -> Vec<String> {
-    let from_ast = with_parsed(query, |parsed| {
+    let from_ast = with_parsed(query, Recovery::Deny, |parsed| {
         let mut found: Vec<(usize, String)> = Vec::new();
         collect_writes(parsed, 0, &mut found);
         found.sort_by_key(|(at, _)| *at);

@@ -26,7 +26,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use open_cypher::{lex, parse, Keyword, ParsedProgram, Token, TokenKind};
+use open_cypher::{lex, parse, parse_recovering, Keyword, ParsedProgram, Token, TokenKind};
 
 /// Inputs up to this many bytes are parsed on the calling thread.
 pub const SMALL_INPUT_BYTES: usize = 4096;
@@ -72,6 +72,21 @@ pub struct Parsed {
     pub program: ParsedProgram,
     /// The `CALL { ... }` subqueries, in source order.
     pub subqueries: Vec<Subquery>,
+    /// With [`Recovery::Allow`]: the strict parser's error when the tree
+    /// (of this text, not of its subqueries) comes from error recovery and may
+    /// contain error nodes.
+    pub recovered: Option<CypherError>,
+}
+
+/// Whether [`with_parsed`] may fall back to the parser's error recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Strict: any syntax error fails.
+    Deny,
+    /// On a syntax error, use `open_cypher::parse_recovering` (valid clauses
+    /// around malformed regions are kept, error nodes mark the rest) when it
+    /// yields a query; [`Parsed::recovered`] then holds the strict error.
+    Allow,
 }
 
 /// One `CALL { ... }` subquery cut out of a query.
@@ -100,7 +115,7 @@ impl Parsed {
 /// # Errors
 ///
 /// [`CypherError`] when the query is empty, too large, or does not parse.
-pub fn with_parsed<T, F>(query: &str, f: F) -> Result<T, CypherError>
+pub fn with_parsed<T, F>(query: &str, recovery: Recovery, f: F) -> Result<T, CypherError>
 where
     T: Send,
     F: FnOnce(&Parsed) -> T + Send,
@@ -119,7 +134,7 @@ where
     }
     let run = move || -> Result<T, CypherError> {
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let parsed = parse_neo4j(query, 0)?;
+            let parsed = parse_neo4j(query, 0, recovery)?;
             if parsed.program.program.is_empty() {
                 return Err(CypherError::Empty);
             }
@@ -143,7 +158,7 @@ where
 
 /// Parse `src` (whose first byte is at `base` in the top-level query, for
 /// error offsets), cutting out `CALL { ... }` subqueries.
-fn parse_neo4j(src: &str, base: usize) -> Result<Parsed, CypherError> {
+fn parse_neo4j(src: &str, base: usize, recovery: Recovery) -> Result<Parsed, CypherError> {
     let tokens: Vec<Token> = lex(src)
         .tokens
         .into_iter()
@@ -191,7 +206,7 @@ fn parse_neo4j(src: &str, base: usize) -> Result<Parsed, CypherError> {
                 message: "empty CALL subquery".to_string(),
             });
         }
-        let body = parse_neo4j(&src[body_start..body_end], base + body_start)?;
+        let body = parse_neo4j(&src[body_start..body_end], base + body_start, recovery)?;
         if body.program.program.is_empty() {
             return Err(CypherError::Syntax {
                 offset: base + body_start,
@@ -208,17 +223,25 @@ fn parse_neo4j(src: &str, base: usize) -> Result<Parsed, CypherError> {
         });
         i = close + 1;
     }
-    let program = parse(&text).map_err(|errors| {
-        let first = errors.diagnostics().first();
-        CypherError::Syntax {
-            offset: base + first.map_or(0, |d| d.primary_span.start),
-            message: first.map_or_else(|| "invalid query".to_string(), |d| d.message.clone()),
+    let (program, recovered) = match parse(&text) {
+        Ok(program) => (program, None),
+        Err(errors) => {
+            let first = errors.diagnostics().first();
+            let error = CypherError::Syntax {
+                offset: base + first.map_or(0, |d| d.primary_span.start),
+                message: first.map_or_else(|| "invalid query".to_string(), |d| d.message.clone()),
+            };
+            match (recovery, parse_recovering(&text).value) {
+                (Recovery::Allow, Some(program)) => (program, Some(error)),
+                _ => return Err(error),
+            }
         }
-    })?;
+    };
     Ok(Parsed {
         text: src.to_string(),
         program,
         subqueries,
+        recovered,
     })
 }
 

@@ -32,14 +32,26 @@
 //!
 //! The provenance subgraph of the whole query is the union of the element ids
 //! returned by its branch queries.
+//!
+//! **Syntax beyond the parser.** When the strict parse fails, the parser's
+//! error recovery is tried: a branch is used only when its MATCH part has no
+//! error node and is followed by a sound clause or by an error region that
+//! starts with a clause keyword after the MATCH part (`RETURN`, `UNWIND`,
+//! `ORDER`, ...). So `... RETURN n ORDER BY n.x NULLS LAST` still yields its
+//! MATCH part (the MATCH part is all PSJS needs, as in CypherBench), while any
+//! doubt gives the strict syntax error. A leading `USE` clause is not
+//! supported.
 
 use open_cypher::ast::{
     ClauseKind, ExprKind, Identifier, MatchClause, NodePattern, PathFactorKind, PathPattern,
-    ProjectionItemKind, Query, QueryKind, SingleQuery, StatementKind, WithClause,
+    ProjectionItemKind, QueryKind, SingleQuery, StatementKind, WithClause,
 };
 use open_cypher::Span;
 
-use super::parse::{with_parsed, CypherError, Parsed};
+use open_cypher::ast::visit::{walk_clause, Visitor};
+use open_cypher::ast::Clause;
+
+use super::parse::{with_parsed, CypherError, Parsed, Recovery};
 
 /// Name of the single result column of every provenance query.
 pub const ELEMENT_ID_COLUMN: &str = "element_id";
@@ -70,11 +82,17 @@ pub struct ProvenanceQuery {
 /// is empty, or is too large.
 pub fn provenance_queries(query: &str) -> Result<Vec<ProvenanceQuery>, CypherError> {
     let fresh = fresh_prefix(query);
-    with_parsed(query, |parsed| {
+    with_parsed(query, Recovery::Allow, |parsed| {
         let mut out = Vec::new();
-        collect_program(parsed, &fresh, &mut out);
-        out
-    })
+        let mut first_error = None;
+        let complete = collect_program(parsed, &fresh, &mut out, &mut first_error);
+        match first_error {
+            // Recovered parse: usable only when every branch was judged sound
+            // and at least one gave a MATCH part.
+            Some(error) if !complete || out.is_empty() => Err(error),
+            _ => Ok(out),
+        }
+    })?
 }
 
 /// `__kgb`, with extra leading underscores until it does not occur in `query`.
@@ -86,21 +104,34 @@ fn fresh_prefix(query: &str) -> String {
     prefix
 }
 
-fn collect_program(parsed: &Parsed, fresh: &str, out: &mut Vec<ProvenanceQuery>) {
+/// Collect the provenance queries of a parsed (sub)query. Returns `false`
+/// when a recovered tree has an error that could affect a MATCH part;
+/// `first_error` receives the strict parser's error of a recovered tree.
+fn collect_program(
+    parsed: &Parsed,
+    fresh: &str,
+    out: &mut Vec<ProvenanceQuery>,
+    first_error: &mut Option<CypherError>,
+) -> bool {
+    if let Some(error) = &parsed.recovered {
+        first_error.get_or_insert_with(|| error.clone());
+    }
+    let mut ok = true;
     for statement in &parsed.program.program.statements {
-        if let StatementKind::Query(qs) = &statement.kind {
-            collect_query(&qs.query, parsed, fresh, out);
+        match &statement.kind {
+            StatementKind::Query(qs) => match &qs.query.kind {
+                QueryKind::Regular(regular) => {
+                    ok &= collect_single(&regular.head, parsed, fresh, out, first_error);
+                    for branch in &regular.unions {
+                        ok &= collect_single(&branch.query, parsed, fresh, out, first_error);
+                    }
+                }
+                _ => ok = false,
+            },
+            _ => ok = false,
         }
     }
-}
-
-fn collect_query(query: &Query, parsed: &Parsed, fresh: &str, out: &mut Vec<ProvenanceQuery>) {
-    if let QueryKind::Regular(regular) = &query.kind {
-        collect_single(&regular.head, parsed, fresh, out);
-        for branch in &regular.unions {
-            collect_single(&branch.query, parsed, fresh, out);
-        }
-    }
+    ok
 }
 
 fn collect_single(
@@ -108,14 +139,15 @@ fn collect_single(
     parsed: &Parsed,
     fresh: &str,
     out: &mut Vec<ProvenanceQuery>,
-) {
+    first_error: &mut Option<CypherError>,
+) -> bool {
     let src = parsed.text.as_str();
+    let recovered = parsed.recovered.is_some();
     let clauses = &single.kind.clauses;
     if let Some(first) = clauses.first() {
         if matches!(first.kind, ClauseKind::Call(_)) {
             if let Some(sub) = parsed.subquery_at(first.span.start) {
-                collect_program(&sub.body, fresh, out);
-                return;
+                return collect_program(&sub.body, fresh, out, first_error);
             }
         }
     }
@@ -123,11 +155,28 @@ fn collect_single(
     // (text, is a bare `WITH *` that may be dropped when trailing)
     let mut pieces: Vec<(String, bool)> = Vec::new();
     for (i, clause) in clauses.iter().enumerate() {
+        let in_match_part = match &clause.kind {
+            ClauseKind::Match(_) => true,
+            ClauseKind::With(w) => i > 0 && is_bare_with(w),
+            _ => false,
+        };
+        // Recovered parse: an error inside the MATCH part, or an error region
+        // where it ends (the MATCH part might continue into it), is not sound;
+        // errors inside the clause after the MATCH part do not matter.
+        if recovered {
+            let unsound = match clause.kind {
+                ClauseKind::Error(_) => !ends_match_part(span_text(src, clause.span)),
+                _ => in_match_part && has_error(clause),
+            };
+            if unsound {
+                return false;
+            }
+        }
         match &clause.kind {
             ClauseKind::Match(m) => {
-                pieces.push((match_text(clause.span, m, src, &mut nodes), false))
+                pieces.push((match_text(clause.span, m, src, &mut nodes), false));
             }
-            ClauseKind::With(w) if i > 0 && is_bare_with(w) => match &w.where_clause {
+            ClauseKind::With(w) if in_match_part => match &w.where_clause {
                 Some(predicate) => pieces.push((
                     format!("WITH * WHERE {}", span_text(src, predicate.span)),
                     false,
@@ -141,7 +190,7 @@ fn collect_single(
         pieces.pop();
     }
     if pieces.is_empty() {
-        return;
+        return true;
     }
     let match_cypher = pieces
         .into_iter()
@@ -164,6 +213,39 @@ fn collect_single(
         match_cypher,
         node_variables,
     });
+    true
+}
+
+/// Whether an error region starting with `text` certainly lies after the
+/// MATCH part: its first word is a clause keyword other than `MATCH`,
+/// `OPTIONAL`, `WITH` and `WHERE` (e.g. `RETURN`, `UNWIND`, `ORDER`).
+fn ends_match_part(text: &str) -> bool {
+    const AFTER: &[&str] = &[
+        "RETURN", "UNWIND", "ORDER", "SKIP", "LIMIT", "UNION", "CREATE", "MERGE", "SET", "DELETE",
+        "DETACH", "REMOVE", "FOREACH", "LOAD", "FINISH",
+    ];
+    let word: String = text
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
+    AFTER.iter().any(|k| k.eq_ignore_ascii_case(&word))
+}
+
+/// Whether a clause is, or contains, an error node of a recovered parse.
+fn has_error(clause: &Clause) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visitor<'ast> for Finder {
+        fn visit_error(&mut self, _span: Span) {
+            self.0 = true;
+        }
+    }
+    if matches!(clause.kind, ClauseKind::Error(_)) {
+        return true;
+    }
+    let mut finder = Finder(false);
+    walk_clause(&mut finder, clause);
+    finder.0
 }
 
 /// A WITH that only passes variables on: items are `*` or bare variables
@@ -422,6 +504,30 @@ mod tests {
         );
         assert!(provenance_queries("What is the capital of France?").is_err());
         assert!(provenance_queries("MATCH (n) RETURN n; MATCH (m) RETURN m").is_err());
+    }
+
+    #[test]
+    fn recovery_keeps_sound_match_parts_only() {
+        // Syntax beyond the parser after the MATCH part: provenance still found.
+        let p = prov("MATCH (n:Player) RETURN n.name ORDER BY n.height DESC NULLS LAST");
+        assert_eq!(p[0].match_cypher, "MATCH (n:Player)");
+        let p = prov("MATCH (a:A) RETURN a UNION MATCH (b:B) RETURN b NULLS FIRST");
+        assert_eq!(p.len(), 2);
+        // Errors inside or right after the MATCH part: syntax error.
+        for q in [
+            "MATCH (n) WHERE n.x = RETURN n",
+            "USE neo4j MATCH (n) RETURN n",
+            "MATCH (n) WITH n WHERE RETURN n",
+            "MATCH (n:Player RETURN n.name",
+            "garbage",
+            "MATCH (a:A) RETURN a UNION MATCH (b:B) WHERE RETURN b",
+        ] {
+            assert!(
+                matches!(provenance_queries(q), Err(CypherError::Syntax { .. })),
+                "{q}: {:?}",
+                provenance_queries(q)
+            );
+        }
     }
 
     /// Gold queries of seed cypherbench.txt Tables 1, 10, 11 and 14 (with the

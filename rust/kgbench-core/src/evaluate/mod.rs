@@ -1,1 +1,23 @@
-//! Placeholder: filled by the evaluate work.
+//! Result comparison and metrics (SPEC.md §4).
+//!
+//! - [`value`]: the result value model (null, bool, int, float, string/date, list, map) and
+//!   its canonical keys — equal keys iff equal values under SPEC.md §4.
+//! - [`table`]: result tables of canonical keys, built from values or straight from JSON.
+//! - [`ex`]: execution accuracy (exact, deterministic column-bijection search).
+//! - [`score`]: EX over two JSONL result files (`kgbench score`), in parallel.
+//! - [`metrics`]: answer-set P/R/F1/Jaccard, GTSQA and NGDBench metric families.
+//!
+//! - [`tolerance`]: the optional relative tolerance on numbers (off by default: floats
+//!   are compared exactly, as the reference does).
+
+pub mod ex;
+pub mod json;
+pub mod metrics;
+pub mod score;
+pub mod table;
+pub mod tolerance;
+pub mod value;
+
+pub use ex::{execution_accuracy, order_matters, tables_equivalent};
+pub use table::{Table, TableBuilder, TableError};
+pub use value::Value;

@@ -1,0 +1,238 @@
+"""Benchmark: kgbench.neo4j.load_graph vs. a naive one-row-per-transaction CREATE loader.
+
+Builds a synthetic CypherBench-shaped graph (default 1,000,000 nodes / 2,000,000 relationships;
+two entity labels, two relation types, str/int/float/date/list[str] properties), starts a local
+Neo4j (kgbench.neo4j.LocalNeo4j, defaults: 2 GiB heap, 2 GiB page cache) and prints
+
+- the batched UNWIND loader's nodes/s and relationships/s on the whole graph (``load_graph``
+  with ``wipe=True``: validation excluded, constraint/index creation and count verification
+  excluded from the rates);
+- the naive loader's rates on a 20,000-node / 20,000-relationship slice of the same graph, in
+  the same run, into an emptied database with the same constraints: one ``CREATE`` per
+  transaction (``session.execute_write``), relationships matched by ``eid``;
+- the ratios (batched / naive). Target: >= 50,000 nodes/s and >= 50,000 relationships/s.
+
+Usage: ``python benches/bench_load.py [--nodes N] [--rels M] [--slice K] [--batch-size B]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import random
+import sys
+import tempfile
+import time
+from typing import Any
+
+from kgbench.neo4j import LocalNeo4j, load_graph, validate_graph, wipe_database
+
+SCHEMA = {
+    "name": "synthetic",
+    "entities": [
+        {
+            "label": "Person",
+            "properties": {
+                "date_of_birth": "date",
+                "height_cm": "float",
+                "occupation": "list[str]",
+            },
+        },
+        {"label": "Organization", "properties": {"founding_year": "int", "country": "str"}},
+    ],
+    "relations": [
+        {"label": "knows", "subj_label": "Person", "obj_label": "Person",
+         "properties": {"since_year": "int"}},
+        {"label": "worksAt", "subj_label": "Person", "obj_label": "Organization",
+         "properties": {"start_date": "date"}},
+    ],
+}  # fmt: skip
+
+OCCUPATIONS = ["actor", "chemist", "engineer", "historian", "painter", "poet", "politician"]
+COUNTRIES = ["Brazil", "France", "Germany", "India", "Japan", "Kenya", "Peru", "United States"]
+
+
+def synthetic_graph(n_nodes: int, n_rels: int, seed: int = 7) -> dict[str, Any]:
+    """Every 10th node is an Organization, the rest Persons; relation ``r`` starts at the
+    Person at position ``r * persons / n_rels`` and ends at a node less than 60 positions
+    away, so a prefix of the relations mostly lies within a prefix of the nodes."""
+    rng = random.Random(seed)
+    entities: list[dict[str, Any]] = []
+    persons: list[int] = []
+    orgs: list[int] = []
+    base = dt.date(1900, 1, 1)
+    for i in range(n_nodes):
+        q = f"Q{1000 + i}"
+        if i % 10 == 0:
+            orgs.append(i)
+            entities.append({
+                "eid": f"Organization#{q}", "label": "Organization", "name": f"Organization {i}",
+                "aliases": [f"Org {i}"], "description": "synthetic organization",
+                "properties": {"founding_year": 1800 + i % 220,
+                               "country": COUNTRIES[i % len(COUNTRIES)]},
+                "provenance": [f"https://en.wikipedia.org/wiki/Organization_{i}"],
+            })  # fmt: skip
+        else:
+            persons.append(i)
+            born = base + dt.timedelta(days=rng.randrange(40000))
+            entities.append({
+                "eid": f"Person#{q}", "label": "Person", "name": f"Person {i}", "aliases": [],
+                "description": "synthetic person",
+                "properties": {"date_of_birth": born.isoformat(),
+                               "height_cm": round(150 + rng.random() * 50, 1),
+                               "occupation": sorted(rng.sample(OCCUPATIONS, 2))},
+                "provenance": [],
+            })  # fmt: skip
+    relations: list[dict[str, Any]] = []
+    for r in range(n_rels):
+        s = persons[r * len(persons) // n_rels]
+        if r % 2 == 0:
+            o = (s + 1 + rng.randrange(59)) % n_nodes
+            if o % 10 == 0:
+                o = (o + 1) % n_nodes
+            label, props = "knows", {"since_year": 1950 + rng.randrange(70)}
+        else:
+            o = min((s // 10 + rng.randrange(-5, 6)) % len(orgs), len(orgs) - 1) * 10
+            start = base + dt.timedelta(days=20000 + rng.randrange(40000))
+            label, props = "worksAt", {"start_date": start.isoformat()}
+        relations.append({
+            "rid": str(r), "label": label, "subj_id": entities[s]["eid"],
+            "obj_id": entities[o]["eid"], "properties": props, "provenance": [],
+        })  # fmt: skip
+    return {"schema": SCHEMA, "entities": entities, "relations": relations}
+
+
+def graph_slice(graph: dict[str, Any], k: int) -> dict[str, Any]:
+    """The first ``k`` entities and the first ``k`` relations with both ends among them."""
+    entities = graph["entities"][:k]
+    eids = {e["eid"] for e in entities}
+    relations = [r for r in graph["relations"] if r["subj_id"] in eids and r["obj_id"] in eids]
+    return {"schema": graph["schema"], "entities": entities, "relations": relations[:k]}
+
+
+def naive_load(driver: Any, graph: dict[str, Any]) -> tuple[float, float]:
+    """One CREATE per transaction; returns (node seconds, relationship seconds)."""
+    types = {
+        e["label"]: e["properties"] for e in graph["schema"]["entities"]
+    }  # datatypes per label
+    label_of = {e["eid"]: e["label"] for e in graph["entities"]}
+
+    def typed(props: dict[str, Any], declared: dict[str, str]) -> dict[str, Any]:
+        out = {}
+        for k, v in props.items():
+            out[k] = dt.date.fromisoformat(v) if declared.get(k) == "date" else v
+        return out
+
+    rel_types = {r["label"]: r["properties"] for r in graph["schema"]["relations"]}
+    t0 = time.perf_counter()
+    with driver.session() as session:
+        for e in graph["entities"]:
+            row = {"eid": e["eid"], "name": e["name"], "aliases": e["aliases"],
+                   "description": e["description"], "provenance": e["provenance"],
+                   **typed(e["properties"], types[e["label"]])}  # fmt: skip
+            session.execute_write(
+                lambda tx, row=row, label=e["label"]: tx.run(
+                    f"CREATE (n:`{label}`) SET n = $row", row=row
+                ).consume()
+            )
+        t1 = time.perf_counter()
+        for r in graph["relations"]:
+            props = {"rid": r["rid"], "provenance": r["provenance"],
+                     **typed(r["properties"], rel_types[r["label"]])}  # fmt: skip
+            query = (
+                f"MATCH (s:`{label_of[r['subj_id']]}` {{eid: $s}}) "
+                f"MATCH (o:`{label_of[r['obj_id']]}` {{eid: $o}}) "
+                f"CREATE (s)-[r:`{r['label']}`]->(o) SET r = $p"
+            )
+            session.execute_write(
+                lambda tx, q=query, r=r, p=props: tx.run(
+                    q, s=r["subj_id"], o=r["obj_id"], p=p
+                ).consume()
+            )
+        t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
+
+
+CEILING_QUERY = """
+UNWIND range($start, $start + $n - 1) AS i
+CREATE (p:Ceiling {eid: 'Ceiling#Q' + i, name: 'Person ' + i, aliases: [],
+                   description: 'synthetic person', provenance: [],
+                   date_of_birth: date('1900-01-01') + duration({days: i % 40000}),
+                   height_cm: 150.0 + (i % 500) / 10.0, occupation: ['engineer', 'poet']})
+"""
+
+
+def server_ceiling(driver: Any, n: int, batch: int) -> float:
+    """Nodes/s when the server creates Person-shaped nodes itself (no client data at all):
+    the write rate the database reaches on this machine, an upper bound for any Bolt loader."""
+    t0 = time.perf_counter()
+    with driver.session(notifications_min_severity="OFF") as session:
+        for start in range(0, n, batch):
+            size = min(batch, n - start)
+            session.execute_write(
+                lambda tx, s=start, k=size: tx.run(CEILING_QUERY, start=s, n=k).consume()
+            )
+    return n / (time.perf_counter() - t0)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=1_000_000)
+    ap.add_argument("--rels", type=int, default=2_000_000)
+    ap.add_argument("--slice", type=int, default=20_000, help="naive loader slice size")
+    ap.add_argument("--batch-size", type=int, default=10_000)
+    args = ap.parse_args(argv)
+
+    t = time.perf_counter()
+    graph = synthetic_graph(args.nodes, args.rels)
+    print(f"graph: {args.nodes:,} nodes, {args.rels:,} relationships "
+          f"(generated in {time.perf_counter() - t:.1f} s)")  # fmt: skip
+    t = time.perf_counter()
+    assert validate_graph(graph) == []
+    print(f"validation: {time.perf_counter() - t:.2f} s")
+    from neo4j._codec.packstream import v1 as packstream
+
+    rust = getattr(packstream, "_rust_pack", None) is not None
+    print(f"driver packstream: {'neo4j-rust-ext (Rust)' if rust else 'pure Python'}")
+    part = graph_slice(graph, args.slice)
+
+    with (
+        tempfile.TemporaryDirectory(prefix="kgbench-bench-load-") as tmp,
+        LocalNeo4j(data_dir=tmp) as server,
+        server.driver() as driver,
+    ):
+        print(f"server: {server.uri} heap={server.heap} pagecache={server.pagecache}")
+        # naive first, on a small empty database (with the loader's constraints/indexes)
+        load_graph({**part, "entities": [], "relations": []}, driver, wipe=True,
+                   progress=False)  # fmt: skip
+        naive_n_s, naive_r_s = naive_load(driver, part)
+        naive_nodes = len(part["entities"]) / naive_n_s
+        naive_rels = len(part["relations"]) / naive_r_s
+        print(f"naive (1 row/transaction): {len(part['entities']):,} nodes in "
+              f"{naive_n_s:.1f} s = {naive_nodes:,.0f} nodes/s; "
+              f"{len(part['relations']):,} rels in {naive_r_s:.1f} s = "
+              f"{naive_rels:,.0f} rels/s")  # fmt: skip
+        wipe_database(driver)
+        ceiling = server_ceiling(driver, min(args.nodes, 100_000), args.batch_size)
+        print(f"server-side ceiling (nodes created by Cypher without client data): "
+              f"{ceiling:,.0f} nodes/s")  # fmt: skip
+        wipe_database(driver)
+
+        t = time.perf_counter()
+        report = load_graph(graph, driver, wipe=True, batch_size=args.batch_size)
+        total = time.perf_counter() - t
+        print(f"kgbench load_graph (UNWIND, batch {args.batch_size:,}): "
+              f"{report.nodes:,} nodes in {report.node_seconds:.1f} s = "
+              f"{report.nodes_per_s:,.0f} nodes/s; {report.relationships:,} rels in "
+              f"{report.relationship_seconds:.1f} s = {report.relationships_per_s:,.0f} "
+              f"rels/s; total incl. wipe/constraints/verify {total:.1f} s")  # fmt: skip
+    print(f"loader nodes/s vs server-side ceiling: {report.nodes_per_s / ceiling:.2f}")
+    print(f"ratio batched/naive: nodes x{report.nodes_per_s / naive_nodes:,.1f}, "
+          f"relationships x{report.relationships_per_s / naive_rels:,.1f}")  # fmt: skip
+    ok = report.nodes_per_s >= 50_000 and report.relationships_per_s >= 50_000
+    print(f"target >= 50,000 nodes/s and >= 50,000 rels/s: {'met' if ok else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

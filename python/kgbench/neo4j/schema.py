@@ -1,0 +1,131 @@
+"""Fetch a graph schema from Neo4j the way CypherBench does (seed Appendix B.4, SPEC.md §4).
+
+CypherBench enumerates, over *all* nodes and relationships, the distinct (label, property, type)
+and (relationship type, property, type) triples and the distinct (start label, type, end label)
+triples — ``db.schema.visualization`` and ``apoc.meta.data`` are inaccurate on large graphs.
+Its queries call ``apoc.meta.cypher.type`` and ``apoc.coll.sortMaps``; here Cypher's own
+``valueType()`` replaces the first and sorting happens in Python, so no plugin is needed.
+
+Handling as CypherBench's ``Neo4jConnector.get_schema``: the properties ``eid``,
+``description``, ``aliases`` and ``provenance`` are left out (``name`` stays); every
+(type, start, end) variant of a relationship type gets all properties seen on that type; entities
+and relations are sorted by label (relations by (label, subj_label, obj_label)) and properties by
+name. kgbench also leaves out ``rid`` (the relation id its loader stores; CypherBench's prompt
+schemas show no relation id).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+#: Properties omitted from the prompt schema (CypherBench's defaults plus the relation id).
+DEFAULT_EXCLUDED = ("eid", "description", "aliases", "provenance", "rid")
+
+#: CypherBench's entity-property query with ``valueType`` in place of ``apoc.meta.cypher.type``.
+NODE_PROPERTIES_QUERY = """
+MATCH (n)
+UNWIND labels(n) AS label
+WITH label, keys(n) AS propertyKeys, n
+UNWIND propertyKeys AS property
+WITH DISTINCT label, property, valueType(n[property]) AS type
+RETURN label, property, type ORDER BY label, property, type
+""".strip()
+
+#: CypherBench's relation-property query (same substitution).
+REL_PROPERTIES_QUERY = """
+MATCH ()-[r]-()
+WITH type(r) AS type, keys(r) AS propertyKeys, r
+UNWIND propertyKeys AS property
+WITH DISTINCT type, property, valueType(r[property]) AS propType
+RETURN type, property, propType ORDER BY type, property, propType
+""".strip()
+
+#: CypherBench's relation-schema query (unchanged).
+REL_QUERY = """
+MATCH (n)-[r]->(m)
+UNWIND labels(n) AS start UNWIND labels(m) AS end
+RETURN DISTINCT start, type(r) AS type, end
+ORDER BY type, start, end
+""".strip()
+
+_SCALARS = {
+    "STRING": "str",
+    "INTEGER": "int",
+    "FLOAT": "float",
+    "BOOLEAN": "bool",
+    "DATE": "date",
+}
+
+
+def datatype_of(value_type: str) -> str:
+    """Map a Cypher ``valueType()`` string to a SPEC.md datatype.
+
+    ``"STRING NOT NULL"`` → ``str``; ``INTEGER`` → ``int``; ``FLOAT`` → ``float``; ``BOOLEAN`` →
+    ``bool``; ``DATE`` → ``date``; ``LIST<T NOT NULL> NOT NULL`` → ``list[t]``. An empty list
+    (``LIST<NOTHING>``) is ``list[str]``, as CypherBench maps APOC's bare ``LIST``. Other types
+    (e.g. ``DATETIME``) map to their lower-case name.
+    """
+    t = value_type.strip()
+    if t.endswith(" NOT NULL"):
+        t = t[: -len(" NOT NULL")]
+    if t.startswith("LIST<") and t.endswith(">"):
+        inner = datatype_of(t[5:-1])
+        return "list[str]" if inner in ("nothing", "any") else f"list[{inner}]"
+    if t.startswith("LIST"):
+        return "list[str]"
+    return _SCALARS.get(t, t.lower())
+
+
+def _pick(types: set[str]) -> str:
+    # The loader gives one type per property; if several occur (data from elsewhere), prefer
+    # float over int (a numeric column), else the first in sorted order: deterministic.
+    if types == {"int", "float"}:
+        return "float"
+    return sorted(types)[0]
+
+
+def fetch_schema(
+    driver: Any,
+    *,
+    name: str = "",
+    database: str | None = None,
+    exclude_properties: tuple[str, ...] | list[str] = DEFAULT_EXCLUDED,
+) -> dict[str, Any]:
+    """Return the schema JSON of the graph in ``database`` (SPEC.md §2 ``schema`` shape).
+
+    Shape: ``{"name": name, "entities": [{"label", "properties": {prop: datatype}}],
+    "relations": [{"label", "subj_label", "obj_label", "properties": {...}}]}``, sorted as
+    CypherBench's ``PropertyGraphSchema.to_sorted`` and without entity descriptions (as in its
+    text-to-Cypher prompt, seed Table 13). Runs three full scans of the graph. Raises the
+    driver's ``neo4j.exceptions`` errors on connection or query failure.
+    """
+    excluded = set(exclude_properties)
+    ent_types: dict[str, dict[str, set[str]]] = {}
+    rel_types: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    triples: list[tuple[str, str, str]] = []
+    with driver.session(database=database, notifications_min_severity="OFF") as session:
+        for rec in session.run(NODE_PROPERTIES_QUERY):
+            props = ent_types.setdefault(rec["label"], defaultdict(set))
+            if rec["property"] not in excluded:
+                props[rec["property"]].add(datatype_of(rec["type"]))
+        for rec in session.run(REL_QUERY):
+            triples.append((rec["type"], rec["start"], rec["end"]))
+        for rec in session.run(REL_PROPERTIES_QUERY):
+            if rec["property"] not in excluded:
+                rel_types[rec["type"]][rec["property"]].add(datatype_of(rec["propType"]))
+
+    entities = [
+        {"label": label, "properties": {p: _pick(t) for p, t in sorted(props.items())}}
+        for label, props in sorted(ent_types.items())
+    ]
+    relations = [
+        {
+            "label": rtype,
+            "subj_label": start,
+            "obj_label": end,
+            "properties": {p: _pick(t) for p, t in sorted(rel_types.get(rtype, {}).items())},
+        }
+        for rtype, start, end in sorted(set(triples))
+    ]
+    return {"name": name, "entities": entities, "relations": relations}

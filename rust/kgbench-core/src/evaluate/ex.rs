@@ -1,0 +1,440 @@
+//! Execution accuracy (EX): are two result tables equal up to a column permutation and
+//! (unless order matters) a row permutation? SPEC.md §4; seed cypherbench.txt §5.1, B.7.
+//!
+//! Exact and deterministic, unlike the reference (which samples 20 random rows to prune
+//! column permutations when there are more than 3 columns):
+//!
+//! 1. both tables empty: equal; one empty, different row counts or column counts: not equal;
+//!    the same cells in the same order: equal;
+//! 2. cells are interned to integers (equal ids iff equal canonical keys); the multisets of
+//!    all gold and all predicted cells must be equal (checked first by an order-independent
+//!    hash sum and byte total, then exactly);
+//! 3. *column signatures*: the sorted multiset of a column's ids (or, when order matters,
+//!    the column's id sequence). A gold column can only map to a predicted column with the
+//!    same signature; the signature classes must have equal sizes on both sides;
+//! 4. when order matters, step 3 is also sufficient (columns equal as sequences ⇒ rows equal
+//!    as sequences); with one column likewise;
+//! 5. otherwise a depth-first search assigns gold columns (fewest candidates first) to
+//!    unused predicted candidates, refining a row partition after each assignment: the bag
+//!    of gold rows projected on the assigned columns must equal the bag of predicted rows
+//!    projected on their images (checked by sorting class pairs). Among predicted columns
+//!    identical as sequences only the first unused one is tried (they are interchangeable).
+//!
+//! Worst case: the search visits at most `sum_{d<=k} k!/(k-d)!  <= e·k!` nodes for `k`
+//! columns, each costing `O(n log n)` for `n` rows — reached only by tables whose columns
+//! share one value multiset and whose partial projections keep agreeing (an adversarial,
+//! graph-isomorphism-like case). Typical tables need `O(k·n log n)`.
+
+use std::cell::RefCell;
+use std::hash::Hasher;
+
+use rustc_hash::FxHasher;
+
+use super::table::{Table, TableRef};
+
+/// Whether the gold query's rows are ordered: SPEC.md §4, CypherBench's
+/// `'order by' in target_cypher.lower()` (a plain substring test, so an `order by` inside a
+/// string literal or comment also counts, as in the reference).
+pub fn order_matters(gold_cypher: &str) -> bool {
+    gold_cypher.to_lowercase().contains("order by")
+}
+
+/// EX of one pair of tables: 1.0 if equal under SPEC.md §4, else 0.0.
+pub fn execution_accuracy(gold: &Table, pred: &Table, order_matters: bool) -> f64 {
+    execution_accuracy_tol(gold.as_ref(), pred.as_ref(), order_matters, None)
+}
+
+/// EX with an optional relative tolerance on numbers (`None`: exact, the default; see
+/// [`super::tolerance`]).
+pub fn execution_accuracy_tol(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    order_matters: bool,
+    rel_tol: Option<f64>,
+) -> f64 {
+    let equal = match rel_tol {
+        None => tables_equivalent(gold, pred, order_matters),
+        // exact equality implies closeness: try the fast exact path first
+        Some(tol) => {
+            tables_equivalent(gold, pred, order_matters)
+                || super::tolerance::tables_close(gold, pred, order_matters, tol)
+        }
+    };
+    if equal {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<ExScratch> = RefCell::new(ExScratch::default());
+}
+
+/// True iff the tables are equal up to a column permutation and, when `order_matters` is
+/// false, a row permutation (bag semantics: duplicate rows count). Uses a per-thread
+/// scratch space, so repeated calls do not allocate.
+pub fn tables_equivalent(gold: TableRef<'_>, pred: TableRef<'_>, order_matters: bool) -> bool {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => tables_equivalent_with(gold, pred, order_matters, &mut s),
+        Err(_) => tables_equivalent_with(gold, pred, order_matters, &mut ExScratch::default()),
+    })
+}
+
+/// Reusable buffers of [`tables_equivalent_with`].
+#[derive(Default)]
+pub struct ExScratch {
+    hashed: Vec<(u64, u32)>,
+    gid: Vec<u32>,
+    pid: Vec<u32>,
+    gcol: Vec<u32>,
+    pcol: Vec<u32>,
+    cand: Vec<bool>,
+    keys: Vec<(u64, u32)>,
+    classes: Vec<u32>,
+    used: Vec<bool>,
+    col_order: Vec<usize>,
+    same_as: Vec<usize>,
+}
+
+/// [`tables_equivalent`] with explicit scratch buffers.
+pub fn tables_equivalent_with(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    ordered: bool,
+    s: &mut ExScratch,
+) -> bool {
+    let n = gold.nrows();
+    if n == 0 && pred.nrows() == 0 {
+        return true;
+    }
+    if n == 0 || pred.nrows() != n || gold.ncols() != pred.ncols() {
+        return false;
+    }
+    let k = gold.ncols();
+    if k == 0 || gold.identical(&pred) {
+        return true;
+    }
+    let cells = n * k;
+    let cell = |i: usize| -> &[u8] {
+        if i < cells {
+            gold.cell_at(i)
+        } else {
+            pred.cell_at(i - cells)
+        }
+    };
+    // 2. intern: sort (hash, cell) pairs — integers, cheap — then split equal-hash runs by
+    // the actual bytes (exact: hash collisions are resolved by comparing keys). Every run of
+    // equal keys must hold as many gold as predicted cells.
+    s.hashed.clear();
+    // order-independent fingerprints of both cell multisets: different sums (or byte
+    // totals) prove the multisets differ, without sorting
+    let (mut gsum, mut psum) = (0u64, 0u64);
+    let (mut gbytes, mut pbytes) = (0usize, 0usize);
+    for i in 0..2 * cells {
+        let key = cell(i);
+        let mut h = FxHasher::default();
+        h.write(key);
+        let h = h.finish();
+        let mixed = h ^ (h >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        if i < cells {
+            gsum = gsum.wrapping_add(mixed);
+            gbytes += key.len();
+        } else {
+            psum = psum.wrapping_add(mixed);
+            pbytes += key.len();
+        }
+        s.hashed.push((h, i as u32));
+    }
+    if gsum != psum || gbytes != pbytes {
+        return false;
+    }
+    s.hashed.sort_unstable();
+    s.gid.clear();
+    s.gid.resize(cells, 0);
+    s.pid.clear();
+    s.pid.resize(cells, 0);
+    let mut id = 0u32;
+    let mut run = 0;
+    let total = s.hashed.len();
+    while run < total {
+        let h = s.hashed[run].0;
+        let mut end = run + 1;
+        while end < total && s.hashed[end].0 == h {
+            end += 1;
+        }
+        if end - run == 1 {
+            return false; // a value present on one side only
+        }
+        let first = cell(s.hashed[run].1 as usize);
+        let all_same = s.hashed[run + 1..end]
+            .iter()
+            .all(|&(_, i)| cell(i as usize) == first);
+        if !all_same {
+            s.hashed[run..end].sort_unstable_by(|a, b| cell(a.1 as usize).cmp(cell(b.1 as usize)));
+        }
+        let mut sub = run;
+        while sub < end {
+            let key = cell(s.hashed[sub].1 as usize);
+            let mut golds = 0usize;
+            let mut e = sub;
+            while e < end && (all_same || cell(s.hashed[e].1 as usize) == key) {
+                let i = s.hashed[e].1 as usize;
+                if i < cells {
+                    s.gid[i] = id;
+                    golds += 1;
+                } else {
+                    s.pid[i - cells] = id;
+                }
+                e += 1;
+            }
+            if 2 * golds != e - sub {
+                return false; // the multisets of all cells differ
+            }
+            id += 1;
+            sub = e;
+        }
+        run = end;
+    }
+    if k == 1 {
+        // one column: the cell multisets are the row bags
+        return !ordered || s.gid == s.pid;
+    }
+    // 3. column signatures (column-major; sorted unless ordered)
+    s.gcol.clear();
+    s.pcol.clear();
+    for c in 0..k {
+        for r in 0..n {
+            s.gcol.push(s.gid[r * k + c]);
+            s.pcol.push(s.pid[r * k + c]);
+        }
+        if !ordered {
+            s.gcol[c * n..].sort_unstable();
+            s.pcol[c * n..].sort_unstable();
+        }
+    }
+    s.cand.clear();
+    for i in 0..k {
+        for j in 0..k {
+            let eq = s.gcol[i * n..(i + 1) * n] == s.pcol[j * n..(j + 1) * n];
+            s.cand.push(eq);
+        }
+    }
+    // class sizes: candidates of i (pred side) == gold columns with the same candidates
+    for i in 0..k {
+        let row_i = &s.cand[i * k..(i + 1) * k];
+        let npred = row_i.iter().filter(|&&b| b).count();
+        if npred == 0 {
+            return false;
+        }
+        let ngold = (0..k)
+            .filter(|&i2| s.cand[i2 * k..(i2 + 1) * k] == *row_i)
+            .count();
+        if ngold != npred {
+            return false;
+        }
+    }
+    // 4. ordered: equal column sequences give equal rows
+    if ordered {
+        return true;
+    }
+    // 5. search
+    s.col_order.clear();
+    s.col_order.extend(0..k);
+    {
+        let cand = &s.cand;
+        s.col_order
+            .sort_by_key(|&i| (cand[i * k..(i + 1) * k].iter().filter(|&&b| b).count(), i));
+    }
+    // pred columns identical as sequences are interchangeable
+    s.same_as.clear();
+    for j in 0..k {
+        let pid = &s.pid;
+        let rep = (0..j)
+            .find(|&i| (0..n).all(|r| pid[r * k + i] == pid[r * k + j]))
+            .unwrap_or(j);
+        s.same_as.push(rep);
+    }
+    s.used.clear();
+    s.used.resize(k, false);
+    s.classes.clear();
+    s.classes.resize(2 * n * (k + 1), 0);
+    let mut search = Search {
+        gid: &s.gid,
+        pid: &s.pid,
+        n,
+        k,
+        cand: &s.cand,
+        same_as: &s.same_as,
+        col_order: &s.col_order,
+        used: &mut s.used,
+        keys: &mut s.keys,
+        classes: &mut s.classes,
+    };
+    search.dfs(0)
+}
+
+struct Search<'s> {
+    gid: &'s [u32],
+    pid: &'s [u32],
+    n: usize,
+    k: usize,
+    cand: &'s [bool],
+    same_as: &'s [usize],
+    col_order: &'s [usize],
+    used: &'s mut [bool],
+    keys: &'s mut Vec<(u64, u32)>,
+    /// Row classes per depth: depth d holds gold rows at `2nd..2nd+n`, pred rows after.
+    classes: &'s mut [u32],
+}
+
+impl Search<'_> {
+    fn dfs(&mut self, depth: usize) -> bool {
+        if depth == self.k {
+            return true;
+        }
+        let (n, k) = (self.n, self.k);
+        let i = self.col_order[depth];
+        for j in 0..k {
+            if !self.cand[i * k + j] || self.used[j] {
+                continue;
+            }
+            let rep = self.same_as[j];
+            if (rep..j).any(|j2| self.same_as[j2] == rep && !self.used[j2]) {
+                continue; // an identical, earlier, unused column gives the same outcome
+            }
+            if !self.refine(depth, i, j) {
+                continue;
+            }
+            self.used[j] = true;
+            if self.dfs(depth + 1) {
+                return true;
+            }
+            self.used[j] = false;
+        }
+        let _ = n;
+        false
+    }
+
+    /// Refine depth's row classes by gold column `i` / pred column `j` into depth + 1;
+    /// false if the projected row bags differ.
+    fn refine(&mut self, depth: usize, i: usize, j: usize) -> bool {
+        let (n, k) = (self.n, self.k);
+        let cur = 2 * n * depth;
+        let next = cur + 2 * n;
+        self.keys.clear();
+        for r in 0..n {
+            let c = self.classes[cur + r] as u64;
+            self.keys
+                .push(((c << 32) | self.gid[r * k + i] as u64, r as u32));
+        }
+        for r in 0..n {
+            let c = self.classes[cur + n + r] as u64;
+            self.keys
+                .push(((c << 32) | self.pid[r * k + j] as u64, (n + r) as u32));
+        }
+        self.keys.sort_unstable();
+        let mut class = 0u32;
+        let mut s = 0;
+        while s < self.keys.len() {
+            let mut e = s;
+            let mut ng = 0usize;
+            while e < self.keys.len() && self.keys[e].0 == self.keys[s].0 {
+                let r = self.keys[e].1 as usize;
+                self.classes[next + r] = class;
+                if r < n {
+                    ng += 1;
+                }
+                e += 1;
+            }
+            if 2 * ng != e - s {
+                return false;
+            }
+            class += 1;
+            s = e;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::table::table_from_json;
+
+    fn ex(g: &str, p: &str, ordered: bool) -> f64 {
+        let (gt, pt) = (table_from_json(g).unwrap(), table_from_json(p).unwrap());
+        let mut fresh = ExScratch::default();
+        let with_fresh = tables_equivalent_with(gt.as_ref(), pt.as_ref(), ordered, &mut fresh);
+        assert_eq!(
+            with_fresh,
+            tables_equivalent(gt.as_ref(), pt.as_ref(), ordered)
+        );
+        execution_accuracy(
+            &table_from_json(g).unwrap(),
+            &table_from_json(p).unwrap(),
+            ordered,
+        )
+    }
+
+    #[test]
+    fn basic_rules() {
+        assert_eq!(ex("[]", "[]", false), 1.0);
+        assert_eq!(ex("[]", "[[1]]", false), 0.0);
+        assert_eq!(ex("[[1]]", "[]", false), 0.0);
+        assert_eq!(ex("[[1]]", "[[1],[1]]", false), 0.0);
+        assert_eq!(ex("[[1, 2]]", "[[1]]", false), 0.0);
+        assert_eq!(ex("[[1, 2]]", "[[2.0, 1]]", false), 1.0);
+        assert_eq!(
+            ex("[[1,\"a\"],[2,\"b\"]]", "[[\"b\",2],[\"a\",1]]", false),
+            1.0
+        );
+        assert_eq!(
+            ex("[[1,\"a\"],[2,\"b\"]]", "[[\"b\",2],[\"a\",1]]", true),
+            0.0
+        );
+        assert_eq!(
+            ex("[[1,\"a\"],[2,\"b\"]]", "[[\"a\",1],[\"b\",2]]", true),
+            1.0
+        );
+        // the reference's str-sort pre-rejection would call these different
+        assert_eq!(ex("[[1, 1.5]]", "[[1.0, 1.5]]", false), 1.0);
+    }
+
+    #[test]
+    fn bag_semantics_and_pairing() {
+        // same column multisets, different row pairing
+        assert_eq!(
+            ex("[[1,\"a\"],[2,\"b\"]]", "[[1,\"b\"],[2,\"a\"]]", false),
+            0.0
+        );
+        // duplicate rows count
+        assert_eq!(ex("[[1],[1],[2]]", "[[1],[2],[2]]", false), 0.0);
+        assert_eq!(ex("[[1],[1],[2]]", "[[2],[1],[1]]", false), 1.0);
+    }
+
+    #[test]
+    fn symmetric_columns() {
+        // many interchangeable columns: the symmetric-column rule keeps this fast
+        let row: Vec<String> = (0..12).map(|_| "1".to_string()).collect();
+        let t = format!("[[{}]]", row.join(","));
+        assert_eq!(ex(&t, &t, false), 1.0);
+        // a permuted 3-column table needing a non-identity bijection
+        assert_eq!(
+            ex(
+                "[[1,2,3],[4,5,6],[1,5,3]]",
+                "[[3,1,5],[6,4,2],[3,1,5]]",
+                false
+            ),
+            0.0
+        );
+        assert_eq!(
+            ex(
+                "[[1,2,3],[4,5,6],[1,5,3]]",
+                "[[3,1,2],[6,4,5],[3,1,5]]",
+                false
+            ),
+            1.0
+        );
+    }
+}

@@ -1,0 +1,567 @@
+//! A small JSON reader specialised for result lines: values go straight to canonical keys
+//! (no tree, no allocation per value), strings are borrowed unless they hold escapes.
+//! Behaves like `serde_json` on valid JSON (same numbers: integers as `i64`/`u64`, else
+//! `f64` with correct rounding) and reports the byte column of the first syntax error.
+//! The serde path (`table::CellSeed`) gives identical keys; a test checks both agree.
+
+use std::borrow::Cow;
+
+use super::table::{TableArena, TableBuilder, TableSpan};
+use super::value::{self, ListKeys, MapKeys};
+
+/// A syntax or shape error at a byte offset of the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    /// 1-based column (byte offset + 1).
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at column {}", self.message, self.column)
+    }
+}
+
+type R<T> = Result<T, JsonError>;
+
+/// Cursor over one JSON text (already valid UTF-8, so strings are sliced, not validated).
+pub struct Reader<'a> {
+    text: &'a str,
+    buf: &'a [u8],
+    pos: usize,
+    scratch: String,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `text`.
+    pub fn new(text: &'a str) -> Self {
+        Reader {
+            text,
+            buf: text.as_bytes(),
+            pos: 0,
+            scratch: String::new(),
+        }
+    }
+
+    /// An error at the current position.
+    pub fn err<T>(&self, message: impl Into<String>) -> R<T> {
+        Err(JsonError {
+            column: self.pos + 1,
+            message: message.into(),
+        })
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(&c) = self.buf.get(self.pos) {
+            if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// The next non-space byte (not consumed).
+    #[inline]
+    pub fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.buf.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn expect(&mut self, c: u8) -> R<()> {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            self.err(format!("expected '{}'", c as char))
+        }
+    }
+
+    /// After the whole value: only whitespace may remain.
+    pub fn end(&mut self) -> R<()> {
+        if self.peek().is_some() {
+            return self.err("trailing characters");
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> R<()> {
+        if self.buf[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            self.err("invalid literal")
+        }
+    }
+
+    /// Read a string (the opening quote is next).
+    pub fn string(&mut self) -> R<Cow<'a, str>> {
+        self.expect(b'"')?;
+        let start = self.pos;
+        // one pass: stop at the closing quote, a backslash or a control character
+        let mut p = start;
+        let b = self.buf;
+        while p < b.len() {
+            let c = b[p];
+            if c == b'"' {
+                self.pos = p + 1;
+                // '"' is ASCII, so both ends are character boundaries
+                return Ok(Cow::Borrowed(&self.text[start..p]));
+            }
+            if c == b'\\' {
+                return self.escaped_string(start).map(Cow::Owned);
+            }
+            if c < 0x20 {
+                self.pos = p;
+                return self.err("control character in string");
+            }
+            p += 1;
+        }
+        self.err("unterminated string")
+    }
+
+    fn escaped_string(&mut self, start: usize) -> R<String> {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        self.pos = start;
+        loop {
+            let rest = &self.buf[self.pos..];
+            let Some(off) = memchr::memchr2(b'"', b'\\', rest) else {
+                return self.err("unterminated string");
+            };
+            let chunk = &rest[..off];
+            if chunk.iter().any(|&b| b < 0x20) {
+                return self.err("control character in string");
+            }
+            out.push_str(&self.text[self.pos..self.pos + off]);
+            self.pos += off;
+            if self.buf[self.pos] == b'"' {
+                self.pos += 1;
+                let s = out.clone();
+                self.scratch = out;
+                return Ok(s);
+            }
+            // backslash
+            let Some(&e) = self.buf.get(self.pos + 1) else {
+                return self.err("unterminated escape");
+            };
+            self.pos += 2;
+            match e {
+                b'"' => out.push('"'),
+                b'\\' => out.push('\\'),
+                b'/' => out.push('/'),
+                b'b' => out.push('\u{8}'),
+                b'f' => out.push('\u{c}'),
+                b'n' => out.push('\n'),
+                b'r' => out.push('\r'),
+                b't' => out.push('\t'),
+                b'u' => {
+                    let hi = self.hex4()?;
+                    let c = if (0xD800..0xDC00).contains(&hi) {
+                        if self.buf[self.pos..].starts_with(b"\\u") {
+                            self.pos += 2;
+                            let lo = self.hex4()?;
+                            if !(0xDC00..0xE000).contains(&lo) {
+                                return self.err("invalid low surrogate");
+                            }
+                            char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                        } else {
+                            None
+                        }
+                    } else {
+                        char::from_u32(hi)
+                    };
+                    match c {
+                        Some(c) => out.push(c),
+                        None => return self.err("lone surrogate in \\u escape"),
+                    }
+                }
+                _ => return self.err("invalid escape"),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> R<u32> {
+        let Some(h) = self.buf.get(self.pos..self.pos + 4) else {
+            return self.err("truncated \\u escape");
+        };
+        let ok = h.iter().all(u8::is_ascii_hexdigit);
+        match std::str::from_utf8(h)
+            .ok()
+            .and_then(|s| u32::from_str_radix(s, 16).ok())
+        {
+            Some(v) if ok => {
+                self.pos += 4;
+                Ok(v)
+            }
+            _ => self.err("invalid \\u escape"),
+        }
+    }
+
+    /// Scan a number; returns (text, is_integer).
+    fn number_text(&mut self) -> R<(&'a str, bool)> {
+        let start = self.pos;
+        let b = self.buf;
+        let mut p = start;
+        if b.get(p) == Some(&b'-') {
+            p += 1;
+        }
+        let int_start = p;
+        while p < b.len() && b[p].is_ascii_digit() {
+            p += 1;
+        }
+        if p == int_start || (b[int_start] == b'0' && p - int_start > 1) {
+            self.pos = int_start;
+            return self.err("invalid number");
+        }
+        let mut integer = true;
+        if b.get(p) == Some(&b'.') {
+            integer = false;
+            p += 1;
+            let f = p;
+            while p < b.len() && b[p].is_ascii_digit() {
+                p += 1;
+            }
+            if p == f {
+                self.pos = p;
+                return self.err("invalid number");
+            }
+        }
+        if matches!(b.get(p), Some(b'e' | b'E')) {
+            integer = false;
+            p += 1;
+            if matches!(b.get(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            let e = p;
+            while p < b.len() && b[p].is_ascii_digit() {
+                p += 1;
+            }
+            if p == e {
+                self.pos = p;
+                return self.err("invalid number");
+            }
+        }
+        self.pos = p;
+        Ok((&self.text[start..p], integer))
+    }
+
+    /// Read any value and append its canonical key to `out`.
+    pub fn value_key(&mut self, out: &mut Vec<u8>) -> R<()> {
+        match self.peek() {
+            Some(b'"') => {
+                let s = self.string()?;
+                value::push_str(out, &s);
+            }
+            Some(b'n') => {
+                self.literal(b"null")?;
+                value::push_null(out);
+            }
+            Some(b't') => {
+                self.literal(b"true")?;
+                value::push_bool(out, true);
+            }
+            Some(b'f') => {
+                self.literal(b"false")?;
+                value::push_bool(out, false);
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                let mut list = ListKeys::default();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.value_key(list.item_buf())?;
+                        list.end_item();
+                        match self.peek() {
+                            Some(b',') => self.pos += 1,
+                            Some(b']') => {
+                                self.pos += 1;
+                                break;
+                            }
+                            _ => return self.err("expected ',' or ']'"),
+                        }
+                    }
+                }
+                list.finish_list(out);
+            }
+            Some(b'{') => {
+                self.pos += 1;
+                let mut map = MapKeys::default();
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        let k = self.string()?;
+                        map.entry_buf(&k);
+                        self.expect(b':')?;
+                        self.value_key(map.value_buf())?;
+                        map.end_entry();
+                        match self.peek() {
+                            Some(b',') => self.pos += 1,
+                            Some(b'}') => {
+                                self.pos += 1;
+                                break;
+                            }
+                            _ => return self.err("expected ',' or '}'"),
+                        }
+                    }
+                }
+                map.finish(out);
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let (text, integer) = self.number_text()?;
+                if integer && text.len() <= 18 {
+                    // fast path: at most 18 digits always fit in i64
+                    let (neg, digits) = match text.strip_prefix('-') {
+                        Some(d) => (true, d),
+                        None => (false, text),
+                    };
+                    let mut v: i64 = 0;
+                    for &d in digits.as_bytes() {
+                        v = v * 10 + (d - b'0') as i64;
+                    }
+                    value::push_int(out, if neg { -v } else { v });
+                } else if integer {
+                    if let Ok(i) = text.parse::<i64>() {
+                        value::push_int(out, i);
+                    } else if let Ok(u) = text.parse::<u64>() {
+                        value::push_u64(out, u);
+                    } else {
+                        value::push_float(out, text.parse::<f64>().unwrap_or(f64::NAN));
+                    }
+                } else {
+                    match text.parse::<f64>() {
+                        Ok(f) if f.is_finite() => value::push_float(out, f),
+                        _ => return self.err("number out of range"),
+                    }
+                }
+            }
+            Some(_) => return self.err("expected a value"),
+            None => return self.err("unexpected end of input"),
+        }
+        Ok(())
+    }
+
+    /// Skip any value; returns its raw text.
+    pub fn skip(&mut self) -> R<&'a str> {
+        self.ws();
+        let start = self.pos;
+        let mut sink = Vec::new();
+        self.value_key(&mut sink)?;
+        Ok(&self.text[start..self.pos])
+    }
+
+    /// Count the elements of an array (skipping them), or `None` for `null`.
+    pub fn count_array(&mut self) -> R<Option<usize>> {
+        match self.peek() {
+            Some(b'n') => {
+                self.literal(b"null")?;
+                Ok(None)
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                let mut n = 0;
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                    return Ok(Some(0));
+                }
+                loop {
+                    self.skip()?;
+                    n += 1;
+                    match self.peek() {
+                        Some(b',') => self.pos += 1,
+                        Some(b']') => {
+                            self.pos += 1;
+                            return Ok(Some(n));
+                        }
+                        _ => return self.err("expected ',' or ']'"),
+                    }
+                }
+            }
+            _ => self.err("expected an array or null"),
+        }
+    }
+
+    /// Read a `rows` value (array of arrays or of objects, or `null`) into `arena`.
+    pub fn rows(&mut self, arena: &mut TableArena, ncols: Option<usize>) -> R<Option<TableSpan>> {
+        match self.peek() {
+            Some(b'n') => {
+                self.literal(b"null")?;
+                return Ok(None);
+            }
+            Some(b'[') => self.pos += 1,
+            _ => return self.err("\"rows\" must be an array of rows"),
+        }
+        let mut b = TableBuilder::new(arena, ncols);
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Some(b.finish()));
+        }
+        loop {
+            let row_pos = self.pos;
+            match self.peek() {
+                Some(b'[') => {
+                    self.pos += 1;
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                    } else {
+                        loop {
+                            self.value_key(b.cell_buf())?;
+                            b.end_cell();
+                            match self.peek() {
+                                Some(b',') => self.pos += 1,
+                                Some(b']') => {
+                                    self.pos += 1;
+                                    break;
+                                }
+                                _ => return self.err("expected ',' or ']'"),
+                            }
+                        }
+                    }
+                    if let Err(e) = b.end_row() {
+                        self.pos = row_pos;
+                        return self.err(e.to_string());
+                    }
+                }
+                Some(b'{') => {
+                    self.pos += 1;
+                    let mut cells = Vec::new();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                    } else {
+                        loop {
+                            let k = self.string()?.into_owned();
+                            self.expect(b':')?;
+                            let mut key = Vec::new();
+                            self.value_key(&mut key)?;
+                            cells.push((k, key));
+                            match self.peek() {
+                                Some(b',') => self.pos += 1,
+                                Some(b'}') => {
+                                    self.pos += 1;
+                                    break;
+                                }
+                                _ => return self.err("expected ',' or '}'"),
+                            }
+                        }
+                    }
+                    if let Err(e) = b.push_record(cells) {
+                        self.pos = row_pos;
+                        return self.err(e.to_string());
+                    }
+                }
+                _ => return self.err("a row must be an array or an object"),
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Some(b.finish()));
+                }
+                _ => return self.err("expected ',' or ']'"),
+            }
+        }
+    }
+
+    /// Iterate the keys of an object: call `f(self, key)` for each, which must consume the
+    /// value.
+    pub fn object(&mut self, mut f: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+        self.expect(b'{')?;
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            let k = self.string()?;
+            self.expect(b':')?;
+            f(self, &k)?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => return self.err("expected ',' or '}'"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::table::CellSeed;
+    use serde::de::DeserializeSeed;
+
+    fn fast(text: &str) -> Vec<u8> {
+        let mut r = Reader::new(text);
+        let mut out = Vec::new();
+        r.value_key(&mut out).unwrap();
+        r.end().unwrap();
+        out
+    }
+
+    fn serde(text: &str) -> Vec<u8> {
+        let mut d = serde_json::Deserializer::from_str(text);
+        let mut out = Vec::new();
+        CellSeed(&mut out).deserialize(&mut d).unwrap();
+        out
+    }
+
+    #[test]
+    fn agrees_with_serde() {
+        for t in [
+            "null",
+            "true",
+            "false",
+            "0",
+            "-0",
+            "-0.0",
+            "1.0",
+            "1e2",
+            "1.5E-3",
+            "9223372036854775807",
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "123456789012345678901234567890",
+            "-9223372036854775809",
+            "0.1",
+            "2.5e300",
+            r#""plain""#,
+            r#""esc \" \\ \/ \b \f \n \r \t \u00e9 \ud83d\ude00 é""#,
+            r#"[3, 1.0, [2, "x"], {"b": null, "a": [true, false]}]"#,
+            r#"{"k": 1, "k": 2}"#,
+            "[]",
+            "{}",
+            " [ 1 , 2 ] ",
+        ] {
+            assert_eq!(fast(t), serde(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn errors() {
+        for (t, col) in [
+            ("[1, 2", 6),
+            ("[1 2]", 4),
+            ("01", 1),
+            ("\"abc", 2),
+            ("tru", 1),
+            ("[1,]", 4),
+            ("1.", 3),
+            ("{\"a\" 1}", 6),
+            ("\"\\x\"", 4),
+        ] {
+            let mut r = Reader::new(t);
+            let mut out = Vec::new();
+            let e = r.value_key(&mut out).and_then(|_| r.end()).unwrap_err();
+            assert_eq!(e.column, col, "{t}: {e}");
+        }
+    }
+}

@@ -1,0 +1,831 @@
+//! `kgbench score`: EX over two JSONL files of executed results, parsed and compared in
+//! parallel without building a value tree.
+//!
+//! Each line is `{"qid": str|int, "columns": [str]?, "rows": [[v, ...] | {col: v}], "error":
+//! any?}`; gold lines may add `"order_matters": bool` or `"gold_cypher": str` (order matters
+//! iff it contains `order by`, SPEC.md §4; neither: unordered), prediction lines may add
+//! `"pred_cypher": str` (a prediction whose query string equals the gold query scores 1
+//! without comparing, as in CypherBench). Other fields are ignored; blank lines are skipped.
+//!
+//! Outcomes per gold record, in gold-file order: `match`/`mismatch` (EX 1/0),
+//! `identical_query` (1), `missing` (no prediction: 0), `pred_error` (the prediction carries a
+//! non-null `error`: 0), `gold_error` (the gold carries an error: 0, reported separately).
+//! Predictions whose qid is not in the gold file are counted (`n_extra_pred`).
+//! Malformed lines, rows of unequal width and duplicate qids are errors naming the file and
+//! line.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::ex::{execution_accuracy_tol, order_matters};
+use super::json::{JsonError, Reader};
+use super::table::{TableArena, TableRef, TableSpan};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// One parsed result line; its table lives in the [`ResultFile`]'s arenas.
+#[derive(Debug, Clone, Default)]
+pub struct ResultRecord {
+    /// Question id (integers are kept as their decimal text).
+    pub qid: String,
+    /// The result table (empty when absent): arena `chunk`, `span`.
+    pub span: TableSpan,
+    pub chunk: u32,
+    /// The `error` field when present and not null (strings as is, other JSON as text).
+    pub error: Option<String>,
+    /// `gold_cypher` or `pred_cypher`, when given.
+    pub cypher: Option<String>,
+    /// Explicit `order_matters`, when given.
+    pub order_matters: Option<bool>,
+    /// 1-based line number in its file.
+    pub line: usize,
+}
+
+/// Outcome of one gold record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Tables equal (EX 1).
+    Match,
+    /// Tables differ (EX 0).
+    Mismatch,
+    /// Query strings identical (EX 1 without comparing).
+    IdenticalQuery,
+    /// No prediction for this qid (EX 0).
+    Missing,
+    /// The prediction failed (EX 0).
+    PredError,
+    /// The gold result failed (EX 0).
+    GoldError,
+}
+
+impl Status {
+    /// The name written to `scores.jsonl`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Match => "match",
+            Status::Mismatch => "mismatch",
+            Status::IdenticalQuery => "identical_query",
+            Status::Missing => "missing",
+            Status::PredError => "pred_error",
+            Status::GoldError => "gold_error",
+        }
+    }
+
+    /// The EX value of this outcome.
+    pub fn ex(self) -> f64 {
+        match self {
+            Status::Match | Status::IdenticalQuery => 1.0,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Counts of a scoring run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScoreSummary {
+    /// Gold records (= scored records).
+    pub n_gold: usize,
+    /// Prediction records.
+    pub n_pred: usize,
+    /// Per-status counts, in [`Status`] order: match, mismatch, identical_query, missing,
+    /// pred_error, gold_error.
+    pub n_match: usize,
+    pub n_mismatch: usize,
+    pub n_identical_query: usize,
+    pub n_missing: usize,
+    pub n_pred_error: usize,
+    pub n_gold_error: usize,
+    /// Predictions whose qid is not in the gold file (not scored).
+    pub n_extra_pred: usize,
+    /// Mean EX over gold records (0 when there are none).
+    pub ex: f64,
+}
+
+/// Bad input to scoring.
+#[derive(Debug, thiserror::Error)]
+pub enum ScoreError {
+    /// The file cannot be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A malformed line.
+    #[error("{path}:{line}: {message}")]
+    Line {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+// ---------------------------------------------------------------------------------------
+// parsing
+
+/// The parsed records of one JSONL file and the arenas holding their tables.
+#[derive(Debug, Default)]
+pub struct ResultFile {
+    /// Records in file order.
+    pub records: Vec<ResultRecord>,
+    arenas: Vec<TableArena>,
+}
+
+impl ResultFile {
+    /// The table of `rec` (a record of this file).
+    #[inline]
+    pub fn table(&self, rec: &ResultRecord) -> TableRef<'_> {
+        self.arenas[rec.chunk as usize].get(rec.span)
+    }
+}
+
+/// Parse one result line (JSON object) into `arena`. `line` is stored in the record.
+pub fn parse_record(
+    text: &str,
+    line: usize,
+    arena: &mut TableArena,
+) -> Result<ResultRecord, JsonError> {
+    let mut r = Reader::new(text);
+    let mut rec = ResultRecord {
+        line,
+        ..Default::default()
+    };
+    let mut qid: Option<String> = None;
+    let mut ncols: Option<usize> = None;
+    let mut rows_seen = false;
+    r.object(|r, key| {
+        match key {
+            "qid" => {
+                qid = Some(match r.peek() {
+                    Some(b'"') => r.string()?.into_owned(),
+                    Some(b'-' | b'0'..=b'9') => {
+                        let t = r.skip()?;
+                        if t.parse::<i128>().is_err() {
+                            return r.err("\"qid\" must be a string or an integer");
+                        }
+                        t.to_owned()
+                    }
+                    _ => return r.err("\"qid\" must be a string or an integer"),
+                })
+            }
+            "columns" => {
+                if let Some(n) = r.count_array()? {
+                    if rows_seen && rec.span.nrows() > 0 && n != rec.span.ncols() {
+                        return r.err(format!(
+                            "rows have {} columns but \"columns\" names {n}",
+                            rec.span.ncols()
+                        ));
+                    }
+                    ncols = Some(n);
+                }
+            }
+            "rows" => {
+                rows_seen = true;
+                rec.span = r.rows(arena, ncols)?.unwrap_or_default();
+            }
+            "error" => {
+                rec.error = match r.peek() {
+                    Some(b'n') => {
+                        r.skip()?;
+                        None
+                    }
+                    Some(b'"') => Some(r.string()?.into_owned()),
+                    _ => Some(r.skip()?.to_owned()),
+                }
+            }
+            "gold_cypher" | "pred_cypher" => {
+                rec.cypher = match r.peek() {
+                    Some(b'"') => Some(r.string()?.into_owned()),
+                    Some(b'n') => {
+                        r.skip()?;
+                        None
+                    }
+                    _ => return r.err(format!("\"{key}\" must be a string")),
+                }
+            }
+            "order_matters" => {
+                rec.order_matters = match r.peek() {
+                    Some(b't') => {
+                        r.skip()?;
+                        Some(true)
+                    }
+                    Some(b'f') => {
+                        r.skip()?;
+                        Some(false)
+                    }
+                    Some(b'n') => {
+                        r.skip()?;
+                        None
+                    }
+                    _ => return r.err("\"order_matters\" must be true or false"),
+                }
+            }
+            _ => {
+                r.skip()?;
+            }
+        }
+        Ok(())
+    })?;
+    r.end()?;
+    rec.qid = match qid {
+        Some(q) => q,
+        None => return r.err("missing field \"qid\""),
+    };
+    if !rows_seen && rec.error.is_none() {
+        return r.err("missing field \"rows\"");
+    }
+    Ok(rec)
+}
+
+const CHUNK_LINES: usize = 4096;
+
+/// The file as text, or an error naming the line of the first invalid UTF-8 byte.
+fn utf8<'a>(data: &'a [u8], path: &Path) -> Result<&'a str, ScoreError> {
+    std::str::from_utf8(data).map_err(|e| ScoreError::Line {
+        path: path.to_path_buf(),
+        line: 1 + memchr::memchr_iter(b'\n', &data[..e.valid_up_to()]).count(),
+        message: "invalid UTF-8".into(),
+    })
+}
+
+/// Non-blank lines as (1-based line number, start, end) byte offsets.
+fn split_lines(data: &str, path: &Path) -> Result<Vec<(u32, u32, u32)>, ScoreError> {
+    if data.len() > u32::MAX as usize {
+        return Err(ScoreError::Line {
+            path: path.to_path_buf(),
+            line: 0,
+            message: "file larger than 4 GiB; split it".into(),
+        });
+    }
+    let mut lines = Vec::with_capacity(data.len() / 64);
+    let mut start = 0usize;
+    let mut no = 0u32;
+    for end in memchr::memchr_iter(b'\n', data.as_bytes()).chain(std::iter::once(data.len())) {
+        no += 1;
+        if start > end {
+            break;
+        }
+        if !data.as_bytes()[start..end]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+        {
+            lines.push((no, start as u32, end as u32));
+        }
+        start = end + 1;
+    }
+    Ok(lines)
+}
+
+/// Error on the first repeated qid in file order (by line of the repetition). Sorts qid
+/// hashes (parallel, no large hash table); equal hashes are confirmed by comparing text.
+fn check_duplicates(qids: &[(&str, usize)], path: &Path) -> Result<(), ScoreError> {
+    use std::hash::{Hash, Hasher};
+    let mut keyed: Vec<(u64, u32)> = qids
+        .par_iter()
+        .enumerate()
+        .map(|(i, (q, _))| {
+            let mut h = rustc_hash::FxHasher::default();
+            q.hash(&mut h);
+            (h.finish(), i as u32)
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    let mut worst: Option<(usize, usize)> = None; // (index of repetition, index of first)
+    let mut s = 0;
+    while s < keyed.len() {
+        let mut e = s + 1;
+        while e < keyed.len() && keyed[e].0 == keyed[s].0 {
+            e += 1;
+        }
+        if e - s > 1 {
+            // indices ascend within the group (sorted by (hash, index))
+            for a in s + 1..e {
+                let ia = keyed[a].1 as usize;
+                if let Some(b) = (s..a).find(|&b| qids[keyed[b].1 as usize].0 == qids[ia].0) {
+                    let ib = keyed[b].1 as usize;
+                    if worst.is_none_or(|(w, _)| ia < w) {
+                        worst = Some((ia, ib));
+                    }
+                }
+            }
+        }
+        s = e;
+    }
+    match worst {
+        None => Ok(()),
+        Some((ia, ib)) => Err(ScoreError::Line {
+            path: path.to_path_buf(),
+            line: qids[ia].1,
+            message: format!(
+                "duplicate qid {:?} (first on line {})",
+                qids[ia].0, qids[ib].1
+            ),
+        }),
+    }
+}
+
+/// Parse a whole JSONL buffer in parallel (chunks of lines, one arena per chunk); errors
+/// name `path` and the 1-based line (the first bad line in file order). Blank lines are
+/// skipped. Duplicate qids are an error naming both lines.
+pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
+    let data = utf8(data, path)?;
+    let lines = split_lines(data, path)?;
+    type Chunk = Result<(TableArena, Vec<ResultRecord>), (usize, JsonError)>;
+    let chunks: Vec<Chunk> = lines
+        .par_chunks(CHUNK_LINES)
+        .enumerate()
+        .map(|(ci, chunk)| {
+            let bytes: usize = chunk.iter().map(|&(_, s, e)| (e - s) as usize).sum();
+            let mut arena = TableArena::with_capacity(bytes / 4, bytes);
+            let mut recs = Vec::with_capacity(chunk.len());
+            for &(no, s, e) in chunk {
+                let mut rec = parse_record(&data[s as usize..e as usize], no as usize, &mut arena)
+                    .map_err(|err| (no as usize, err))?;
+                rec.chunk = ci as u32;
+                recs.push(rec);
+            }
+            Ok((arena, recs))
+        })
+        .collect();
+    let mut file = ResultFile {
+        records: Vec::with_capacity(lines.len()),
+        arenas: Vec::with_capacity(chunks.len()),
+    };
+    for c in chunks {
+        match c {
+            Ok((arena, recs)) => {
+                file.arenas.push(arena);
+                file.records.extend(recs);
+            }
+            Err((line, e)) => {
+                return Err(ScoreError::Line {
+                    path: path.to_path_buf(),
+                    line,
+                    message: format!("invalid result record: {e}"),
+                })
+            }
+        }
+    }
+    let qids: Vec<(&str, usize)> = file
+        .records
+        .iter()
+        .map(|r| (r.qid.as_str(), r.line))
+        .collect();
+    check_duplicates(&qids, path)?;
+    Ok(file)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ScoreError> {
+    std::fs::read(path).map_err(|source| ScoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Score one gold record (of `gold_file`) against its prediction (of `pred_file`), if any.
+pub fn score_record(
+    gold_file: &ResultFile,
+    gold: &ResultRecord,
+    pred_file: &ResultFile,
+    pred: Option<&ResultRecord>,
+    rel_tol: Option<f64>,
+) -> Status {
+    let Some(pred) = pred else {
+        return Status::Missing;
+    };
+    if let (Some(g), Some(p)) = (&gold.cypher, &pred.cypher) {
+        if g == p {
+            return Status::IdenticalQuery;
+        }
+    }
+    if gold.error.is_some() {
+        return Status::GoldError;
+    }
+    if pred.error.is_some() {
+        return Status::PredError;
+    }
+    let ordered = gold
+        .order_matters
+        .unwrap_or_else(|| gold.cypher.as_deref().is_some_and(order_matters));
+    let ex = execution_accuracy_tol(
+        gold_file.table(gold),
+        pred_file.table(pred),
+        ordered,
+        rel_tol,
+    );
+    if ex == 1.0 {
+        Status::Match
+    } else {
+        Status::Mismatch
+    }
+}
+
+/// Score parsed records: one status per gold record, in gold order, plus the summary.
+/// `rel_tol`: optional relative tolerance on numbers (`None`: exact).
+pub fn score_records(
+    gold_file: &ResultFile,
+    pred_file: &ResultFile,
+    rel_tol: Option<f64>,
+) -> (Vec<Status>, ScoreSummary) {
+    let (gold, pred) = (&gold_file.records, &pred_file.records);
+    // files in the same qid order (the usual case) pair up by position, without hashing
+    let aligned = gold.len() == pred.len() && gold.iter().zip(pred).all(|(g, p)| g.qid == p.qid);
+    let (statuses, n_extra_pred) = if aligned {
+        let st: Vec<Status> = gold
+            .par_iter()
+            .zip(pred.par_iter())
+            .with_min_len(1024)
+            .map(|(g, p)| score_record(gold_file, g, pred_file, Some(p), rel_tol))
+            .collect();
+        (st, 0)
+    } else {
+        let mut by_qid: FxHashMap<&str, usize> = FxHashMap::default();
+        by_qid.reserve(pred.len());
+        for (i, p) in pred.iter().enumerate() {
+            by_qid.insert(p.qid.as_str(), i);
+        }
+        let st: Vec<Status> = gold
+            .par_iter()
+            .with_min_len(1024)
+            .map(|g| {
+                let p = by_qid.get(g.qid.as_str()).map(|&i| &pred[i]);
+                score_record(gold_file, g, pred_file, p, rel_tol)
+            })
+            .collect();
+        let gold_qids: rustc_hash::FxHashSet<&str> = gold.iter().map(|g| g.qid.as_str()).collect();
+        let extra = pred
+            .iter()
+            .filter(|p| !gold_qids.contains(p.qid.as_str()))
+            .count();
+        (st, extra)
+    };
+    let s = summarize(&statuses, gold.len(), pred.len(), n_extra_pred);
+    (statuses, s)
+}
+
+/// Score two JSONL files; when `out` is given, write one line per gold record, in gold order:
+/// `{"qid": ..., "ex": 0.0|1.0, "status": "..."}`. Returns the statuses and the summary.
+///
+/// Errors: unreadable files, malformed lines, ragged rows, duplicate qids (each naming the
+/// file and line); an unwritable output file.
+pub fn score_files(
+    gold_path: &Path,
+    pred_path: &Path,
+    out: Option<&Path>,
+    rel_tol: Option<f64>,
+) -> Result<(Vec<Status>, ScoreSummary), ScoreError> {
+    let (gd, pd) = rayon::join(|| read(gold_path), || read(pred_path));
+    let (gd, pd) = (gd?, pd?);
+    // fast path: files in the same qid order are parsed and compared chunk by chunk, while
+    // the chunk is in cache; anything unusual (error, different order) takes the full path,
+    // which also produces the canonical error message
+    if let Some((qids, statuses)) = score_aligned(&gd, &pd, gold_path, pred_path, rel_tol) {
+        let refs: Vec<(&str, usize)> = qids.iter().map(|(q, l)| (q.as_str(), *l)).collect();
+        check_duplicates(&refs, gold_path)?;
+        let summary = summarize(&statuses, qids.len(), qids.len(), 0);
+        if let Some(out_path) = out {
+            write_scores(out_path, qids.iter().map(|(q, _)| q.as_str()), &statuses).map_err(
+                |source| ScoreError::Io {
+                    path: out_path.to_path_buf(),
+                    source,
+                },
+            )?;
+        }
+        return Ok((statuses, summary));
+    }
+    let (gold, pred) = rayon::join(
+        || parse_jsonl(&gd, gold_path),
+        || parse_jsonl(&pd, pred_path),
+    );
+    let (gold, pred) = (gold?, pred?);
+    let (statuses, summary) = score_records(&gold, &pred, rel_tol);
+    if let Some(out_path) = out {
+        write_scores(
+            out_path,
+            gold.records.iter().map(|r| r.qid.as_str()),
+            &statuses,
+        )
+        .map_err(|source| ScoreError::Io {
+            path: out_path.to_path_buf(),
+            source,
+        })?;
+    }
+    Ok((statuses, summary))
+}
+
+type QidLines = Vec<(String, usize)>;
+
+/// Chunked parse-and-compare of two files with the same qid sequence; `None` when they
+/// are not (or a line is malformed).
+fn score_aligned(
+    gd: &[u8],
+    pd: &[u8],
+    gold_path: &Path,
+    pred_path: &Path,
+    rel_tol: Option<f64>,
+) -> Option<(QidLines, Vec<Status>)> {
+    let gtext = utf8(gd, gold_path).ok()?;
+    let ptext = utf8(pd, pred_path).ok()?;
+    let glines = split_lines(gtext, gold_path).ok()?;
+    let plines = split_lines(ptext, pred_path).ok()?;
+    if glines.len() != plines.len() {
+        return None;
+    }
+    let chunks: Vec<Option<(QidLines, Vec<Status>)>> = glines
+        .par_chunks(CHUNK_LINES)
+        .zip(plines.par_chunks(CHUNK_LINES))
+        .map(|(gc, pc)| {
+            let bytes = |c: &[(u32, u32, u32)]| -> usize {
+                c.iter().map(|&(_, s, e)| (e - s) as usize).sum()
+            };
+            let mut ga = ResultFile {
+                records: Vec::with_capacity(gc.len()),
+                arenas: vec![TableArena::with_capacity(bytes(gc) / 4, bytes(gc))],
+            };
+            let mut pa = ResultFile {
+                records: Vec::with_capacity(pc.len()),
+                arenas: vec![TableArena::with_capacity(bytes(pc) / 4, bytes(pc))],
+            };
+            for (&(gno, gs, ge), &(pno, ps, pe)) in gc.iter().zip(pc) {
+                let g = parse_record(
+                    &gtext[gs as usize..ge as usize],
+                    gno as usize,
+                    &mut ga.arenas[0],
+                )
+                .ok()?;
+                let p = parse_record(
+                    &ptext[ps as usize..pe as usize],
+                    pno as usize,
+                    &mut pa.arenas[0],
+                )
+                .ok()?;
+                if g.qid != p.qid {
+                    return None;
+                }
+                ga.records.push(g);
+                pa.records.push(p);
+            }
+            let statuses: Vec<Status> = ga
+                .records
+                .iter()
+                .zip(&pa.records)
+                .map(|(g, p)| score_record(&ga, g, &pa, Some(p), rel_tol))
+                .collect();
+            let qids = ga.records.into_iter().map(|r| (r.qid, r.line)).collect();
+            Some((qids, statuses))
+        })
+        .collect();
+    let mut qids = Vec::with_capacity(glines.len());
+    let mut statuses = Vec::with_capacity(glines.len());
+    for c in chunks {
+        let (q, s) = c?;
+        qids.extend(q);
+        statuses.extend(s);
+    }
+    Some((qids, statuses))
+}
+
+fn summarize(
+    statuses: &[Status],
+    n_gold: usize,
+    n_pred: usize,
+    n_extra_pred: usize,
+) -> ScoreSummary {
+    let mut s = ScoreSummary {
+        n_gold,
+        n_pred,
+        n_extra_pred,
+        ..Default::default()
+    };
+    let mut total = 0.0;
+    for st in statuses {
+        total += st.ex();
+        match st {
+            Status::Match => s.n_match += 1,
+            Status::Mismatch => s.n_mismatch += 1,
+            Status::IdenticalQuery => s.n_identical_query += 1,
+            Status::Missing => s.n_missing += 1,
+            Status::PredError => s.n_pred_error += 1,
+            Status::GoldError => s.n_gold_error += 1,
+        }
+    }
+    s.ex = if n_gold == 0 {
+        0.0
+    } else {
+        total / n_gold as f64
+    };
+    s
+}
+
+fn write_scores<'q>(
+    path: &Path,
+    qids: impl Iterator<Item = &'q str>,
+    statuses: &[Status],
+) -> std::io::Result<()> {
+    let file = std::fs::File::create(path)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    for (q, st) in qids.zip(statuses) {
+        w.write_all(b"{\"qid\":")?;
+        serde_json::to_writer(&mut w, q)?;
+        write!(w, ",\"ex\":{:.1},\"status\":\"{}\"}}", st.ex(), st.as_str())?;
+        w.write_all(b"\n")?;
+    }
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_score() {
+        let gold = br#"{"qid": "a", "columns": ["x"], "rows": [[1], [2]], "gold_cypher": "MATCH (n) RETURN n.x ORDER BY n.x"}
+{"qid": "b", "columns": ["x", "y"], "rows": [{"x": 1, "y": "u"}], "error": null}
+
+{"qid": 3, "rows": [], "order_matters": false}
+{"qid": "d", "rows": [[1]]}
+{"qid": "e", "rows": [[1]]}
+"#;
+        let pred = br#"{"qid": "a", "rows": [[2], [1]]}
+{"qid": "b", "rows": [["u", 1.0]]}
+{"qid": "3", "rows": []}
+{"qid": "e", "rows": null, "error": "SyntaxError"}
+{"qid": "zz", "rows": []}
+"#;
+        let g = parse_jsonl(gold, Path::new("g.jsonl")).unwrap();
+        assert_eq!(g.records[2].line, 4);
+        let p = parse_jsonl(pred, Path::new("p.jsonl")).unwrap();
+        let (st, s) = score_records(&g, &p, None);
+        assert_eq!(
+            st,
+            vec![
+                Status::Mismatch,
+                Status::Match,
+                Status::Match,
+                Status::Missing,
+                Status::PredError
+            ]
+        );
+        assert_eq!(s.n_extra_pred, 1);
+        assert_eq!(s.n_missing, 1);
+        assert!((s.ex - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn aligned_and_general_paths_agree() {
+        let dir = std::env::temp_dir().join(format!("kgbench-score-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut gold = String::new();
+        let mut pred = String::new();
+        for i in 0..10_000 {
+            let (g, p) = match i % 4 {
+                0 => ("[[1, \"a\"], [2, \"b\"]]", "[[\"b\", 2.0], [\"a\", 1]]"),
+                1 => ("[[1, \"a\"], [2, \"b\"]]", "[[\"a\", 2], [\"b\", 1]]"),
+                2 => ("[[[3, 1]]]", "[[[1, 3]]]"),
+                _ => ("[]", "[[null]]"),
+            };
+            gold.push_str(&format!("{{\"qid\": \"q{i}\", \"rows\": {g}}}\n"));
+            pred.push_str(&format!("{{\"qid\": \"q{i}\", \"rows\": {p}}}\n"));
+        }
+        let (gp, pp) = (dir.join("g.jsonl"), dir.join("p.jsonl"));
+        std::fs::write(&gp, &gold).unwrap();
+        std::fs::write(&pp, &pred).unwrap();
+        let (aligned, s1) = score_files(&gp, &pp, None, None).unwrap();
+        // reversed prediction order takes the general path
+        let rev: String = pred.lines().rev().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&pp, rev).unwrap();
+        let (general, s2) = score_files(&gp, &pp, None, None).unwrap();
+        assert_eq!(aligned, general);
+        assert_eq!(s1, s2);
+        assert_eq!(s1.n_match, 5000);
+        // a duplicate in aligned files is still an error naming the gold file
+        let dup = "{\"qid\": \"x\", \"rows\": []}\n{\"qid\": \"x\", \"rows\": []}\n";
+        std::fs::write(&gp, dup).unwrap();
+        std::fs::write(&pp, dup).unwrap();
+        let e = score_files(&gp, &pp, None, None).unwrap_err().to_string();
+        assert!(
+            e.ends_with("g.jsonl:2: duplicate qid \"x\" (first on line 1)"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn errors_name_lines() {
+        let dup = b"{\"qid\": \"a\", \"rows\": []}\n{\"qid\": \"a\", \"rows\": []}\n";
+        let e = parse_jsonl(dup, Path::new("g.jsonl"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("g.jsonl:2: duplicate qid \"a\" (first on line 1)"),
+            "{e}"
+        );
+        let bad = b"{\"qid\": \"a\", \"rows\": []}\n{\"qid\": \"b\", \"rows\": [[1],[1,2]]}\n";
+        let e = parse_jsonl(bad, Path::new("p.jsonl"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("p.jsonl:2: invalid result record: row 1 has 2 columns"),
+            "{e}"
+        );
+        let cols = b"{\"qid\": \"a\", \"columns\": [\"x\"], \"rows\": [[1, 2]]}\n";
+        let e = parse_jsonl(cols, Path::new("p.jsonl"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 0 has 2 columns, expected 1"), "{e}");
+        let nofield = b"{\"rows\": []}\n";
+        let e = parse_jsonl(nofield, Path::new("p.jsonl"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing field \"qid\""), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// Phase timings on a generated pair of files (`KGBENCH_SCORE_GOLD`/`_PRED`); run with
+    /// `cargo test --release -p kgbench-core phase_timings -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn phase_timings() {
+        let g = PathBuf::from(std::env::var("KGBENCH_SCORE_GOLD").unwrap());
+        let p = PathBuf::from(std::env::var("KGBENCH_SCORE_PRED").unwrap());
+        let gd = std::fs::read(&g).unwrap();
+        let pd = std::fs::read(&p).unwrap();
+        // process CPU seconds (utime + stime) from /proc/self/stat: the machine is shared
+        let cpu = || -> f64 {
+            let st = std::fs::read_to_string("/proc/self/stat").unwrap();
+            let f: Vec<&str> = st.rsplit(") ").next().unwrap().split(' ').collect();
+            (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / 100.0
+        };
+        {
+            let c0 = cpu();
+            let mut n = 0usize;
+            for l in gd.split(|&b| b == b'\n').chain(pd.split(|&b| b == b'\n')) {
+                if !l.is_empty() {
+                    let v: serde_json::Value = serde_json::from_slice(l).unwrap();
+                    n += v.as_object().map_or(0, |o| o.len());
+                }
+            }
+            let c1 = cpu();
+            let mut sum = 0u64;
+            for &b in gd.iter().chain(pd.iter()) {
+                sum = sum.wrapping_add(b as u64);
+            }
+            eprintln!(
+                "cpu: serde_json::Value {:.2}s ({n}) byte sum {:.2}s ({sum})",
+                c1 - c0,
+                cpu() - c1
+            );
+        }
+        {
+            let text = std::str::from_utf8(&gd).unwrap();
+            let c0 = cpu();
+            let mut n = 0;
+            for l in text.split('\n') {
+                n += l.len() & 1;
+            }
+            let c1 = cpu();
+            let mut sink = Vec::with_capacity(1 << 20);
+            for l in text.split('\n') {
+                if !l.is_empty() {
+                    sink.clear();
+                    let mut r = crate::evaluate::json::Reader::new(l);
+                    r.value_key(&mut sink).unwrap();
+                }
+            }
+            let c2 = cpu();
+            let mut arena = TableArena::default();
+            for (i, l) in text.split('\n').enumerate() {
+                if !l.is_empty() {
+                    parse_record(l, i, &mut arena).unwrap();
+                }
+            }
+            let c3 = cpu();
+            eprintln!(
+                "cpu gold only: split {:.2}s value_key {:.2}s parse_record {:.2}s ({n})",
+                c1 - c0,
+                c2 - c1,
+                c3 - c2
+            );
+        }
+        for _ in 0..3 {
+            let c0 = cpu();
+            let gold = parse_jsonl(&gd, &g).unwrap();
+            let pred = parse_jsonl(&pd, &p).unwrap();
+            let c1 = cpu();
+            let (_, s) = score_records(&gold, &pred, None);
+            let c2 = cpu();
+            eprintln!(
+                "cpu: parse {:.2}s score {:.2}s ex {}",
+                c1 - c0,
+                c2 - c1,
+                s.ex
+            );
+            let c3 = cpu();
+            let (_, s2) = score_files(&g, &p, None, None).unwrap();
+            eprintln!("cpu: score_files {:.2}s ex {}", cpu() - c3, s2.ex);
+        }
+    }
+}

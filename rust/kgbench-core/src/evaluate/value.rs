@@ -1,0 +1,366 @@
+//! Result values and their canonical keys (SPEC.md §4, "cell values are made hashable").
+//!
+//! A query result cell is one of: null, boolean, integer, float, string (dates arrive as ISO
+//! strings, `"2020-01-31"`, exactly as the reference's `neo4j.time.Date.iso_format()`), list
+//! or map — nested to any depth. Every value is reduced to a *canonical key*: a byte string
+//! such that two values are equal under SPEC.md §4 iff their keys are byte-equal. Tables
+//! store only these keys, so comparing and hashing cells is comparing and hashing bytes.
+//!
+//! Canonicalisation (SPEC.md §4, CypherBench `to_hashable`):
+//! - lists (at any depth) are unordered: their element keys are sorted;
+//! - maps are sets of (key, value) pairs sorted by key (a repeated key keeps its last value,
+//!   as Python's `json` does);
+//! - numbers compare numerically and exactly: `1 == 1.0`, `-0.0 == 0`, but `2**53 + 1 !=
+//!   2.0**53` (as in Python). A float with an integral value in the signed 64-bit range is
+//!   stored as that integer; any other float keeps its IEEE bits. All NaNs are one value
+//!   and equal to each other (the reference never calls two NaN results equal; kgbench
+//!   chooses reflexive equality so that comparison is an equivalence relation). Integers
+//!   outside the signed 64-bit range (Neo4j cannot return them) compare equal to a float
+//!   only when the float has exactly that value.
+//!
+//! Deliberate differences from the reference (documented in `kgbench.evaluate`):
+//! - booleans are not numbers: `true != 1` (Python's `True == 1` makes the reference
+//!   call them equal; Cypher's `true = 1` is false);
+//! - a map is never equal to a list (the reference turns both into tuples, so
+//!   `{"a": "b"}` equals `[["a", "b"]]` there);
+//! - lists mixing types, or holding several nulls, are ordered by a total order instead
+//!   of raising `TypeError` as Python's `sorted` does (the reference then scores 0).
+
+/// Tags opening each canonical key; also the first sort criterion of list elements.
+pub(crate) mod tag {
+    pub const NULL: u8 = 0;
+    pub const FALSE: u8 = 1;
+    pub const TRUE: u8 = 2;
+    pub const INT: u8 = 3;
+    pub const FLOAT: u8 = 4;
+    pub const BIG_INT: u8 = 5;
+    pub const STR: u8 = 6;
+    pub const LIST: u8 = 7;
+    pub const MAP: u8 = 8;
+    pub const TUPLE: u8 = 9;
+}
+
+/// One result value (SPEC.md §4). Dates are ISO strings (`Value::Str`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Cypher `null` / JSON `null` / Python `None`.
+    Null,
+    /// Boolean; never equal to a number.
+    Bool(bool),
+    /// Signed 64-bit integer (Neo4j's integer type).
+    Int(i64),
+    /// IEEE double; equal to an `Int` with the same numeric value.
+    Float(f64),
+    /// String, including dates and times as ISO text.
+    Str(String),
+    /// List; element order is ignored.
+    List(Vec<Value>),
+    /// Map from string keys; key order is ignored.
+    Map(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// The canonical key of this value (see the module documentation).
+    pub fn canonical_key(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16);
+        self.write_key(&mut out);
+        out
+    }
+
+    /// Append the canonical key of this value to `out`.
+    pub fn write_key(&self, out: &mut Vec<u8>) {
+        match self {
+            Value::Null => push_null(out),
+            Value::Bool(b) => push_bool(out, *b),
+            Value::Int(i) => push_int(out, *i),
+            Value::Float(f) => push_float(out, *f),
+            Value::Str(s) => push_str(out, s),
+            Value::List(items) => {
+                let mut list = ListKeys::default();
+                for item in items {
+                    item.write_key(list.item_buf());
+                    list.end_item();
+                }
+                list.finish_list(out);
+            }
+            Value::Map(pairs) => {
+                let mut map = MapKeys::default();
+                for (k, v) in pairs {
+                    v.write_key(map.entry_buf(k));
+                    map.end_entry();
+                }
+                map.finish(out);
+            }
+        }
+    }
+
+    /// Convert a `serde_json::Value` (numbers beyond `i64` become floats when exact).
+    pub fn from_json(v: &serde_json::Value) -> Value {
+        match v {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else {
+                    Value::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(o) => Value::Map(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Append the key of `null`.
+#[inline]
+pub fn push_null(out: &mut Vec<u8>) {
+    out.push(tag::NULL);
+}
+
+/// Append the key of a boolean.
+#[inline]
+pub fn push_bool(out: &mut Vec<u8>, b: bool) {
+    out.push(if b { tag::TRUE } else { tag::FALSE });
+}
+
+/// Append the key of an integer (order-preserving big-endian with the sign bit flipped).
+#[inline]
+pub fn push_int(out: &mut Vec<u8>, i: i64) {
+    out.push(tag::INT);
+    out.extend_from_slice(&((i as u64) ^ (1u64 << 63)).to_be_bytes());
+}
+
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// Append the key of a float: integral values in the `i64` range become integers.
+#[inline]
+pub fn push_float(out: &mut Vec<u8>, f: f64) {
+    if f.is_nan() {
+        out.push(tag::FLOAT);
+        out.extend_from_slice(&f64::NAN.to_bits().to_be_bytes());
+    } else if f.fract() == 0.0 && (-TWO_POW_63..TWO_POW_63).contains(&f) {
+        push_int(out, f as i64);
+    } else {
+        out.push(tag::FLOAT);
+        out.extend_from_slice(&f.to_bits().to_be_bytes());
+    }
+}
+
+/// Append the key of an unsigned integer (JSON numbers above `i64::MAX`).
+pub fn push_u64(out: &mut Vec<u8>, u: u64) {
+    if let Ok(i) = i64::try_from(u) {
+        push_int(out, i);
+    } else {
+        let f = u as f64;
+        // exact iff converting back gives the same integer (f < 2^64 here)
+        if f < 18_446_744_073_709_551_616.0 && f as u64 == u {
+            push_float(out, f);
+        } else {
+            push_big_int_decimal(out, &u.to_string());
+        }
+    }
+}
+
+/// Append the key of an integer outside `i64` that no float equals, given as canonical
+/// decimal text (optional `-`, no leading zeros). Callers check float exactness first.
+pub fn push_big_int_decimal(out: &mut Vec<u8>, decimal: &str) {
+    out.push(tag::BIG_INT);
+    push_len(out, decimal.len());
+    out.extend_from_slice(decimal.as_bytes());
+}
+
+/// Append the key of a string.
+#[inline]
+pub fn push_str(out: &mut Vec<u8>, s: &str) {
+    out.push(tag::STR);
+    push_len(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
+#[inline]
+fn push_len(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+}
+
+/// Builder of a list key: encode each element into [`ListKeys::item_buf`], call
+/// [`ListKeys::end_item`], then [`ListKeys::finish_list`] (unordered, elements sorted) or
+/// [`ListKeys::finish_tuple`] (ordered; used for triples).
+#[derive(Default)]
+pub struct ListKeys {
+    buf: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl ListKeys {
+    /// The buffer the next element's key is written to.
+    #[inline]
+    pub fn item_buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// Mark the end of the element just written.
+    #[inline]
+    pub fn end_item(&mut self) {
+        self.ends.push(self.buf.len());
+    }
+
+    fn items(&self) -> Vec<&[u8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let s = &self.buf[start..end];
+                start = end;
+                s
+            })
+            .collect()
+    }
+
+    /// Append the unordered list key (elements sorted) to `out`.
+    pub fn finish_list(self, out: &mut Vec<u8>) {
+        out.push(tag::LIST);
+        push_len(out, self.ends.len());
+        let mut items = self.items();
+        items.sort_unstable();
+        for it in items {
+            out.extend_from_slice(it);
+        }
+    }
+
+    /// Append the ordered sequence key (elements in the given order) to `out`.
+    pub fn finish_tuple(self, out: &mut Vec<u8>) {
+        out.push(tag::TUPLE);
+        push_len(out, self.ends.len());
+        out.extend_from_slice(&self.buf);
+    }
+}
+
+/// Builder of a map key: [`MapKeys::entry_buf`] with the key, write the value's key into
+/// the returned buffer, [`MapKeys::end_entry`], then [`MapKeys::finish`].
+#[derive(Default)]
+pub struct MapKeys {
+    buf: Vec<u8>,
+    /// (start of key, start of value, end)
+    entries: Vec<(usize, usize, usize)>,
+}
+
+impl MapKeys {
+    /// Start an entry with map key `key`; the value's key goes into the returned buffer.
+    #[inline]
+    pub fn entry_buf(&mut self, key: &str) -> &mut Vec<u8> {
+        let start = self.buf.len();
+        push_str(&mut self.buf, key);
+        let vstart = self.buf.len();
+        self.entries.push((start, vstart, usize::MAX));
+        &mut self.buf
+    }
+
+    /// The buffer of the current entry's value (after [`MapKeys::entry_buf`]).
+    #[inline]
+    pub fn value_buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// Mark the end of the entry just written.
+    #[inline]
+    pub fn end_entry(&mut self) {
+        if let Some(last) = self.entries.last_mut() {
+            last.2 = self.buf.len();
+        }
+    }
+
+    /// Append the map key (entries sorted by key, last value of a repeated key) to `out`.
+    pub fn finish(self, out: &mut Vec<u8>) {
+        let buf = &self.buf;
+        // stable sort by map key keeps file order among repeated keys
+        let mut entries: Vec<(usize, &(usize, usize, usize))> =
+            self.entries.iter().enumerate().collect();
+        entries.sort_by(|a, b| buf[a.1 .0..a.1 .1].cmp(&buf[b.1 .0..b.1 .1]));
+        let mut kept: Vec<&(usize, usize, usize)> = Vec::with_capacity(entries.len());
+        for (_, e) in entries {
+            match kept.last_mut() {
+                Some(last) if buf[last.0..last.1] == buf[e.0..e.1] => *last = e,
+                _ => kept.push(e),
+            }
+        }
+        out.push(tag::MAP);
+        push_len(out, kept.len());
+        for e in kept {
+            out.extend_from_slice(&buf[e.0..e.2]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(v: &Value) -> Vec<u8> {
+        v.canonical_key()
+    }
+
+    #[test]
+    fn numbers_compare_numerically() {
+        assert_eq!(key(&Value::Int(1)), key(&Value::Float(1.0)));
+        assert_eq!(key(&Value::Int(0)), key(&Value::Float(-0.0)));
+        assert_ne!(key(&Value::Int(1)), key(&Value::Float(1.5)));
+        assert_ne!(
+            key(&Value::Int((1 << 53) + 1)),
+            key(&Value::Float((1u64 << 53) as f64))
+        );
+        assert_eq!(key(&Value::Float(f64::NAN)), key(&Value::Float(-f64::NAN)));
+        assert_ne!(key(&Value::Bool(true)), key(&Value::Int(1)));
+        let mut a = Vec::new();
+        push_u64(&mut a, 1 << 63);
+        let mut b = Vec::new();
+        push_float(&mut b, 9_223_372_036_854_775_808.0);
+        assert_eq!(a, b);
+        let mut c = Vec::new();
+        push_u64(&mut c, (1 << 63) + 1);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn lists_unordered_maps_sorted() {
+        let l1 = Value::List(vec![Value::Int(2), Value::Str("a".into()), Value::Null]);
+        let l2 = Value::List(vec![Value::Null, Value::Float(2.0), Value::Str("a".into())]);
+        assert_eq!(key(&l1), key(&l2));
+        let m1 = Value::Map(vec![("b".into(), Value::Int(1)), ("a".into(), l1.clone())]);
+        let m2 = Value::Map(vec![("a".into(), l2), ("b".into(), Value::Float(1.0))]);
+        assert_eq!(key(&m1), key(&m2));
+        let as_list = Value::List(vec![Value::List(vec![
+            Value::Str("a".into()),
+            Value::Str("b".into()),
+        ])]);
+        let as_map = Value::Map(vec![("a".into(), Value::Str("b".into()))]);
+        assert_ne!(key(&as_list), key(&as_map));
+        // bag semantics inside a list
+        let d1 = Value::List(vec![Value::Int(1), Value::Int(1), Value::Int(2)]);
+        let d2 = Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(2)]);
+        assert_ne!(key(&d1), key(&d2));
+        // repeated map key keeps the last value
+        let r1 = Value::Map(vec![
+            ("a".into(), Value::Int(1)),
+            ("a".into(), Value::Int(2)),
+        ]);
+        let r2 = Value::Map(vec![("a".into(), Value::Int(2))]);
+        assert_eq!(key(&r1), key(&r2));
+    }
+
+    #[test]
+    fn self_delimiting() {
+        // ["ab"] vs ["a", "b"] must differ
+        let a = Value::List(vec![Value::Str("ab".into())]);
+        let b = Value::List(vec![Value::Str("a".into()), Value::Str("b".into())]);
+        assert_ne!(key(&a), key(&b));
+        let c = Value::List(vec![Value::List(vec![]), Value::List(vec![Value::Null])]);
+        let d = Value::List(vec![Value::List(vec![Value::Null]), Value::List(vec![])]);
+        assert_eq!(key(&c), key(&d));
+    }
+}
