@@ -1,0 +1,283 @@
+//! Reading RDF input: files or stdin, plain / gzip / bzip2, N-Triples or Turtle,
+//! parsed with oxttl. N-Triples is cut at line boundaries into blocks that are
+//! parsed in parallel (rayon) and merged in input order, so the result does not
+//! depend on the thread count. Turtle is parsed sequentially.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use oxttl::{NTriplesParser, TurtleParseError, TurtleParser};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use super::facts::{Fact, Vocab};
+use super::ConvertError;
+
+/// RDF syntax of an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    NTriples,
+    Turtle,
+}
+
+/// Counters of one read.
+#[derive(Debug, Default, Clone)]
+pub struct ReadStats {
+    pub triples: u64,
+    pub bytes: u64,
+    pub skipped_invalid: u64,
+    /// First few skipped errors (`file:line: message`), for the report.
+    pub skipped_examples: Vec<String>,
+}
+
+struct Counting<R> {
+    inner: R,
+    bar: Option<ProgressBar>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(b) = &self.bar {
+            b.inc(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+/// Open `path` (`-` = stdin), detect compression from the magic bytes and the
+/// format from the name (`.nt`, `.ttl`, before `.gz` / `.bz2`) or `format`.
+fn open(path: &str, format: Option<Format>, bar: Option<ProgressBar>) -> Result<(Box<dyn BufRead>, Format), ConvertError> {
+    let raw: Box<dyn Read> = if path == "-" {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?)
+    };
+    let mut buffered = BufReader::with_capacity(1 << 20, Counting { inner: raw, bar });
+    let head = buffered
+        .fill_buf()
+        .map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?
+        .to_vec();
+    let decoded: Box<dyn BufRead> = if head.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::with_capacity(1 << 20, flate2::bufread::MultiGzDecoder::new(buffered)))
+    } else if head.starts_with(b"BZh") {
+        Box::new(BufReader::with_capacity(1 << 20, bzip2::bufread::MultiBzDecoder::new(buffered)))
+    } else {
+        Box::new(buffered)
+    };
+    let name = path.trim_end_matches(".gz").trim_end_matches(".bz2").trim_end_matches(".bz");
+    let fmt = match format {
+        Some(f) => f,
+        None if name.ends_with(".nt") => Format::NTriples,
+        None if name.ends_with(".ttl") => Format::Turtle,
+        None => {
+            let mut d = decoded;
+            let peek = d.fill_buf().map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?;
+            let text = String::from_utf8_lossy(&peek[..peek.len().min(4096)]).to_string();
+            let turtle = text
+                .lines()
+                .map(str::trim_start)
+                .find(|l| !l.is_empty() && !l.starts_with('#'))
+                .is_some_and(|l| l.starts_with("@prefix") || l.starts_with("@base") || l.to_ascii_uppercase().starts_with("PREFIX"));
+            return Ok((d, if turtle { Format::Turtle } else { Format::NTriples }));
+        }
+    };
+    Ok((decoded, fmt))
+}
+
+const BLOCK: usize = 4 << 20;
+
+struct BlockResult {
+    facts: Vec<Fact>,
+    triples: u64,
+    /// (line within block, 0-based; byte offset within block; message)
+    errors: Vec<(u64, u64, String)>,
+}
+
+fn parse_block(block: &[u8], vocab: &Vocab, stop_at_first: bool) -> BlockResult {
+    let mut out = BlockResult { facts: Vec::new(), triples: 0, errors: Vec::new() };
+    for r in NTriplesParser::new().for_slice(block) {
+        match r {
+            Ok(t) => {
+                out.triples += 1;
+                if let Some(f) = vocab.extract(&t) {
+                    out.facts.push(f);
+                }
+            }
+            Err(e) => {
+                let loc = e.location();
+                out.errors.push((loc.start.line, loc.start.offset, e.message().to_string()));
+                if stop_at_first {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn excerpt(block: &[u8], offset: u64) -> String {
+    let off = (offset as usize).min(block.len());
+    let start = block[..off].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let end = block[off..].iter().position(|&b| b == b'\n').map_or(block.len(), |p| off + p);
+    let line = String::from_utf8_lossy(&block[start..end]);
+    let mut s: String = line.chars().take(120).collect();
+    if line.chars().count() > 120 {
+        s.push('…');
+    }
+    s
+}
+
+/// Read every input, calling `sink` with each batch of facts in input order.
+#[allow(clippy::too_many_arguments)]
+pub fn read_all(
+    inputs: &[String],
+    format: Option<Format>,
+    vocab: &Vocab,
+    skip_invalid: bool,
+    progress: bool,
+    stats: &mut ReadStats,
+    sink: &mut dyn FnMut(Vec<Fact>),
+) -> Result<(), ConvertError> {
+    let total: u64 = inputs
+        .iter()
+        .filter(|p| p.as_str() != "-")
+        .filter_map(|p| std::fs::metadata(Path::new(p)).ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = if progress {
+        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let threads = rayon::current_num_threads().max(1);
+    let t0 = std::time::Instant::now();
+    for path in inputs {
+        let (mut reader, fmt) = open(path, format, bar.clone())?;
+        let io_err = |e: io::Error| ConvertError::Io {
+            file: path.clone(),
+            message: if e.kind() == io::ErrorKind::UnexpectedEof {
+                format!("truncated or corrupt compressed input: {e}")
+            } else {
+                e.to_string()
+            },
+        };
+        match fmt {
+            Format::NTriples => {
+                let mut carry: Vec<u8> = Vec::new();
+                let mut base_line: u64 = 0;
+                let mut base_offset: u64 = 0;
+                let mut eof = false;
+                while !eof {
+                    // Gather up to `threads * 2` blocks cut at line ends.
+                    let mut blocks: Vec<Vec<u8>> = Vec::new();
+                    while blocks.len() < threads * 2 {
+                        let mut buf = std::mem::take(&mut carry);
+                        let want = BLOCK.max(buf.len() + 1);
+                        let mut filled = buf.len();
+                        buf.resize(want, 0);
+                        while filled < want {
+                            let n = reader.read(&mut buf[filled..]).map_err(io_err)?;
+                            if n == 0 {
+                                eof = true;
+                                break;
+                            }
+                            filled += n;
+                        }
+                        buf.truncate(filled);
+                        if !eof {
+                            match buf.iter().rposition(|&b| b == b'\n') {
+                                Some(p) => carry = buf.split_off(p + 1),
+                                None => {
+                                    carry = buf;
+                                    continue;
+                                }
+                            }
+                        }
+                        if !buf.is_empty() {
+                            blocks.push(buf);
+                        }
+                        if eof {
+                            break;
+                        }
+                    }
+                    let results: Vec<BlockResult> =
+                        blocks.par_iter().map(|b| parse_block(b, vocab, !skip_invalid)).collect();
+                    for (block, res) in blocks.iter().zip(results) {
+                        if let Some((line, off, msg)) = res.errors.first() {
+                            if !skip_invalid {
+                                return Err(ConvertError::Syntax {
+                                    file: path.clone(),
+                                    line: base_line + line + 1,
+                                    offset: base_offset + off,
+                                    message: msg.clone(),
+                                    excerpt: excerpt(block, *off),
+                                });
+                            }
+                        }
+                        for (line, _off, msg) in &res.errors {
+                            stats.skipped_invalid += 1;
+                            if stats.skipped_examples.len() < 10 {
+                                stats.skipped_examples.push(format!("{path}:{}: {msg}", base_line + line + 1));
+                            }
+                        }
+                        stats.triples += res.triples;
+                        base_line += memchr::memchr_iter(b'\n', block).count() as u64;
+                        base_offset += block.len() as u64;
+                        sink(res.facts);
+                    }
+                    if let Some(b) = &bar {
+                        let secs = t0.elapsed().as_secs_f64().max(1e-9);
+                        b.set_message(format!("{:.2}M triples/s", stats.triples as f64 / secs / 1e6));
+                    }
+                }
+                stats.bytes += base_offset;
+            }
+            Format::Turtle => {
+                let mut facts = Vec::new();
+                let mut parser = TurtleParser::new().for_reader(&mut reader);
+                for r in &mut parser {
+                    match r {
+                        Ok(t) => {
+                            stats.triples += 1;
+                            if let Some(f) = vocab.extract(&t) {
+                                facts.push(f);
+                            }
+                        }
+                        Err(TurtleParseError::Io(e)) => return Err(io_err(e)),
+                        Err(TurtleParseError::Syntax(e)) => {
+                            let loc = e.location();
+                            if skip_invalid {
+                                stats.skipped_invalid += 1;
+                                if stats.skipped_examples.len() < 10 {
+                                    stats.skipped_examples.push(format!("{path}:{}: {}", loc.start.line + 1, e.message()));
+                                }
+                                continue;
+                            }
+                            return Err(ConvertError::Syntax {
+                                file: path.clone(),
+                                line: loc.start.line + 1,
+                                offset: loc.start.offset,
+                                message: e.message().to_string(),
+                                excerpt: String::new(),
+                            });
+                        }
+                    }
+                    if facts.len() >= 65536 {
+                        sink(std::mem::take(&mut facts));
+                    }
+                }
+                sink(facts);
+            }
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(())
+}
