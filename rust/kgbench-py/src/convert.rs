@@ -95,6 +95,65 @@ fn convert_unit(value: f64, src_qid: &str, trg_qid: &str) -> PyResult<f64> {
         .map_err(|e| PyValueError::new_err(format!("cannot convert {src_qid} to {trg_qid}: {e:?}")))
 }
 
+type TermTuple = (String, String, String, String, Option<String>, Option<String>);
+
+/// Parse RDF files with the converter's reader (same decompression, block
+/// splitting and oxttl parsers) and return every triple as
+/// `(subject, predicate, object_kind, object_value, datatype, language)`, with
+/// `object_kind` one of `"iri"`, `"bnode"`, `"literal"`; blank nodes keep their
+/// labels. For differential tests against other RDF parsers.
+#[pyfunction]
+#[pyo3(signature = (inputs, *, format=None, threads=None))]
+fn parse_rdf(
+    py: Python<'_>,
+    inputs: Vec<String>,
+    format: Option<String>,
+    threads: Option<usize>,
+) -> PyResult<Vec<TermTuple>> {
+    use core::oxrdf::{NamedOrBlankNodeRef as NamedOrBlankNode, TermRef as Term};
+    let format = match format.as_deref() {
+        None => None,
+        Some("nt") => Some(Format::NTriples),
+        Some("ttl") => Some(Format::Turtle),
+        Some(o) => return Err(PyValueError::new_err(format!("unknown format {o:?}"))),
+    };
+    let res = py.detach(move || {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(t) = threads {
+            b = b.num_threads(t);
+        }
+        let pool = b.build().map_err(|e| ConvertError::Options(e.to_string()))?;
+        pool.install(|| {
+            let extract = |t: core::oxrdf::TripleRef<'_>| -> Option<TermTuple> {
+                let s = match t.subject {
+                    NamedOrBlankNode::NamedNode(n) => n.as_str().to_string(),
+                    NamedOrBlankNode::BlankNode(b) => format!("_:{}", b.as_str()),
+                };
+                let (k, v, d, l) = match t.object {
+                    Term::NamedNode(n) => ("iri", n.as_str().to_string(), None, None),
+                    Term::BlankNode(b) => ("bnode", b.as_str().to_string(), None, None),
+                    Term::Literal(l) => (
+                        "literal",
+                        l.value().to_string(),
+                        Some(l.datatype().as_str().to_string()),
+                        l.language().map(str::to_string),
+                    ),
+                    #[allow(unreachable_patterns)]
+                    _ => ("other", String::new(), None, None),
+                };
+                Some((s, t.predicate.as_str().to_string(), k.to_string(), v, d, l))
+            };
+            let mut out = Vec::new();
+            let mut stats = core::input::ReadStats::default();
+            core::input::read_all(&inputs, format, &extract, false, false, &mut stats, &mut |b| {
+                out.extend(b)
+            })?;
+            Ok::<_, ConvertError>(out)
+        })
+    });
+    res.map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// Python `repr(float)` as kgbench writes floats in graph.json (for tests).
 #[pyfunction]
 fn float_repr(value: f64) -> String {
@@ -108,5 +167,6 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unit_table, &m)?)?;
     m.add_function(wrap_pyfunction!(convert_unit, &m)?)?;
     m.add_function(wrap_pyfunction!(float_repr, &m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rdf, &m)?)?;
     crate::add_submodule(parent, &m)
 }

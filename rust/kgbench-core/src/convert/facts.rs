@@ -2,7 +2,7 @@
 //! vocabulary, SPEC.md §6). Every triple is looked at once; only the ones the
 //! schema can use are kept, as compact [`Fact`]s. Unknown predicates are ignored.
 
-use oxrdf::{NamedOrBlankNode, Term, Triple};
+use oxrdf::{NamedOrBlankNodeRef, TermRef, TripleRef};
 use rustc_hash::FxHashSet;
 
 const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
@@ -105,9 +105,9 @@ impl Vocab {
         self.pids.contains(&n).then_some(n)
     }
 
-    fn obj(&self, t: &Term) -> Obj {
+    fn obj(&self, t: &TermRef<'_>) -> Obj {
         match t {
-            Term::NamedNode(n) => {
+            TermRef::NamedNode(n) => {
                 let s = n.as_str();
                 if let Some(q) = self.item(s) {
                     Obj::Item(q)
@@ -117,19 +117,19 @@ impl Vocab {
                     Obj::Iri(s.into())
                 }
             }
-            Term::BlankNode(_) => Obj::SomeValue,
-            Term::Literal(l) => Obj::Lit(l.value().into()),
+            TermRef::BlankNode(_) => Obj::SomeValue,
+            TermRef::Literal(l) => Obj::Lit(l.value().into()),
             #[allow(unreachable_patterns)]
             _ => Obj::SomeValue,
         }
     }
 
     /// The fact carried by `t`, if the schema can use it.
-    pub fn extract(&self, t: &Triple) -> Option<Fact> {
+    pub fn extract(&self, t: TripleRef<'_>) -> Option<Fact> {
         let p = t.predicate.as_str();
-        let subj = match &t.subject {
-            NamedOrBlankNode::NamedNode(n) => n.as_str(),
-            NamedOrBlankNode::BlankNode(_) => return None,
+        let subj = match t.subject {
+            NamedOrBlankNodeRef::NamedNode(n) => n.as_str(),
+            NamedOrBlankNodeRef::BlankNode(_) => return None,
         };
         // Most frequent namespaces first.
         if let Some(rest) = p.strip_prefix(self.claim.as_str()) {
@@ -140,7 +140,7 @@ impl Vocab {
                 }
                 let s = self.item(subj)?;
                 return match &t.object {
-                    Term::NamedNode(n) => Some(Fact::Claim { s, p: pid, stmt: n.as_str().into() }),
+                    TermRef::NamedNode(n) => Some(Fact::Claim { s, p: pid, stmt: n.as_str().into() }),
                     _ => None,
                 };
             }
@@ -165,7 +165,7 @@ impl Vocab {
         if let Some(local) = p.strip_prefix(WB) {
             return match local {
                 "rank" => match &t.object {
-                    Term::NamedNode(n) if n.as_str() == "http://wikiba.se/ontology#DeprecatedRank" => {
+                    TermRef::NamedNode(n) if n.as_str() == "http://wikiba.se/ontology#DeprecatedRank" => {
                         Some(Fact::Deprecated { stmt: subj.into() })
                     }
                     _ => None,
@@ -179,7 +179,7 @@ impl Vocab {
         }
         match p {
             RDFS_LABEL | SKOS_ALT | SCHEMA_DESC => {
-                let Term::Literal(l) = &t.object else { return None };
+                let TermRef::Literal(l) = &t.object else { return None };
                 if l.language() != Some("en") {
                     return None;
                 }
@@ -192,11 +192,11 @@ impl Vocab {
                 })
             }
             SCHEMA_ABOUT if subj.starts_with(ENWIKI_ARTICLE) => match &t.object {
-                Term::NamedNode(n) => self.item(n.as_str()).map(|s| Fact::About { article: subj.into(), s }),
+                TermRef::NamedNode(n) => self.item(n.as_str()).map(|s| Fact::About { article: subj.into(), s }),
                 _ => None,
             },
             SCHEMA_PART_OF => match &t.object {
-                Term::NamedNode(n) if n.as_str() == ENWIKI => Some(Fact::EnwikiPart { article: subj.into() }),
+                TermRef::NamedNode(n) if n.as_str() == ENWIKI => Some(Fact::EnwikiPart { article: subj.into() }),
                 _ => None,
             },
             _ => None,
@@ -204,17 +204,17 @@ impl Vocab {
     }
 }
 
-fn lit(t: &Term) -> Option<Box<str>> {
+fn lit(t: &TermRef<'_>) -> Option<Box<str>> {
     match t {
-        Term::Literal(l) => Some(l.value().into()),
+        TermRef::Literal(l) => Some(l.value().into()),
         _ => None,
     }
 }
 
-fn node_of(t: &Term) -> Option<Box<str>> {
+fn node_of(t: &TermRef<'_>) -> Option<Box<str>> {
     match t {
-        Term::NamedNode(n) => Some(n.as_str().into()),
-        Term::BlankNode(b) => Some(format!("_:{}", b.as_str()).into()),
+        TermRef::NamedNode(n) => Some(n.as_str().into()),
+        TermRef::BlankNode(b) => Some(format!("_:{}", b.as_str()).into()),
         _ => None,
     }
 }

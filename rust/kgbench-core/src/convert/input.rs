@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
-use super::facts::{Fact, Vocab};
+use oxrdf::TripleRef;
 use super::ConvertError;
 
 /// RDF syntax of an input.
@@ -87,20 +87,42 @@ fn open(path: &str, format: Option<Format>, bar: Option<ProgressBar>) -> Result<
 
 const BLOCK: usize = 4 << 20;
 
-struct BlockResult {
-    facts: Vec<Fact>,
+struct BlockResult<T> {
+    facts: Vec<T>,
     triples: u64,
     /// (line within block, 0-based; byte offset within block; message)
     errors: Vec<(u64, u64, String)>,
 }
 
-fn parse_block(block: &[u8], vocab: &Vocab, stop_at_first: bool) -> BlockResult {
+/// The fast path over a whole block; `None` if any line needs oxttl.
+fn fast_block<T>(block: &[u8], extract: &Extract<'_, T>) -> Option<BlockResult<T>> {
+    let text = std::str::from_utf8(block).ok()?;
+    let mut out = BlockResult { facts: Vec::new(), triples: 0, errors: Vec::new() };
+    for line in text.split('\n') {
+        match super::ntfast::parse_line(line, |t| extract(t)) {
+            Ok(Some(f)) => {
+                out.triples += 1;
+                if let Some(f) = f {
+                    out.facts.push(f);
+                }
+            }
+            Ok(None) => {}
+            Err(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
+    if let Some(r) = fast_block(block, extract) {
+        return r;
+    }
     let mut out = BlockResult { facts: Vec::new(), triples: 0, errors: Vec::new() };
     for r in NTriplesParser::new().for_slice(block) {
         match r {
             Ok(t) => {
                 out.triples += 1;
-                if let Some(f) = vocab.extract(&t) {
+                if let Some(f) = extract(t.as_ref()) {
                     out.facts.push(f);
                 }
             }
@@ -128,16 +150,20 @@ fn excerpt(block: &[u8], offset: u64) -> String {
     s
 }
 
-/// Read every input, calling `sink` with each batch of facts in input order.
+/// Maps a parsed triple to the value kept from it (or nothing).
+pub type Extract<'a, T> = dyn Fn(TripleRef<'_>) -> Option<T> + Sync + 'a;
+
+/// Read every input, calling `sink` with each batch of extracted values in input
+/// order (N-Triples blocks are parsed in parallel, merged in order).
 #[allow(clippy::too_many_arguments)]
-pub fn read_all(
+pub fn read_all<T: Send>(
     inputs: &[String],
     format: Option<Format>,
-    vocab: &Vocab,
+    extract: &Extract<'_, T>,
     skip_invalid: bool,
     progress: bool,
     stats: &mut ReadStats,
-    sink: &mut dyn FnMut(Vec<Fact>),
+    sink: &mut dyn FnMut(Vec<T>),
 ) -> Result<(), ConvertError> {
     let total: u64 = inputs
         .iter()
@@ -206,8 +232,8 @@ pub fn read_all(
                             break;
                         }
                     }
-                    let results: Vec<BlockResult> =
-                        blocks.par_iter().map(|b| parse_block(b, vocab, !skip_invalid)).collect();
+                    let results: Vec<BlockResult<T>> =
+                        blocks.par_iter().map(|b| parse_block(b, extract, !skip_invalid)).collect();
                     for (block, res) in blocks.iter().zip(results) {
                         if let Some((line, off, msg)) = res.errors.first() {
                             if !skip_invalid {
@@ -245,7 +271,7 @@ pub fn read_all(
                     match r {
                         Ok(t) => {
                             stats.triples += 1;
-                            if let Some(f) = vocab.extract(&t) {
+                            if let Some(f) = extract(t.as_ref()) {
                                 facts.push(f);
                             }
                         }

@@ -28,6 +28,7 @@
 
 pub mod facts;
 pub mod input;
+pub mod ntfast;
 pub mod pyjson;
 pub mod schema;
 pub mod units;
@@ -42,6 +43,7 @@ use pyjson::J;
 use schema::{Constraint, DataType, Hop, PropSchema, PropSource, RankFilter, RelSource, Schema};
 use values::PV;
 
+pub use oxrdf;
 pub use schema::{parse_schema, SchemaErrors};
 
 /// Errors of a conversion.
@@ -299,7 +301,8 @@ pub fn convert(schema_json: &str, inputs: &[String], opts: &Options) -> Result<O
     let vocab = Vocab::new(&opts.entity_prefix, &opts.prop_prefix, relevant_pids(&schema));
     let mut store = Store::default();
     let mut stats = ReadStats::default();
-    input::read_all(inputs, opts.format, &vocab, opts.skip_invalid, opts.progress, &mut stats, &mut |batch| {
+    let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
+    input::read_all(inputs, opts.format, &extract, opts.skip_invalid, opts.progress, &mut stats, &mut |batch| {
         for f in batch {
             store.add(f);
         }
