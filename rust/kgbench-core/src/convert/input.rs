@@ -94,46 +94,49 @@ struct BlockResult<T> {
     errors: Vec<(u64, u64, String)>,
 }
 
-/// The fast path over a whole block; `None` if any line needs oxttl.
-fn fast_block<T>(block: &[u8], extract: &Extract<'_, T>) -> Option<BlockResult<T>> {
-    let text = std::str::from_utf8(block).ok()?;
+/// Parse a block: each line with the fast path; a line it rejects is parsed
+/// again with oxttl (the reference), which gives the triples or the error.
+fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
     let mut out = BlockResult { facts: Vec::new(), triples: 0, errors: Vec::new() };
-    for line in text.split('\n') {
-        match super::ntfast::parse_line(line, |t| extract(t)) {
-            Ok(Some(f)) => {
+    let mut line_no: u64 = 0;
+    let mut pos = 0usize;
+    while pos < block.len() {
+        let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
+        let line = &block[pos..end];
+        let fast = std::str::from_utf8(line)
+            .ok()
+            .and_then(|text| super::ntfast::parse_line(text, |t| extract(t)).ok());
+        match fast {
+            Some(Some(f)) => {
                 out.triples += 1;
                 if let Some(f) = f {
                     out.facts.push(f);
                 }
             }
-            Ok(None) => {}
-            Err(_) => return None,
-        }
-    }
-    Some(out)
-}
-
-fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
-    if let Some(r) = fast_block(block, extract) {
-        return r;
-    }
-    let mut out = BlockResult { facts: Vec::new(), triples: 0, errors: Vec::new() };
-    for r in NTriplesParser::new().for_slice(block) {
-        match r {
-            Ok(t) => {
-                out.triples += 1;
-                if let Some(f) = extract(t.as_ref()) {
-                    out.facts.push(f);
+            Some(None) => {}
+            None => {
+                for r in NTriplesParser::new().for_slice(line) {
+                    match r {
+                        Ok(t) => {
+                            out.triples += 1;
+                            if let Some(f) = extract(t.as_ref()) {
+                                out.facts.push(f);
+                            }
+                        }
+                        Err(e) => {
+                            let loc = e.location();
+                            out.errors.push((line_no, pos as u64 + loc.start.offset, e.message().to_string()));
+                            break;
+                        }
+                    }
                 }
-            }
-            Err(e) => {
-                let loc = e.location();
-                out.errors.push((loc.start.line, loc.start.offset, e.message().to_string()));
-                if stop_at_first {
-                    break;
+                if stop_at_first && !out.errors.is_empty() {
+                    return out;
                 }
             }
         }
+        line_no += 1;
+        pos = end + 1;
     }
     out
 }
