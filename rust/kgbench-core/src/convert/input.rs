@@ -47,8 +47,8 @@ impl<R: Read> Read for Counting<R> {
 
 /// Open `path` (`-` = stdin), detect compression from the magic bytes and the
 /// format from the name (`.nt`, `.ttl`, before `.gz` / `.bz2`) or `format`.
-fn open(path: &str, format: Option<Format>, bar: Option<ProgressBar>) -> Result<(Box<dyn BufRead>, Format), ConvertError> {
-    let raw: Box<dyn Read> = if path == "-" {
+fn open(path: &str, format: Option<Format>, bar: Option<ProgressBar>) -> Result<(Box<dyn BufRead + Send>, Format), ConvertError> {
+    let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
         Box::new(File::open(path).map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?)
@@ -58,7 +58,7 @@ fn open(path: &str, format: Option<Format>, bar: Option<ProgressBar>) -> Result<
         .fill_buf()
         .map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?
         .to_vec();
-    let decoded: Box<dyn BufRead> = if head.starts_with(&[0x1f, 0x8b]) {
+    let decoded: Box<dyn BufRead + Send> = if head.starts_with(&[0x1f, 0x8b]) {
         Box::new(BufReader::with_capacity(1 << 20, flate2::bufread::MultiGzDecoder::new(buffered)))
     } else if head.starts_with(b"BZh") {
         Box::new(BufReader::with_capacity(1 << 20, bzip2::bufread::MultiBzDecoder::new(buffered)))
@@ -97,15 +97,19 @@ struct BlockResult<T> {
 /// Parse a block: each line with the fast path; a line it rejects is parsed
 /// again with oxttl (the reference), which gives the triples or the error.
 fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
-    let mut out = BlockResult { facts: Vec::new(), triples: 0, errors: Vec::new() };
+    let mut out = BlockResult { facts: Vec::with_capacity(block.len() / 256), triples: 0, errors: Vec::new() };
     let mut line_no: u64 = 0;
     let mut pos = 0usize;
+    // One UTF-8 check for the whole block; lines split at '\n' stay valid.
+    let whole = std::str::from_utf8(block).ok();
     while pos < block.len() {
         let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
         let line = &block[pos..end];
-        let fast = std::str::from_utf8(line)
-            .ok()
-            .and_then(|text| super::ntfast::parse_line(text, |t| extract(t)).ok());
+        let text = match whole {
+            Some(w) => Some(&w[pos..end]),
+            None => std::str::from_utf8(line).ok(),
+        };
+        let fast = text.and_then(|text| super::ntfast::parse_line(text, |t| extract(t)).ok());
         match fast {
             Some(Some(f)) => {
                 out.triples += 1;
@@ -151,6 +155,55 @@ fn excerpt(block: &[u8], offset: u64) -> String {
         s.push('…');
     }
     s
+}
+
+/// Read up to `n` blocks of about [`BLOCK`] bytes, each cut after a line end.
+/// Buffers come from `pool` (and go back to it after parsing), so that steady
+/// state reading does not allocate.
+fn read_group(
+    reader: &mut (dyn BufRead + Send),
+    carry: &mut Vec<u8>,
+    eof: &mut bool,
+    n: usize,
+    pool: &mut Vec<Vec<u8>>,
+) -> io::Result<Vec<Vec<u8>>> {
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    while blocks.len() < n && !*eof {
+        let mut buf = pool.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(carry);
+        carry.clear();
+        let want = BLOCK.max(buf.len() + 1);
+        let mut filled = buf.len();
+        buf.resize(want, 0);
+        while filled < want {
+            let got = reader.read(&mut buf[filled..])?;
+            if got == 0 {
+                *eof = true;
+                break;
+            }
+            filled += got;
+        }
+        buf.truncate(filled);
+        if !*eof {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(p) => {
+                    carry.extend_from_slice(&buf[p + 1..]);
+                    buf.truncate(p + 1);
+                }
+                None => {
+                    *carry = buf;
+                    continue;
+                }
+            }
+        }
+        if buf.is_empty() {
+            pool.push(buf);
+        } else {
+            blocks.push(buf);
+        }
+    }
+    Ok(blocks)
 }
 
 /// Maps a parsed triple to the value kept from it (or nothing).
@@ -202,41 +255,23 @@ pub fn read_all<T: Send>(
                 let mut base_line: u64 = 0;
                 let mut base_offset: u64 = 0;
                 let mut eof = false;
-                while !eof {
-                    // Gather up to `threads * 2` blocks cut at line ends.
-                    let mut blocks: Vec<Vec<u8>> = Vec::new();
-                    while blocks.len() < threads * 2 {
-                        let mut buf = std::mem::take(&mut carry);
-                        let want = BLOCK.max(buf.len() + 1);
-                        let mut filled = buf.len();
-                        buf.resize(want, 0);
-                        while filled < want {
-                            let n = reader.read(&mut buf[filled..]).map_err(io_err)?;
-                            if n == 0 {
-                                eof = true;
-                                break;
+                let group = threads * 2;
+                let mut pool: Vec<Vec<u8>> = Vec::new();
+                let mut next = read_group(&mut reader, &mut carry, &mut eof, group, &mut pool).map_err(io_err)?;
+                while !next.is_empty() {
+                    let blocks = std::mem::take(&mut next);
+                    // Parse this group while the next one is read (and decompressed).
+                    let (results, read) = rayon::join(
+                        || blocks.par_iter().map(|b| parse_block(b, extract, !skip_invalid)).collect::<Vec<BlockResult<T>>>(),
+                        || {
+                            if eof {
+                                Ok(Vec::new())
+                            } else {
+                                read_group(&mut reader, &mut carry, &mut eof, group, &mut pool)
                             }
-                            filled += n;
-                        }
-                        buf.truncate(filled);
-                        if !eof {
-                            match buf.iter().rposition(|&b| b == b'\n') {
-                                Some(p) => carry = buf.split_off(p + 1),
-                                None => {
-                                    carry = buf;
-                                    continue;
-                                }
-                            }
-                        }
-                        if !buf.is_empty() {
-                            blocks.push(buf);
-                        }
-                        if eof {
-                            break;
-                        }
-                    }
-                    let results: Vec<BlockResult<T>> =
-                        blocks.par_iter().map(|b| parse_block(b, extract, !skip_invalid)).collect();
+                        },
+                    );
+                    next = read.map_err(io_err)?;
                     for (block, res) in blocks.iter().zip(results) {
                         if let Some((line, off, msg)) = res.errors.first() {
                             if !skip_invalid {
@@ -260,6 +295,7 @@ pub fn read_all<T: Send>(
                         base_offset += block.len() as u64;
                         sink(res.facts);
                     }
+                    pool.extend(blocks);
                     if let Some(b) = &bar {
                         let secs = t0.elapsed().as_secs_f64().max(1e-9);
                         b.set_message(format!("{:.2}M triples/s", stats.triples as f64 / secs / 1e6));

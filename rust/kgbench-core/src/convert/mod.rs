@@ -130,13 +130,17 @@ struct Store {
 
 impl Store {
     fn stmt(&mut self, iri: Box<str>) -> u32 {
-        if let Some(&id) = self.stmt_ids.get(&iri) {
-            return id;
+        let next = self.stmt_ids.len() as u32;
+        *self.stmt_ids.entry(iri).or_insert(next)
+    }
+
+    /// Statement IRIs by id (built once, after reading).
+    fn finish(&mut self) {
+        let mut iris: Vec<Box<str>> = vec![Box::from(""); self.stmt_ids.len()];
+        for (k, &v) in &self.stmt_ids {
+            iris[v as usize] = k.clone();
         }
-        let id = self.stmt_iris.len() as u32;
-        self.stmt_iris.push(iri.clone());
-        self.stmt_ids.insert(iri, id);
-        id
+        self.stmt_iris = iris;
     }
 
     fn add(&mut self, f: Fact) {
@@ -299,16 +303,41 @@ pub fn convert(schema_json: &str, inputs: &[String], opts: &Options) -> Result<O
         return Err(ConvertError::Options("stdin ('-') can be given once".into()));
     }
     let vocab = Vocab::new(&opts.entity_prefix, &opts.prop_prefix, relevant_pids(&schema));
-    let mut store = Store::default();
     let mut stats = ReadStats::default();
     let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
-    input::read_all(inputs, opts.format, &extract, opts.skip_invalid, opts.progress, &mut stats, &mut |batch| {
-        for f in batch {
-            store.add(f);
-        }
-    })?;
+    // Facts are added to the store on their own thread while parsing goes on.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Fact>>(16);
+    let (store, read) = std::thread::scope(|scope| {
+        let merger = scope.spawn(move || {
+            let mut store = Store::default();
+            for batch in rx {
+                for f in batch {
+                    store.add(f);
+                }
+            }
+            store.finish();
+            store
+        });
+        let read = input::read_all(inputs, opts.format, &extract, opts.skip_invalid, opts.progress, &mut stats, &mut |batch| {
+            let _ = tx.send(batch);
+        });
+        drop(tx);
+        (merger.join().expect("fact merger thread panicked"), read)
+    });
+    read?;
     let read_secs = t0.elapsed().as_secs_f64();
-    let mut r = Resolver { s: &schema, st: &store, counts: Counts::default(), opts };
+    let mut item_edges: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
+    for (&(s, p), objs) in &store.direct {
+        for o in objs {
+            if let Obj::Item(o) = o {
+                item_edges.entry(p).or_default().push((s, *o));
+            }
+        }
+    }
+    for v in item_edges.values_mut() {
+        v.sort_unstable();
+    }
+    let mut r = Resolver { s: &schema, st: &store, counts: Counts::default(), opts, item_edges };
     let (graph, mut report) = r.run();
     let mut graph_json = String::with_capacity(1 << 16);
     pyjson::write(&mut graph_json, &graph, 0);
@@ -330,6 +359,8 @@ struct Resolver<'a> {
     st: &'a Store,
     counts: Counts,
     opts: &'a Options,
+    /// Truthy item-to-item edges per property, sorted.
+    item_edges: FxHashMap<u32, Vec<(u32, u32)>>,
 }
 
 struct Row<'a> {
@@ -359,14 +390,8 @@ impl Resolver<'_> {
         classes.insert(e.class_qid);
         if e.include_subclasses {
             let mut children: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-            for (&(s, p), objs) in &self.st.direct {
-                if p == 279 {
-                    for o in objs {
-                        if let Obj::Item(c) = o {
-                            children.entry(*c).or_default().push(s);
-                        }
-                    }
-                }
+            for &(s, c) in self.item_edges.get(&279).into_iter().flatten() {
+                children.entry(c).or_default().push(s);
             }
             let mut stack = vec![e.class_qid];
             while let Some(c) = stack.pop() {
@@ -379,8 +404,8 @@ impl Resolver<'_> {
         }
         let pred = if e.is_instance { 31 } else { 279 };
         let mut out = FxHashSet::default();
-        for (&(s, p), objs) in &self.st.direct {
-            if p == pred && objs.iter().any(|o| matches!(o, Obj::Item(c) if classes.contains(c))) {
+        for &(s, c) in self.item_edges.get(&pred).into_iter().flatten() {
+            if classes.contains(&c) {
                 out.insert(s);
             }
         }
@@ -408,15 +433,7 @@ impl Resolver<'_> {
                 }
             }
         } else if r.rank == RankFilter::Highest {
-            for (&(s, pp), objs) in &self.st.direct {
-                if pp == p {
-                    for o in objs {
-                        if let Obj::Item(o) = o {
-                            pairs.push((s, *o));
-                        }
-                    }
-                }
-            }
+            pairs.extend(self.item_edges.get(&p).into_iter().flatten().copied());
         } else {
             for &(s, st) in self.st.claim_list.get(&p).into_iter().flatten() {
                 for o in self.st.stmt_values.get(&(st, p)).into_iter().flatten() {
@@ -651,11 +668,11 @@ impl Resolver<'_> {
                 }
             }
             if let (true, Some(limit)) = (s.roots[i].is_empty(), self.opts.max_entities_per_root) {
-                named.sort_by_key(|&q| (rqid(q), q));
+                named.sort_by_cached_key(|&q| (rqid(q), q));
                 named.truncate(limit);
                 max_rqid[i] = named.last().map(|&q| rqid(q));
             }
-            named.sort_by_key(|&q| qid(q));
+            named.sort_by_cached_key(|&q| qid(q));
             kept[i] = named;
         }
         let kept_sets: Vec<FxHashSet<u32>> = kept.iter().map(|v| v.iter().copied().collect()).collect();
@@ -676,11 +693,12 @@ impl Resolver<'_> {
                 continue;
             }
             ent_counts.push((e.label.clone(), J::Int(kept[i].len() as i64)));
+            let owners: Vec<String> = e.properties.iter().map(|p| format!("{}.{}", e.label, p.label)).collect();
             for &q in &kept[i] {
                 let mut props: Vec<(String, PV, bool)> = Vec::new();
                 let mut lists: Vec<(String, Vec<PV>)> = Vec::new();
-                for p in e.properties.iter().filter(|p| !p.disable) {
-                    let owner = format!("{}.{}", e.label, p.label);
+                for (p, owner) in e.properties.iter().zip(&owners).filter(|(p, _)| !p.disable) {
+                    let owner = owner.as_str();
                     match p.source {
                         PropSource::LinkedTo(pp, v) => {
                             let b = st.direct_items(q, pp).any(|x| x == v);
@@ -694,7 +712,7 @@ impl Resolver<'_> {
                             };
                             match val {
                                 Ok(v) => Self::fold(&mut props, &mut lists, p, v),
-                                Err(r) => self.counts.drop(&owner, r),
+                                Err(r) => self.counts.drop(owner, r),
                             }
                         }
                         PropSource::Pid(pp) => {
@@ -719,7 +737,7 @@ impl Resolver<'_> {
                                 for res in results {
                                     match res {
                                         Ok(v) => Self::fold(&mut props, &mut lists, p, v),
-                                        Err(r) => self.counts.drop(&owner, r),
+                                        Err(r) => self.counts.drop(owner, r),
                                     }
                                 }
                             }

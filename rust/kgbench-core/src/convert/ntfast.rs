@@ -52,10 +52,42 @@ fn uchar(l: &[u8], i: usize) -> Result<(char, usize), Reject> {
     Ok((char::from_u32(v).ok_or(Reject)?, i + 1 + n))
 }
 
+/// Bytes allowed unescaped inside an IRI (N-Triples IRIREF).
+static IRI_OK: [bool; 256] = {
+    let mut t = [true; 256];
+    let mut b = 0;
+    while b <= 0x20 {
+        t[b] = false;
+        b += 1;
+    }
+    t[b'<' as usize] = false;
+    t[b'>' as usize] = false;
+    t[b'"' as usize] = false;
+    t[b'{' as usize] = false;
+    t[b'}' as usize] = false;
+    t[b'|' as usize] = false;
+    t[b'^' as usize] = false;
+    t[b'`' as usize] = false;
+    t[b'\\' as usize] = false;
+    t
+};
+
 fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize), Reject> {
     // l[i] == b'<'
     i += 1;
     let start = i;
+    // Common case: no escape before the closing '>'.
+    if let Some(p) = memchr::memchr2(b'>', b'\\', &l[i..]) {
+        let end = i + p;
+        if l[end] == b'>' {
+            if !l[start..end].iter().all(|&b| IRI_OK[b as usize]) {
+                return Err(Reject);
+            }
+            let iri = &s[start..end];
+            check_iri(iri)?;
+            return Ok((Cow::Borrowed(iri), end + 1));
+        }
+    }
     let mut owned: Option<String> = None;
     while i < l.len() {
         let b = l[i];
