@@ -272,9 +272,7 @@ def generate(path: str | Path, n_triples: int, seed: int = 7) -> int:
                 node=w.qty_node(amount, unit),
             )
             pop = f"+{rng.randint(1000, 10**7)}"
-            w.statement(
-                c, "P1082", f'"{pop}"^^<{XSD}decimal>', node=w.qty_node(pop, "Q199")
-            )
+            w.statement(c, "P1082", f'"{pop}"^^<{XSD}decimal>', node=w.qty_node(pop, "Q199"))
         i = 0
         while w.n < n_triples:
             q = f"{WD}Q{5_000_000 + i * 7}"
@@ -318,7 +316,9 @@ def generate(path: str | Path, n_triples: int, seed: int = 7) -> int:
             if rng.random() < 0.3:
                 w.statement(q, "P27", f"<{rng.choice(countries)}>", best=False)
             if rng.random() < 0.05:
-                w.statement(q, "P27", f"<{rng.choice(countries)}>", rank="DeprecatedRank", best=False)
+                w.statement(
+                    q, "P27", f"<{rng.choice(countries)}>", rank="DeprecatedRank", best=False
+                )
         w.flush()
         return w.n
 

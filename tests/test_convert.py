@@ -165,7 +165,9 @@ def test_compressed_multi_file_and_stdin(tmp_path: Path, q42_nt: Path) -> None:
     g2, r2 = convert(PERSON_SCHEMA, [bz])
     g3, r3 = convert(PERSON_SCHEMA, [gz, bz, q42_nt])  # duplicates collapse (set semantics)
     assert g1 == ref and g2 == ref and g3 == ref
-    assert r3["triples_read"] == r1["triples_read"] + r2["triples_read"] + ref_report["triples_read"]
+    assert (
+        r3["triples_read"] == r1["triples_read"] + r2["triples_read"] + ref_report["triples_read"]
+    )
     proc = subprocess.run(
         [sys.executable, "-m", "kgbench", "convert", "--schema", "-", "-", "--out", "x"],
         capture_output=True,
@@ -176,8 +178,18 @@ def test_compressed_multi_file_and_stdin(tmp_path: Path, q42_nt: Path) -> None:
     schema_file = tmp_path / "s.json"
     schema_file.write_text(json.dumps(PERSON_SCHEMA))
     proc = subprocess.run(
-        [sys.executable, "-m", "kgbench", "convert", "-s", str(schema_file), "-"]
-        + ["--out", str(tmp_path / "stdin"), "--no-parquet"],
+        [
+            sys.executable,
+            "-m",
+            "kgbench",
+            "convert",
+            "-s",
+            str(schema_file),
+            "-",
+            "--out",
+            str(tmp_path / "stdin"),
+            "--no-parquet",
+        ],
         input=gz.read_bytes(),
         capture_output=True,
         check=False,
@@ -254,8 +266,13 @@ def test_schema_errors_carry_json_paths(tmp_path: Path) -> None:
     problems = validate_schema(schema)
     assert "$.extra: unknown field (allowed: name, entities, relations)" in problems
     assert any(p.startswith("$.entities[0].wd_constraints[0]: $RAW_SPARQL") for p in problems)
-    assert any(p.startswith("$.entities[0].properties[0].quantity_unit: quantity_unit is only") for p in problems)
-    assert any(p.startswith("$.entities[0].properties[0].quantity_unit: unknown unit") for p in problems)
+    assert any(
+        p.startswith("$.entities[0].properties[0].quantity_unit: quantity_unit is only")
+        for p in problems
+    )
+    assert any(
+        p.startswith("$.entities[0].properties[0].quantity_unit: unknown unit") for p in problems
+    )
     assert '$.relations[0].obj_label: unknown entity label "Nope"' in problems
     with pytest.raises(InputError, match=r"\$\.extra"):
         convert(schema, Q42, tmp_path)
@@ -319,7 +336,7 @@ ACME_SCHEMA: dict[str, Any] = {
 
 
 def _acme_inputs() -> list[Path]:
-    return sorted(FIX.glob("*.nt")) + [DATA / "kgbench" / "acme_classes.nt"]
+    return [*sorted(FIX.glob("*.nt")), DATA / "kgbench" / "acme_classes.nt"]
 
 
 def _expected_dates(item: str) -> tuple[list[str], list[int]]:
@@ -445,12 +462,21 @@ def test_from_relation_selective_fetching_on_real_triples(tmp_path: Path) -> Non
     schema = {
         "name": "movies",
         "entities": [
-            {"label": "Person", "wd_source": "Q5", "wd_include_subclasses": False,
-             "wd_constraints": ["$FROM_RELATION(castMember)"]},
+            {
+                "label": "Person",
+                "wd_source": "Q5",
+                "wd_include_subclasses": False,
+                "wd_constraints": ["$FROM_RELATION(castMember)"],
+            },
             {"label": "Movie", "wd_source": "Q11424"},
         ],
         "relations": [
-            {"label": "castMember", "wd_source": "P161", "subj_label": "Movie", "obj_label": "Person"}
+            {
+                "label": "castMember",
+                "wd_source": "P161",
+                "subj_label": "Movie",
+                "obj_label": "Person",
+            }
         ],
     }
     graph, report = convert(schema, nt)
@@ -461,24 +487,27 @@ def test_from_relation_selective_fetching_on_real_triples(tmp_path: Path) -> Non
     label = rdflib.RDFS.label
 
     def en(x: rdflib.term.Node) -> bool:
-        return any(getattr(l, "language", None) == "en" for l in g.objects(x, label))
+        return any(getattr(o, "language", None) == "en" for o in g.objects(x, label))
 
-    films = {s for s in g.subjects(rdflib.URIRef(wdt + "P31"), rdflib.URIRef(wd + "Q11424")) if en(s)}
+    films = {
+        s for s in g.subjects(rdflib.URIRef(wdt + "P31"), rdflib.URIRef(wd + "Q11424")) if en(s)
+    }
     humans = set(g.subjects(rdflib.URIRef(wdt + "P31"), rdflib.URIRef(wd + "Q5")))
     cast = {
-        o for f in g.subjects(rdflib.URIRef(wdt + "P31"), rdflib.URIRef(wd + "Q11424"))
+        o
+        for f in g.subjects(rdflib.URIRef(wdt + "P31"), rdflib.URIRef(wd + "Q11424"))
         for o in g.objects(f, rdflib.URIRef(wdt + "P161"))
     }
-    expected_people = {str(h)[len(wd):] for h in humans & cast if en(h)}
+    expected_people = {str(h)[len(wd) :] for h in humans & cast if en(h)}
     got = {e["eid"].split("#")[1] for e in graph["entities"] if e["label"] == "Person"}
     assert got == expected_people
     assert {e["eid"].split("#")[1] for e in graph["entities"] if e["label"] == "Movie"} == {
-        str(f)[len(wd):] for f in films
+        str(f)[len(wd) :] for f in films
     }
     # Entities are grouped by label in dependency order and sorted by QID string.
     labels = [e["label"] for e in graph["entities"]]
     assert labels == sorted(labels, key=lambda x: x != "Movie")
-    all_people = {str(h)[len(wd):] for h in humans if en(h)}
+    all_people = {str(h)[len(wd) :] for h in humans if en(h)}
     assert report["entity_candidates"]["Person"] <= len(humans)
     assert got <= all_people
 
@@ -491,7 +520,13 @@ def test_output_is_identical_for_any_thread_count(tmp_path: Path) -> None:
     gen_wikidata.generate(dump, 60_000, seed=3)
     outs = []
     for threads in (1, 2, 3):
-        convert(gen_wikidata.BENCH_SCHEMA, dump, tmp_path / f"o{threads}", threads=threads, parquet=False)
+        convert(
+            gen_wikidata.BENCH_SCHEMA,
+            dump,
+            tmp_path / f"o{threads}",
+            threads=threads,
+            parquet=False,
+        )
         outs.append((tmp_path / f"o{threads}" / "graph.json").read_bytes())
     assert outs[0] == outs[1] == outs[2]
     graph = json.loads(outs[0])
@@ -524,7 +559,10 @@ def test_max_entities_per_root_is_the_original_sample(tmp_path: Path) -> None:
 
 def test_cli_help_and_summary(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "kgbench", "convert", "--help"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "kgbench", "convert", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0
     for word in ("--schema", "--out", "--skip-invalid", "--max-entities-per-root", "report.json"):
@@ -532,18 +570,44 @@ def test_cli_help_and_summary(tmp_path: Path) -> None:
     schema_file = tmp_path / "s.json"
     schema_file.write_text(json.dumps(PERSON_SCHEMA))
     proc = subprocess.run(
-        [sys.executable, "-m", "kgbench", "convert", "-s", str(schema_file), str(Q42), "-o", str(tmp_path / "o")],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "kgbench",
+            "convert",
+            "-s",
+            str(schema_file),
+            str(Q42),
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "read 4,455 triples" in proc.stdout and "Person: 1" in proc.stdout
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [
-        "entities.parquet", "graph.json", "relations.parquet", "report.json"
+        "entities.parquet",
+        "graph.json",
+        "relations.parquet",
+        "report.json",
     ]
     proc = subprocess.run(
-        [sys.executable, "-m", "kgbench", "convert", "-s", str(schema_file), str(tmp_path / "missing.nt"),
-         "-o", str(tmp_path / "o2")],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "kgbench",
+            "convert",
+            "-s",
+            str(schema_file),
+            str(tmp_path / "missing.nt"),
+            "-o",
+            str(tmp_path / "o2"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 1 and "missing.nt" in proc.stderr
     assert not (tmp_path / "o2" / "graph.json").exists()

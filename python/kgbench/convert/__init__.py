@@ -281,12 +281,8 @@ def write_parquet(graph: dict[str, Any], out_dir: str | os.PathLike[str]) -> Non
             v = r["properties"].get(prop) if k2 == key else None
             rel_cols[col].append(_to_column(v, dt))
     meta = {_SCHEMA_META_KEY: json.dumps(schema)}
-    pl.DataFrame(ent_cols, schema=ent_types).write_parquet(
-        out / ENTITIES_PARQUET, metadata=meta
-    )
-    pl.DataFrame(rel_cols, schema=rel_types).write_parquet(
-        out / RELATIONS_PARQUET, metadata=meta
-    )
+    pl.DataFrame(ent_cols, schema=ent_types).write_parquet(out / ENTITIES_PARQUET, metadata=meta)
+    pl.DataFrame(rel_cols, schema=rel_types).write_parquet(out / RELATIONS_PARQUET, metadata=meta)
 
 
 def read_graph(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -53,9 +53,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="keep at most N entities per root class (the original's reproducible sample)",
     )
-    p.add_argument(
-        "--threads", type=int, default=None, help="parser threads (default: all cores)"
-    )
+    p.add_argument("--threads", type=int, default=None, help="parser threads (default: all cores)")
     p.add_argument(
         "--skip-invalid",
         action="store_true",

@@ -54,7 +54,9 @@ fn convert(
         if let Some(t) = threads {
             b = b.num_threads(t);
         }
-        let pool = b.build().map_err(|e| ConvertError::Options(e.to_string()))?;
+        let pool = b
+            .build()
+            .map_err(|e| ConvertError::Options(e.to_string()))?;
         pool.install(|| core::convert(&schema_json, &inputs, &opts))
     });
     match result {
@@ -79,7 +81,15 @@ fn validate_schema(schema_json: &str) -> Vec<String> {
 fn unit_table() -> Vec<(String, String, String, f64, f64)> {
     core::units::UNITS
         .iter()
-        .map(|(q, u)| (q.to_string(), u.label.to_string(), format!("{:?}", u.dim), u.factor, u.offset))
+        .map(|(q, u)| {
+            (
+                q.to_string(),
+                u.label.to_string(),
+                format!("{:?}", u.dim),
+                u.factor,
+                u.offset,
+            )
+        })
         .collect()
 }
 
@@ -95,7 +105,14 @@ fn convert_unit(value: f64, src_qid: &str, trg_qid: &str) -> PyResult<f64> {
         .map_err(|e| PyValueError::new_err(format!("cannot convert {src_qid} to {trg_qid}: {e:?}")))
 }
 
-type TermTuple = (String, String, String, String, Option<String>, Option<String>);
+type TermTuple = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
 
 /// Parse RDF files with the converter's reader (same decompression, block
 /// splitting and oxttl parsers) and return every triple as
@@ -122,7 +139,9 @@ fn parse_rdf(
         if let Some(t) = threads {
             b = b.num_threads(t);
         }
-        let pool = b.build().map_err(|e| ConvertError::Options(e.to_string()))?;
+        let pool = b
+            .build()
+            .map_err(|e| ConvertError::Options(e.to_string()))?;
         pool.install(|| {
             let extract = |t: core::oxrdf::TripleRef<'_>| -> Option<TermTuple> {
                 let s = match t.subject {
@@ -145,9 +164,15 @@ fn parse_rdf(
             };
             let mut out = Vec::new();
             let mut stats = core::input::ReadStats::default();
-            core::input::read_all(&inputs, format, &extract, false, false, &mut stats, &mut |b| {
-                out.extend(b)
-            })?;
+            core::input::read_all(
+                &inputs,
+                format,
+                &extract,
+                false,
+                false,
+                &mut stats,
+                &mut |b| out.extend(b),
+            )?;
             Ok::<_, ConvertError>(out)
         })
     });

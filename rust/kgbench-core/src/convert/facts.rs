@@ -31,33 +31,85 @@ pub enum Obj {
 #[derive(Debug, Clone)]
 pub enum Fact {
     /// `wd:Q wdt:P o` (truthy, best rank).
-    Direct { s: u32, p: u32, o: Obj },
+    Direct {
+        s: u32,
+        p: u32,
+        o: Obj,
+    },
     /// `wd:Q p:P stmt`.
-    Claim { s: u32, p: u32, stmt: Box<str> },
+    Claim {
+        s: u32,
+        p: u32,
+        stmt: Box<str>,
+    },
     /// `stmt ps:P o`.
-    StmtValue { stmt: Box<str>, p: u32, o: Obj },
+    StmtValue {
+        stmt: Box<str>,
+        p: u32,
+        o: Obj,
+    },
     /// `stmt psv:P node`.
-    StmtNode { stmt: Box<str>, p: u32, node: Box<str> },
+    StmtNode {
+        stmt: Box<str>,
+        p: u32,
+        node: Box<str>,
+    },
     /// `stmt pq:P o`.
-    Qualifier { stmt: Box<str>, p: u32, o: Obj },
+    Qualifier {
+        stmt: Box<str>,
+        p: u32,
+        o: Obj,
+    },
     /// `stmt pqv:P node`.
-    QualifierNode { stmt: Box<str>, p: u32, node: Box<str> },
+    QualifierNode {
+        stmt: Box<str>,
+        p: u32,
+        node: Box<str>,
+    },
     /// `stmt wikibase:rank wikibase:DeprecatedRank`.
-    Deprecated { stmt: Box<str> },
-    QuantityAmount { node: Box<str>, lex: Box<str> },
-    QuantityUnit { node: Box<str>, unit: Obj },
-    TimeValue { node: Box<str>, lex: Box<str> },
-    TimePrecision { node: Box<str>, lex: Box<str> },
+    Deprecated {
+        stmt: Box<str>,
+    },
+    QuantityAmount {
+        node: Box<str>,
+        lex: Box<str>,
+    },
+    QuantityUnit {
+        node: Box<str>,
+        unit: Obj,
+    },
+    TimeValue {
+        node: Box<str>,
+        lex: Box<str>,
+    },
+    TimePrecision {
+        node: Box<str>,
+        lex: Box<str>,
+    },
     /// English `rdfs:label`.
-    Label { s: u32, text: Box<str> },
+    Label {
+        s: u32,
+        text: Box<str>,
+    },
     /// English `schema:description`.
-    Description { s: u32, text: Box<str> },
+    Description {
+        s: u32,
+        text: Box<str>,
+    },
     /// English `skos:altLabel`.
-    Alias { s: u32, text: Box<str> },
+    Alias {
+        s: u32,
+        text: Box<str>,
+    },
     /// `<https://en.wikipedia.org/wiki/...> schema:about wd:Q`.
-    About { article: Box<str>, s: u32 },
+    About {
+        article: Box<str>,
+        s: u32,
+    },
     /// `<article> schema:isPartOf <https://en.wikipedia.org/>`.
-    EnwikiPart { article: Box<str> },
+    EnwikiPart {
+        article: Box<str>,
+    },
 }
 
 /// IRI namespaces of the Wikibase instance and the predicates the schema uses.
@@ -99,7 +151,7 @@ impl Vocab {
         parse_num(rest.strip_prefix('Q')?)
     }
 
-    fn pid_after<'a>(&self, iri: &'a str, prefix: &str) -> Option<u32> {
+    fn pid_after(&self, iri: &str, prefix: &str) -> Option<u32> {
         let rest = iri.strip_prefix(prefix)?;
         let n = parse_num(rest.strip_prefix('P')?)?;
         self.pids.contains(&n).then_some(n)
@@ -133,53 +185,93 @@ impl Vocab {
         };
         // Most frequent namespaces first.
         if let Some(rest) = p.strip_prefix(self.claim.as_str()) {
-            if rest.starts_with('P') {
-                let pid = parse_num(&rest[1..])?;
+            if let Some(num) = rest.strip_prefix('P') {
+                let pid = parse_num(num)?;
                 if !self.pids.contains(&pid) {
                     return None;
                 }
                 let s = self.item(subj)?;
                 return match &t.object {
-                    TermRef::NamedNode(n) => Some(Fact::Claim { s, p: pid, stmt: n.as_str().into() }),
+                    TermRef::NamedNode(n) => Some(Fact::Claim {
+                        s,
+                        p: pid,
+                        stmt: n.as_str().into(),
+                    }),
                     _ => None,
                 };
             }
             if let Some(pid) = self.pid_after(p, &self.direct) {
                 let s = self.item(subj)?;
-                return Some(Fact::Direct { s, p: pid, o: self.obj(&t.object) });
+                return Some(Fact::Direct {
+                    s,
+                    p: pid,
+                    o: self.obj(&t.object),
+                });
             }
             if let Some(pid) = self.pid_after(p, &self.statement_value) {
-                return node_of(&t.object).map(|node| Fact::StmtNode { stmt: subj.into(), p: pid, node });
+                return node_of(&t.object).map(|node| Fact::StmtNode {
+                    stmt: subj.into(),
+                    p: pid,
+                    node,
+                });
             }
             if let Some(pid) = self.pid_after(p, &self.statement) {
-                return Some(Fact::StmtValue { stmt: subj.into(), p: pid, o: self.obj(&t.object) });
+                return Some(Fact::StmtValue {
+                    stmt: subj.into(),
+                    p: pid,
+                    o: self.obj(&t.object),
+                });
             }
             if let Some(pid) = self.pid_after(p, &self.qualifier_value) {
-                return node_of(&t.object).map(|node| Fact::QualifierNode { stmt: subj.into(), p: pid, node });
+                return node_of(&t.object).map(|node| Fact::QualifierNode {
+                    stmt: subj.into(),
+                    p: pid,
+                    node,
+                });
             }
             if let Some(pid) = self.pid_after(p, &self.qualifier) {
-                return Some(Fact::Qualifier { stmt: subj.into(), p: pid, o: self.obj(&t.object) });
+                return Some(Fact::Qualifier {
+                    stmt: subj.into(),
+                    p: pid,
+                    o: self.obj(&t.object),
+                });
             }
             return None;
         }
         if let Some(local) = p.strip_prefix(WB) {
             return match local {
                 "rank" => match &t.object {
-                    TermRef::NamedNode(n) if n.as_str() == "http://wikiba.se/ontology#DeprecatedRank" => {
+                    TermRef::NamedNode(n)
+                        if n.as_str() == "http://wikiba.se/ontology#DeprecatedRank" =>
+                    {
                         Some(Fact::Deprecated { stmt: subj.into() })
                     }
                     _ => None,
                 },
-                "quantityAmount" => lit(&t.object).map(|lex| Fact::QuantityAmount { node: subj.into(), lex }),
-                "quantityUnit" => Some(Fact::QuantityUnit { node: subj.into(), unit: self.obj(&t.object) }),
-                "timeValue" => lit(&t.object).map(|lex| Fact::TimeValue { node: subj.into(), lex }),
-                "timePrecision" => lit(&t.object).map(|lex| Fact::TimePrecision { node: subj.into(), lex }),
+                "quantityAmount" => lit(&t.object).map(|lex| Fact::QuantityAmount {
+                    node: subj.into(),
+                    lex,
+                }),
+                "quantityUnit" => Some(Fact::QuantityUnit {
+                    node: subj.into(),
+                    unit: self.obj(&t.object),
+                }),
+                "timeValue" => lit(&t.object).map(|lex| Fact::TimeValue {
+                    node: subj.into(),
+                    lex,
+                }),
+                "timePrecision" => lit(&t.object).map(|lex| Fact::TimePrecision {
+                    node: subj.into(),
+                    lex,
+                }),
                 _ => None,
             };
         }
         match p {
             RDFS_LABEL | SKOS_ALT | SCHEMA_DESC => {
-                let TermRef::Literal(l) = &t.object else { return None };
+                let TermRef::Literal(l) = &t.object else {
+                    return None;
+                };
                 if l.language() != Some("en") {
                     return None;
                 }
@@ -192,11 +284,16 @@ impl Vocab {
                 })
             }
             SCHEMA_ABOUT if subj.starts_with(ENWIKI_ARTICLE) => match &t.object {
-                TermRef::NamedNode(n) => self.item(n.as_str()).map(|s| Fact::About { article: subj.into(), s }),
+                TermRef::NamedNode(n) => self.item(n.as_str()).map(|s| Fact::About {
+                    article: subj.into(),
+                    s,
+                }),
                 _ => None,
             },
             SCHEMA_PART_OF => match &t.object {
-                TermRef::NamedNode(n) if n.as_str() == ENWIKI => Some(Fact::EnwikiPart { article: subj.into() }),
+                TermRef::NamedNode(n) if n.as_str() == ENWIKI => Some(Fact::EnwikiPart {
+                    article: subj.into(),
+                }),
                 _ => None,
             },
             _ => None,
@@ -221,7 +318,11 @@ fn node_of(t: &TermRef<'_>) -> Option<Box<str>> {
 
 /// Parse a decimal id without leading zeros (`"42"` → 42).
 pub fn parse_num(s: &str) -> Option<u32> {
-    if s.is_empty() || s.len() > 10 || (s.len() > 1 && s.starts_with('0')) || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if s.is_empty()
+        || s.len() > 10
+        || (s.len() > 1 && s.starts_with('0'))
+        || !s.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     s.parse().ok()

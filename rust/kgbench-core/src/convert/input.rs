@@ -10,8 +10,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
-use oxrdf::TripleRef;
 use super::ConvertError;
+use oxrdf::TripleRef;
 
 /// RDF syntax of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,39 +47,72 @@ impl<R: Read> Read for Counting<R> {
 
 /// Open `path` (`-` = stdin), detect compression from the magic bytes and the
 /// format from the name (`.nt`, `.ttl`, before `.gz` / `.bz2`) or `format`.
-fn open(path: &str, format: Option<Format>, bar: Option<ProgressBar>) -> Result<(Box<dyn BufRead + Send>, Format), ConvertError> {
+fn open(
+    path: &str,
+    format: Option<Format>,
+    bar: Option<ProgressBar>,
+) -> Result<(Box<dyn BufRead + Send>, Format), ConvertError> {
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
-        Box::new(File::open(path).map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?)
+        Box::new(File::open(path).map_err(|e| ConvertError::Io {
+            file: path.to_string(),
+            message: e.to_string(),
+        })?)
     };
     let mut buffered = BufReader::with_capacity(1 << 20, Counting { inner: raw, bar });
     let head = buffered
         .fill_buf()
-        .map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?
+        .map_err(|e| ConvertError::Io {
+            file: path.to_string(),
+            message: e.to_string(),
+        })?
         .to_vec();
     let decoded: Box<dyn BufRead + Send> = if head.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(1 << 20, flate2::bufread::MultiGzDecoder::new(buffered)))
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::bufread::MultiGzDecoder::new(buffered),
+        ))
     } else if head.starts_with(b"BZh") {
-        Box::new(BufReader::with_capacity(1 << 20, bzip2::bufread::MultiBzDecoder::new(buffered)))
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            bzip2::bufread::MultiBzDecoder::new(buffered),
+        ))
     } else {
         Box::new(buffered)
     };
-    let name = path.trim_end_matches(".gz").trim_end_matches(".bz2").trim_end_matches(".bz");
+    let name = path
+        .trim_end_matches(".gz")
+        .trim_end_matches(".bz2")
+        .trim_end_matches(".bz");
     let fmt = match format {
         Some(f) => f,
         None if name.ends_with(".nt") => Format::NTriples,
         None if name.ends_with(".ttl") => Format::Turtle,
         None => {
             let mut d = decoded;
-            let peek = d.fill_buf().map_err(|e| ConvertError::Io { file: path.to_string(), message: e.to_string() })?;
+            let peek = d.fill_buf().map_err(|e| ConvertError::Io {
+                file: path.to_string(),
+                message: e.to_string(),
+            })?;
             let text = String::from_utf8_lossy(&peek[..peek.len().min(4096)]).to_string();
             let turtle = text
                 .lines()
                 .map(str::trim_start)
                 .find(|l| !l.is_empty() && !l.starts_with('#'))
-                .is_some_and(|l| l.starts_with("@prefix") || l.starts_with("@base") || l.to_ascii_uppercase().starts_with("PREFIX"));
-            return Ok((d, if turtle { Format::Turtle } else { Format::NTriples }));
+                .is_some_and(|l| {
+                    l.starts_with("@prefix")
+                        || l.starts_with("@base")
+                        || l.to_ascii_uppercase().starts_with("PREFIX")
+                });
+            return Ok((
+                d,
+                if turtle {
+                    Format::Turtle
+                } else {
+                    Format::NTriples
+                },
+            ));
         }
     };
     Ok((decoded, fmt))
@@ -97,7 +130,11 @@ struct BlockResult<T> {
 /// Parse a block: each line with the fast path; a line it rejects is parsed
 /// again with oxttl (the reference), which gives the triples or the error.
 fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
-    let mut out = BlockResult { facts: Vec::with_capacity(block.len() / 256), triples: 0, errors: Vec::new() };
+    let mut out = BlockResult {
+        facts: Vec::with_capacity(block.len() / 256),
+        triples: 0,
+        errors: Vec::new(),
+    };
     let mut line_no: u64 = 0;
     let mut pos = 0usize;
     // One UTF-8 check for the whole block; lines split at '\n' stay valid.
@@ -109,7 +146,7 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
             Some(w) => Some(&w[pos..end]),
             None => std::str::from_utf8(line).ok(),
         };
-        let fast = text.and_then(|text| super::ntfast::parse_line(text, |t| extract(t)).ok());
+        let fast = text.and_then(|text| super::ntfast::parse_line(text, extract).ok());
         match fast {
             Some(Some(f)) => {
                 out.triples += 1;
@@ -129,7 +166,11 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
                         }
                         Err(e) => {
                             let loc = e.location();
-                            out.errors.push((line_no, pos as u64 + loc.start.offset, e.message().to_string()));
+                            out.errors.push((
+                                line_no,
+                                pos as u64 + loc.start.offset,
+                                e.message().to_string(),
+                            ));
                             break;
                         }
                     }
@@ -147,8 +188,14 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
 
 fn excerpt(block: &[u8], offset: u64) -> String {
     let off = (offset as usize).min(block.len());
-    let start = block[..off].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let end = block[off..].iter().position(|&b| b == b'\n').map_or(block.len(), |p| off + p);
+    let start = block[..off]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let end = block[off..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(block.len(), |p| off + p);
     let line = String::from_utf8_lossy(&block[start..end]);
     let mut s: String = line.chars().take(120).collect();
     if line.chars().count() > 120 {
@@ -257,12 +304,18 @@ pub fn read_all<T: Send>(
                 let mut eof = false;
                 let group = threads * 2;
                 let mut pool: Vec<Vec<u8>> = Vec::new();
-                let mut next = read_group(&mut reader, &mut carry, &mut eof, group, &mut pool).map_err(io_err)?;
+                let mut next = read_group(&mut reader, &mut carry, &mut eof, group, &mut pool)
+                    .map_err(io_err)?;
                 while !next.is_empty() {
                     let blocks = std::mem::take(&mut next);
                     // Parse this group while the next one is read (and decompressed).
                     let (results, read) = rayon::join(
-                        || blocks.par_iter().map(|b| parse_block(b, extract, !skip_invalid)).collect::<Vec<BlockResult<T>>>(),
+                        || {
+                            blocks
+                                .par_iter()
+                                .map(|b| parse_block(b, extract, !skip_invalid))
+                                .collect::<Vec<BlockResult<T>>>()
+                        },
                         || {
                             if eof {
                                 Ok(Vec::new())
@@ -287,7 +340,9 @@ pub fn read_all<T: Send>(
                         for (line, _off, msg) in &res.errors {
                             stats.skipped_invalid += 1;
                             if stats.skipped_examples.len() < 10 {
-                                stats.skipped_examples.push(format!("{path}:{}: {msg}", base_line + line + 1));
+                                stats
+                                    .skipped_examples
+                                    .push(format!("{path}:{}: {msg}", base_line + line + 1));
                             }
                         }
                         stats.triples += res.triples;
@@ -298,7 +353,10 @@ pub fn read_all<T: Send>(
                     pool.extend(blocks);
                     if let Some(b) = &bar {
                         let secs = t0.elapsed().as_secs_f64().max(1e-9);
-                        b.set_message(format!("{:.2}M triples/s", stats.triples as f64 / secs / 1e6));
+                        b.set_message(format!(
+                            "{:.2}M triples/s",
+                            stats.triples as f64 / secs / 1e6
+                        ));
                     }
                 }
                 stats.bytes += base_offset;
@@ -320,7 +378,11 @@ pub fn read_all<T: Send>(
                             if skip_invalid {
                                 stats.skipped_invalid += 1;
                                 if stats.skipped_examples.len() < 10 {
-                                    stats.skipped_examples.push(format!("{path}:{}: {}", loc.start.line + 1, e.message()));
+                                    stats.skipped_examples.push(format!(
+                                        "{path}:{}: {}",
+                                        loc.start.line + 1,
+                                        e.message()
+                                    ));
                                 }
                                 continue;
                             }

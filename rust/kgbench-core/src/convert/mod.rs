@@ -54,7 +54,13 @@ pub enum ConvertError {
     #[error("{file}: {message}")]
     Io { file: String, message: String },
     #[error("{file}: line {line}, byte offset {offset}: {message}{}", if excerpt.is_empty() { String::new() } else { format!(" in: {excerpt}") })]
-    Syntax { file: String, line: u64, offset: u64, message: String, excerpt: String },
+    Syntax {
+        file: String,
+        line: u64,
+        offset: u64,
+        message: String,
+        excerpt: String,
+    },
     #[error("{0}")]
     Options(String),
 }
@@ -176,7 +182,11 @@ impl Store {
                 self.deprecated.insert(st);
             }
             Fact::QuantityAmount { node, lex } => {
-                self.nodes.entry(node).or_default().amount.get_or_insert(lex);
+                self.nodes
+                    .entry(node)
+                    .or_default()
+                    .amount
+                    .get_or_insert(lex);
             }
             Fact::QuantityUnit { node, unit } => {
                 self.nodes.entry(node).or_default().unit.get_or_insert(unit);
@@ -185,7 +195,11 @@ impl Store {
                 self.nodes.entry(node).or_default().time.get_or_insert(lex);
             }
             Fact::TimePrecision { node, lex } => {
-                self.nodes.entry(node).or_default().precision.get_or_insert(lex);
+                self.nodes
+                    .entry(node)
+                    .or_default()
+                    .precision
+                    .get_or_insert(lex);
             }
             Fact::Label { s, text } => {
                 self.labels.entry(s).or_insert(text);
@@ -204,10 +218,14 @@ impl Store {
     }
 
     fn direct_items(&self, s: u32, p: u32) -> impl Iterator<Item = u32> + '_ {
-        self.direct.get(&(s, p)).into_iter().flatten().filter_map(|o| match o {
-            Obj::Item(q) => Some(*q),
-            _ => None,
-        })
+        self.direct
+            .get(&(s, p))
+            .into_iter()
+            .flatten()
+            .filter_map(|o| match o {
+                Obj::Item(q) => Some(*q),
+                _ => None,
+            })
     }
 }
 
@@ -229,7 +247,12 @@ struct Counts {
 impl Counts {
     fn drop(&mut self, owner: &str, reason: &str) {
         *self.dropped.entry(reason.to_string()).or_default() += 1;
-        *self.dropped_by_prop.entry(owner.to_string()).or_default().entry(reason.to_string()).or_default() += 1;
+        *self
+            .dropped_by_prop
+            .entry(owner.to_string())
+            .or_default()
+            .entry(reason.to_string())
+            .or_default() += 1;
     }
 }
 
@@ -293,16 +316,26 @@ fn relevant_pids(s: &Schema) -> FxHashSet<u32> {
 /// [`ConvertError::Syntax`] with file, line, byte offset (of the decompressed
 /// stream) and an excerpt, unless `skip_invalid`; [`ConvertError::Io`] for
 /// unreadable or truncated compressed input.
-pub fn convert(schema_json: &str, inputs: &[String], opts: &Options) -> Result<Output, ConvertError> {
+pub fn convert(
+    schema_json: &str,
+    inputs: &[String],
+    opts: &Options,
+) -> Result<Output, ConvertError> {
     let t0 = std::time::Instant::now();
     let schema = parse_schema(schema_json).map_err(ConvertError::Schema)?;
     if inputs.is_empty() {
         return Err(ConvertError::Options("no input given".into()));
     }
     if inputs.iter().filter(|p| p.as_str() == "-").count() > 1 {
-        return Err(ConvertError::Options("stdin ('-') can be given once".into()));
+        return Err(ConvertError::Options(
+            "stdin ('-') can be given once".into(),
+        ));
     }
-    let vocab = Vocab::new(&opts.entity_prefix, &opts.prop_prefix, relevant_pids(&schema));
+    let vocab = Vocab::new(
+        &opts.entity_prefix,
+        &opts.prop_prefix,
+        relevant_pids(&schema),
+    );
     let mut stats = ReadStats::default();
     let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
     // Facts are added to the store on their own thread while parsing goes on.
@@ -318,9 +351,17 @@ pub fn convert(schema_json: &str, inputs: &[String], opts: &Options) -> Result<O
             store.finish();
             store
         });
-        let read = input::read_all(inputs, opts.format, &extract, opts.skip_invalid, opts.progress, &mut stats, &mut |batch| {
-            let _ = tx.send(batch);
-        });
+        let read = input::read_all(
+            inputs,
+            opts.format,
+            &extract,
+            opts.skip_invalid,
+            opts.progress,
+            &mut stats,
+            &mut |batch| {
+                let _ = tx.send(batch);
+            },
+        );
         drop(tx);
         (merger.join().expect("fact merger thread panicked"), read)
     });
@@ -337,21 +378,66 @@ pub fn convert(schema_json: &str, inputs: &[String], opts: &Options) -> Result<O
     for v in item_edges.values_mut() {
         v.sort_unstable();
     }
-    let mut r = Resolver { s: &schema, st: &store, counts: Counts::default(), opts, item_edges };
+    let mut r = Resolver {
+        s: &schema,
+        st: &store,
+        counts: Counts::default(),
+        opts,
+        item_edges,
+    };
     let (graph, mut report) = r.run();
     let mut graph_json = String::with_capacity(1 << 16);
     pyjson::write(&mut graph_json, &graph, 0);
-    report.insert(0, ("inputs".into(), J::Arr(inputs.iter().map(|s| J::Str(s.clone())).collect())));
+    report.insert(
+        0,
+        (
+            "inputs".into(),
+            J::Arr(inputs.iter().map(|s| J::Str(s.clone())).collect()),
+        ),
+    );
     report.insert(1, ("triples_read".into(), J::Int(stats.triples as i64)));
-    report.insert(2, ("bytes_read_decompressed_ntriples".into(), J::Int(stats.bytes as i64)));
-    report.insert(3, ("invalid_skipped".into(), J::Int(stats.skipped_invalid as i64)));
-    report.insert(4, ("invalid_examples".into(), J::Arr(stats.skipped_examples.iter().map(|s| J::Str(s.clone())).collect())));
+    report.insert(
+        2,
+        (
+            "bytes_read_decompressed_ntriples".into(),
+            J::Int(stats.bytes as i64),
+        ),
+    );
+    report.insert(
+        3,
+        (
+            "invalid_skipped".into(),
+            J::Int(stats.skipped_invalid as i64),
+        ),
+    );
+    report.insert(
+        4,
+        (
+            "invalid_examples".into(),
+            J::Arr(
+                stats
+                    .skipped_examples
+                    .iter()
+                    .map(|s| J::Str(s.clone()))
+                    .collect(),
+            ),
+        ),
+    );
     report.insert(5, ("facts_kept".into(), J::Int(store.facts as i64)));
-    report.push(("seconds_reading".into(), J::Float((read_secs * 1000.0).round() / 1000.0)));
-    report.push(("seconds_total".into(), J::Float((t0.elapsed().as_secs_f64() * 1000.0).round() / 1000.0)));
+    report.push((
+        "seconds_reading".into(),
+        J::Float((read_secs * 1000.0).round() / 1000.0),
+    ));
+    report.push((
+        "seconds_total".into(),
+        J::Float((t0.elapsed().as_secs_f64() * 1000.0).round() / 1000.0),
+    ));
     let mut report_json = String::new();
     pyjson::write(&mut report_json, &J::Obj(report), 0);
-    Ok(Output { graph_json, report_json })
+    Ok(Output {
+        graph_json,
+        report_json,
+    })
 }
 
 struct Resolver<'a> {
@@ -368,6 +454,9 @@ struct Row<'a> {
     quantity: Option<(&'a str, Option<u32>, String)>,
     time: Option<(&'a str, i64)>,
 }
+
+/// Scalar properties `(key, value, is_list)` and list properties of one statement.
+type PropMaps = (Vec<(String, PV, bool)>, Vec<(String, Vec<PV>)>);
 
 struct Rel {
     label: String,
@@ -415,14 +504,18 @@ impl Resolver<'_> {
     fn satisfies(&self, q: u32, e: &schema::EntitySchema) -> bool {
         e.constraints.iter().all(|c| match *c {
             Constraint::LinkedTo(p, v) => self.st.direct_items(q, p).any(|x| x == v),
-            Constraint::HasProperty(p) => self.st.direct.get(&(q, p)).is_some_and(|v| !v.is_empty()),
+            Constraint::HasProperty(p) => {
+                self.st.direct.get(&(q, p)).is_some_and(|v| !v.is_empty())
+            }
         })
     }
 
     /// (parent, child) item pairs of a `$FROM_RELATION` hop.
     fn hop_pairs(&self, hop: &Hop) -> Vec<(u32, u32)> {
         let r = &self.s.relations[hop.relation];
-        let RelSource::Pid(p) = r.source else { return Vec::new() };
+        let RelSource::Pid(p) = r.source else {
+            return Vec::new();
+        };
         let mut pairs = Vec::new();
         if let Some(qp) = r.qualifier_pid {
             for &(s, st) in self.st.claim_list.get(&p).into_iter().flatten() {
@@ -460,7 +553,11 @@ impl Resolver<'_> {
                 adj.entry(a).or_default().push(b);
             }
             let transitive = self.s.relations[hop.relation].transitive;
-            let mut next: FxHashSet<u32> = if transitive { cur.clone() } else { FxHashSet::default() };
+            let mut next: FxHashSet<u32> = if transitive {
+                cur.clone()
+            } else {
+                FxHashSet::default()
+            };
             let mut stack: Vec<u32> = cur.iter().copied().collect();
             while let Some(x) = stack.pop() {
                 for &y in adj.get(&x).into_iter().flatten() {
@@ -497,7 +594,9 @@ impl Resolver<'_> {
             let mut quantity = None;
             let mut time = None;
             for n in nodes {
-                let Some(node) = self.st.nodes.get(n) else { continue };
+                let Some(node) = self.st.nodes.get(n) else {
+                    continue;
+                };
                 if let (Some(a), Some(u)) = (&node.amount, &node.unit) {
                     if lex == Some(&**a) {
                         if let Some((uq, ul)) = self.unit_label(u) {
@@ -513,7 +612,11 @@ impl Resolver<'_> {
                     }
                 }
             }
-            rows.push(Row { value: v, quantity, time });
+            rows.push(Row {
+                value: v,
+                quantity,
+                time,
+            });
         }
         rows
     }
@@ -521,8 +624,12 @@ impl Resolver<'_> {
     fn cast(&self, s: String, prim: DataType) -> Result<PV, &'static str> {
         match prim {
             DataType::Str => Ok(PV::Str(s)),
-            DataType::Int => values::py_int(&s).map(PV::Int).ok_or("datatype conversion failure"),
-            DataType::Float => values::py_float(&s).map(PV::Float).ok_or("datatype conversion failure"),
+            DataType::Int => values::py_int(&s)
+                .map(PV::Int)
+                .ok_or("datatype conversion failure"),
+            DataType::Float => values::py_float(&s)
+                .map(PV::Float)
+                .ok_or("datatype conversion failure"),
             DataType::Bool => Ok(PV::Bool(!s.is_empty())),
             _ => Err("datatype conversion failure"),
         }
@@ -544,7 +651,9 @@ impl Resolver<'_> {
             if lex.starts_with('-') {
                 return Err("BCE date");
             }
-            let Some((y, m, d)) = values::parse_time(lex) else { return Err("invalid date") };
+            let Some((y, m, d)) = values::parse_time(lex) else {
+                return Err("invalid date");
+            };
             if p.is_year {
                 if !(1000..=9999).contains(&y) {
                     return Err("year not 4 digits");
@@ -557,7 +666,9 @@ impl Resolver<'_> {
                 }
                 return Err("precision too coarse");
             }
-            let Some(text) = values::date_text(y, m, d, prec) else { return Err("precision too coarse") };
+            let Some(text) = values::date_text(y, m, d, prec) else {
+                return Err("precision too coarse");
+            };
             return self.cast(text, prim);
         }
         if let Some((amount, uq, ref ulabel)) = row.quantity {
@@ -571,21 +682,34 @@ impl Resolver<'_> {
                     return self.cast(s, prim);
                 }
                 Some((tq, tu)) => {
-                    let Some(v) = values::py_float(amount) else { return Err("datatype conversion failure") };
-                    let same = uq.map(qid).as_deref() == Some(tq.as_str()) || ulabel.to_lowercase() == tu.label.to_lowercase();
+                    let Some(v) = values::py_float(amount) else {
+                        return Err("datatype conversion failure");
+                    };
+                    let same = uq.map(qid).as_deref() == Some(tq.as_str())
+                        || ulabel.to_lowercase() == tu.label.to_lowercase();
                     if !p.quantity_convert_unit {
-                        return if same { Ok(PV::Float(v)) } else { Err("unit mismatch") };
+                        return if same {
+                            Ok(PV::Float(v))
+                        } else {
+                            Err("unit mismatch")
+                        };
                     }
                     if same {
                         return Ok(PV::Float(v));
                     }
-                    let src = uq.and_then(|q| units::by_qid(&qid(q))).or_else(|| units::by_label(ulabel).map(|x| x.1));
-                    let Some(src) = src else { return Err("unknown unit") };
+                    let src = uq
+                        .and_then(|q| units::by_qid(&qid(q)))
+                        .or_else(|| units::by_label(ulabel).map(|x| x.1));
+                    let Some(src) = src else {
+                        return Err("unknown unit");
+                    };
                     return match units::convert(v, src, tu) {
                         Ok(x) if x.is_finite() => Ok(PV::Float(x)),
                         Ok(_) => Err("datatype conversion failure"),
                         Err(units::ConvertError::Unitless) => Err("unitless quantity"),
-                        Err(units::ConvertError::DimensionMismatch) => Err("unit dimension mismatch"),
+                        Err(units::ConvertError::DimensionMismatch) => {
+                            Err("unit dimension mismatch")
+                        }
                     };
                 }
             }
@@ -601,7 +725,12 @@ impl Resolver<'_> {
     }
 
     /// Fold one value into an entity's / statement's property map.
-    fn fold(props: &mut Vec<(String, PV, bool)>, list: &mut Vec<(String, Vec<PV>)>, p: &PropSchema, v: PV) {
+    fn fold(
+        props: &mut Vec<(String, PV, bool)>,
+        list: &mut Vec<(String, Vec<PV>)>,
+        p: &PropSchema,
+        v: PV,
+    ) {
         if p.datatype.is_list() {
             match list.iter_mut().find(|(k, _)| *k == p.label) {
                 Some((_, vs)) => push_unique(vs, v),
@@ -640,14 +769,21 @@ impl Resolver<'_> {
                 base[i].iter().copied().collect()
             } else {
                 let bound: Option<String> = if self.opts.max_entities_per_root.is_some() {
-                    s.roots[i].iter().filter_map(|(r, _)| max_rqid[*r].clone()).max()
+                    s.roots[i]
+                        .iter()
+                        .filter_map(|(r, _)| max_rqid[*r].clone())
+                        .max()
                 } else {
                     None
                 };
                 let mut reach = FxHashSet::default();
                 for (r, paths) in &s.roots[i] {
                     let start: FxHashSet<u32> = match (&bound, self.opts.max_entities_per_root) {
-                        (Some(b), Some(_)) => base[*r].iter().copied().filter(|&q| rqid(q) <= *b).collect(),
+                        (Some(b), Some(_)) => base[*r]
+                            .iter()
+                            .copied()
+                            .filter(|&q| rqid(q) <= *b)
+                            .collect(),
                         (None, Some(_)) => FxHashSet::default(),
                         _ => base[*r].clone(),
                     };
@@ -655,7 +791,11 @@ impl Resolver<'_> {
                         reach.extend(self.walk(p, &start));
                     }
                 }
-                base[i].iter().copied().filter(|q| reach.contains(q)).collect()
+                base[i]
+                    .iter()
+                    .copied()
+                    .filter(|q| reach.contains(q))
+                    .collect()
             };
             candidates[i] = cand.len();
             cand_sets[i] = cand.iter().copied().collect();
@@ -675,7 +815,8 @@ impl Resolver<'_> {
             named.sort_by_cached_key(|&q| qid(q));
             kept[i] = named;
         }
-        let kept_sets: Vec<FxHashSet<u32>> = kept.iter().map(|v| v.iter().copied().collect()).collect();
+        let kept_sets: Vec<FxHashSet<u32>> =
+            kept.iter().map(|v| v.iter().copied().collect()).collect();
         let enabled: Vec<bool> = s.entities.iter().map(|e| !e.disable).collect();
 
         let mut enwiki: FxHashMap<u32, Vec<&str>> = FxHashMap::default();
@@ -687,13 +828,16 @@ impl Resolver<'_> {
         // Entities.
         let mut entities_json = Vec::new();
         let mut ent_counts = Vec::new();
-        for i in 0..n {
-            let e = &s.entities[i];
+        for (i, e) in s.entities.iter().enumerate() {
             if e.disable {
                 continue;
             }
             ent_counts.push((e.label.clone(), J::Int(kept[i].len() as i64)));
-            let owners: Vec<String> = e.properties.iter().map(|p| format!("{}.{}", e.label, p.label)).collect();
+            let owners: Vec<String> = e
+                .properties
+                .iter()
+                .map(|p| format!("{}.{}", e.label, p.label))
+                .collect();
             for &q in &kept[i] {
                 let mut props: Vec<(String, PV, bool)> = Vec::new();
                 let mut lists: Vec<(String, Vec<PV>)> = Vec::new();
@@ -704,7 +848,9 @@ impl Resolver<'_> {
                             let b = st.direct_items(q, pp).any(|x| x == v);
                             let val = match p.datatype.primitive() {
                                 DataType::Bool => Ok(PV::Bool(b)),
-                                DataType::Str => Ok(PV::Str(if b { "True" } else { "False" }.into())),
+                                DataType::Str => {
+                                    Ok(PV::Str(if b { "True" } else { "False" }.into()))
+                                }
                                 DataType::Int => Ok(PV::Int(b as i64)),
                                 DataType::Float => Ok(PV::Float(if b { 1.0 } else { 0.0 })),
                                 DataType::Date => Err("datatype conversion failure"),
@@ -719,7 +865,9 @@ impl Resolver<'_> {
                             let truthy = st.direct.get(&(q, pp));
                             for &sid in st.claims.get(&(q, pp)).into_iter().flatten() {
                                 if !p.qualifier_filters.iter().all(|&(fp, fq)| {
-                                    st.quals.get(&(sid, fp)).is_some_and(|v| v.contains(&Obj::Item(fq)))
+                                    st.quals
+                                        .get(&(sid, fp))
+                                        .is_some_and(|v| v.contains(&Obj::Item(fq)))
                                 }) {
                                     continue;
                                 }
@@ -731,9 +879,16 @@ impl Resolver<'_> {
                                     .filter(|v| truthy.is_some_and(|t| t.contains(v)))
                                     .cloned()
                                     .collect();
-                                let nodes = st.stmt_nodes.get(&(sid, pp)).map(|v| v.as_slice()).unwrap_or(&[]);
-                                let results: Vec<Result<PV, &str>> =
-                                    self.rows(&vals, nodes).iter().map(|row| self.value(row, p)).collect();
+                                let nodes = st
+                                    .stmt_nodes
+                                    .get(&(sid, pp))
+                                    .map(|v| v.as_slice())
+                                    .unwrap_or(&[]);
+                                let results: Vec<Result<PV, &str>> = self
+                                    .rows(&vals, nodes)
+                                    .iter()
+                                    .map(|row| self.value(row, p))
+                                    .collect();
                                 for res in results {
                                     match res {
                                         Ok(v) => Self::fold(&mut props, &mut lists, p, v),
@@ -744,7 +899,15 @@ impl Resolver<'_> {
                         }
                     }
                 }
-                let obj = entity_json(e, q, props, lists, enwiki.get(&q).map(|v| v.as_slice()).unwrap_or(&[]), st, self);
+                let obj = entity_json(
+                    e,
+                    q,
+                    props,
+                    lists,
+                    enwiki.get(&q).map(|v| v.as_slice()).unwrap_or(&[]),
+                    st,
+                    self,
+                );
                 entities_json.push(obj);
             }
         }
@@ -755,12 +918,16 @@ impl Resolver<'_> {
         let mut out_of_scope: Vec<(String, J)> = Vec::new();
         for r in &s.relations {
             let key = format!("{}({}->{})", r.label, r.subj_label, r.obj_label);
-            let (Some(si), Some(oi)) = (s.entity_index(&r.subj_label), s.entity_index(&r.obj_label)) else { continue };
+            let (Some(si), Some(oi)) =
+                (s.entity_index(&r.subj_label), s.entity_index(&r.obj_label))
+            else {
+                continue;
+            };
             if r.disable || !enabled[si] || !enabled[oi] {
                 continue;
             }
             // (subj, obj, statement iri) -> props
-            let mut found: BTreeMap<(String, String, String), (Vec<(String, PV, bool)>, Vec<(String, Vec<PV>)>)> = BTreeMap::new();
+            let mut found: BTreeMap<(String, String, String), PropMaps> = BTreeMap::new();
             let mut dropped = 0u64;
             let subj_pool: Vec<u32> = {
                 let mut v: Vec<u32> = cand_sets[si].iter().copied().collect();
@@ -773,7 +940,9 @@ impl Resolver<'_> {
                     for &a in &subj_pool {
                         if cand_sets[oi].contains(&a) {
                             if keep(a, a) {
-                                found.entry((qid(a), qid(a), "IDENTICAL".into())).or_default();
+                                found
+                                    .entry((qid(a), qid(a), "IDENTICAL".into()))
+                                    .or_default();
                             } else {
                                 dropped += 1;
                             }
@@ -781,9 +950,16 @@ impl Resolver<'_> {
                     }
                 }
                 (RelSource::Pid(p), true, _) | (RelSource::Pid(p), false, Some(_)) => {
-                    let mut steps = vec![schema::PathStep { pid: *p, modifier: if r.transitive { '*' } else { '1' } }];
+                    let mut steps = vec![schema::PathStep {
+                        pid: *p,
+                        modifier: if r.transitive { '*' } else { '1' },
+                    }];
                     steps.extend(r.suffix.iter().flatten().copied());
-                    let tag = if r.transitive { "TRANSITIVE" } else { "WITH_SUFFIX" };
+                    let tag = if r.transitive {
+                        "TRANSITIVE"
+                    } else {
+                        "WITH_SUFFIX"
+                    };
                     for &a in &subj_pool {
                         let mut cur: FxHashSet<u32> = [a].into_iter().collect();
                         for stp in &steps {
@@ -805,7 +981,11 @@ impl Resolver<'_> {
                         for &sid in st.claims.get(&(a, *p)).into_iter().flatten() {
                             if r.rank == RankFilter::NonDeprecated && st.deprecated.contains(&sid) {
                                 if kept_sets[si].contains(&a) {
-                                    *self.counts.dropped.entry("deprecated rank (relation)".into()).or_default() += 1;
+                                    *self
+                                        .counts
+                                        .dropped
+                                        .entry("deprecated rank (relation)".into())
+                                        .or_default() += 1;
                                 }
                                 continue;
                             }
@@ -815,7 +995,9 @@ impl Resolver<'_> {
                             };
                             for o in objs.into_iter().flatten() {
                                 let Obj::Item(b) = o else { continue };
-                                if r.rank == RankFilter::Highest && !st.direct_items(a, *p).any(|x| x == *b) {
+                                if r.rank == RankFilter::Highest
+                                    && !st.direct_items(a, *p).any(|x| x == *b)
+                                {
                                     continue;
                                 }
                                 if !keep(a, *b) {
@@ -829,17 +1011,25 @@ impl Resolver<'_> {
                                 let mut props = Vec::new();
                                 let mut lists = Vec::new();
                                 for pr in r.properties.iter().filter(|x| !x.disable) {
-                                    let PropSource::Pid(pp) = pr.source else { continue };
+                                    let PropSource::Pid(pp) = pr.source else {
+                                        continue;
+                                    };
                                     let owner = format!("{}.{}", r.label, pr.label);
                                     let (vals, nodes) = if pr.is_qualifier {
                                         (st.quals.get(&(sid, pp)), st.qual_nodes.get(&(sid, pp)))
                                     } else {
-                                        (st.stmt_values.get(&(sid, pp)), st.stmt_nodes.get(&(sid, pp)))
+                                        (
+                                            st.stmt_values.get(&(sid, pp)),
+                                            st.stmt_nodes.get(&(sid, pp)),
+                                        )
                                     };
                                     let vals = vals.map(|v| v.as_slice()).unwrap_or(&[]);
                                     let nodes = nodes.map(|v| v.as_slice()).unwrap_or(&[]);
-                                    let results: Vec<Result<PV, &str>> =
-                                        self.rows(vals, nodes).iter().map(|row| self.value(row, pr)).collect();
+                                    let results: Vec<Result<PV, &str>> = self
+                                        .rows(vals, nodes)
+                                        .iter()
+                                        .map(|row| self.value(row, pr))
+                                        .collect();
                                     for res in results {
                                         match res {
                                             Ok(v) => Self::fold(&mut props, &mut lists, pr, v),
@@ -909,7 +1099,9 @@ impl Resolver<'_> {
         for rel in groups.into_iter().flatten() {
             let sl = rel.subj_id.split('#').next().unwrap_or("").to_string();
             let ol = rel.obj_id.split('#').next().unwrap_or("").to_string();
-            *per_key.entry(format!("{}({}->{})", rel.label, sl, ol)).or_default() += 1;
+            *per_key
+                .entry(format!("{}({}->{})", rel.label, sl, ol))
+                .or_default() += 1;
             relations_json.push(relation_json(rel));
         }
         for (k, _) in &rel_counts_raw {
@@ -978,7 +1170,13 @@ impl Resolver<'_> {
             ("entities".into(), J::Arr(entities_json)),
             ("relations".into(), J::Arr(relations_json)),
         ]);
-        let to_obj = |m: &BTreeMap<String, u64>| J::Obj(m.iter().map(|(k, v)| (k.clone(), J::Int(*v as i64))).collect());
+        let to_obj = |m: &BTreeMap<String, u64>| {
+            J::Obj(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), J::Int(*v as i64)))
+                    .collect(),
+            )
+        };
         let report = vec![
             ("schema".into(), J::Str(s.name.clone())),
             ("entities_total".into(), J::Int(n_ent as i64)),
@@ -995,15 +1193,30 @@ impl Resolver<'_> {
                         .collect(),
                 ),
             ),
-            ("entities_dropped_no_english_label".into(), to_obj(&no_label)),
+            (
+                "entities_dropped_no_english_label".into(),
+                to_obj(&no_label),
+            ),
             ("relations".into(), J::Obj(rel_counts)),
             ("relations_before_merge".into(), J::Int(before_merge as i64)),
-            ("relations_merged".into(), J::Int((before_merge - n_rel) as i64)),
-            ("relations_dropped_out_of_scope".into(), J::Obj(out_of_scope)),
+            (
+                "relations_merged".into(),
+                J::Int((before_merge - n_rel) as i64),
+            ),
+            (
+                "relations_dropped_out_of_scope".into(),
+                J::Obj(out_of_scope),
+            ),
             ("dropped_values".into(), to_obj(&self.counts.dropped)),
             (
                 "dropped_values_by_property".into(),
-                J::Obj(self.counts.dropped_by_prop.iter().map(|(k, m)| (k.clone(), to_obj(m))).collect()),
+                J::Obj(
+                    self.counts
+                        .dropped_by_prop
+                        .iter()
+                        .map(|(k, m)| (k.clone(), to_obj(m)))
+                        .collect(),
+                ),
             ),
         ];
         (graph, report)
@@ -1025,10 +1238,15 @@ impl Resolver<'_> {
                 out
             }
             _ => {
-                let mut seen: FxHashSet<u32> = if stp.modifier == '*' { cur.clone() } else { FxHashSet::default() };
+                let mut seen: FxHashSet<u32> = if stp.modifier == '*' {
+                    cur.clone()
+                } else {
+                    FxHashSet::default()
+                };
                 let mut frontier = step1(cur);
                 loop {
-                    let new: FxHashSet<u32> = frontier.into_iter().filter(|x| seen.insert(*x)).collect();
+                    let new: FxHashSet<u32> =
+                        frontier.into_iter().filter(|x| seen.insert(*x)).collect();
                     if new.is_empty() {
                         break;
                     }
@@ -1073,7 +1291,8 @@ fn merge_into(r0: &mut Rel, rel: &Rel) {
     }
     let mut out = Vec::with_capacity(r0.props.len());
     for k in order {
-        let mut vs: Vec<(String, PV, bool)> = r0.props.iter().filter(|x| x.0 == k).cloned().collect();
+        let mut vs: Vec<(String, PV, bool)> =
+            r0.props.iter().filter(|x| x.0 == k).cloned().collect();
         if vs.first().is_some_and(|x| x.2) {
             vs.sort_by(|a, b| a.1.py_cmp(&b.1));
         }
@@ -1124,7 +1343,10 @@ fn unquote(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = ((b[i + 1] as char).to_digit(16), (b[i + 2] as char).to_digit(16)) {
+            if let (Some(h), Some(l)) = (
+                (b[i + 1] as char).to_digit(16),
+                (b[i + 2] as char).to_digit(16),
+            ) {
                 out.push((h * 16 + l) as u8);
                 i += 3;
                 continue;
@@ -1156,7 +1378,11 @@ fn entity_json(
         .collect();
     aliases.sort();
     aliases.dedup();
-    let description = st.descriptions.get(&q).map(|d| J::Str(d.to_string())).unwrap_or(J::Null);
+    let description = st
+        .descriptions
+        .get(&q)
+        .map(|d| J::Str(d.to_string()))
+        .unwrap_or(J::Null);
     // English Wikipedia sitelink: an article about q that is part of enwiki.
     let mut titles: Vec<String> = articles
         .iter()
@@ -1165,7 +1391,12 @@ fn entity_json(
     titles.sort();
     let provenance: Vec<J> = titles
         .first()
-        .map(|t| J::Str(format!("https://en.wikipedia.org/wiki/{}", t.replace(' ', "_"))))
+        .map(|t| {
+            J::Str(format!(
+                "https://en.wikipedia.org/wiki/{}",
+                t.replace(' ', "_")
+            ))
+        })
         .into_iter()
         .collect();
     let mut all: Vec<(String, PV, bool)> = Vec::new();
@@ -1185,7 +1416,10 @@ fn entity_json(
         ("eid".into(), J::Str(format!("{}#Q{}", e.label, q))),
         ("label".into(), J::Str(e.label.clone())),
         ("name".into(), J::Str(name)),
-        ("aliases".into(), J::Arr(aliases.into_iter().map(J::Str).collect())),
+        (
+            "aliases".into(),
+            J::Arr(aliases.into_iter().map(J::Str).collect()),
+        ),
         ("description".into(), description),
         ("properties".into(), props_json(&all)),
         ("provenance".into(), J::Arr(provenance)),

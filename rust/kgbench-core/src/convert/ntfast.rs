@@ -17,7 +17,11 @@ pub struct Reject;
 enum Tm<'a> {
     Iri(Cow<'a, str>),
     Blank(&'a str),
-    Lit { value: Cow<'a, str>, lang: Option<Cow<'a, str>>, dt: Option<Cow<'a, str>> },
+    Lit {
+        value: Cow<'a, str>,
+        lang: Option<Cow<'a, str>>,
+        dt: Option<Cow<'a, str>>,
+    },
 }
 
 fn is_ws(b: u8) -> bool {
@@ -103,7 +107,10 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
             b'\\' => {
                 let (c, next) = uchar(l, i + 1)?;
                 let o = owned.get_or_insert_with(|| s[start..i].to_string());
-                if matches!(c, '\0'..=' ' | '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\') {
+                if matches!(
+                    c,
+                    '\0'..=' ' | '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\'
+                ) {
                     return Err(Reject);
                 }
                 o.push(c);
@@ -141,7 +148,10 @@ fn check_iri(iri: &str) -> Result<(), Reject> {
     if colon == 0 || !b[0].is_ascii_alphabetic() {
         return Err(Reject);
     }
-    if !b[1..colon].iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')) {
+    if !b[1..colon]
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+    {
         return Err(Reject);
     }
     let mut i = colon;
@@ -184,7 +194,9 @@ fn literal<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Tm<'a>, usize),
     let mut owned: Option<String> = None;
     let value: Cow<'a, str>;
     loop {
-        let Some(p) = memchr::memchr3(b'"', b'\\', b'\r', &l[i..]) else { return Err(Reject) };
+        let Some(p) = memchr::memchr3(b'"', b'\\', b'\r', &l[i..]) else {
+            return Err(Reject);
+        };
         let k = i + p;
         if let Some(o) = owned.as_mut() {
             o.push_str(&s[i..k]);
@@ -243,21 +255,42 @@ fn literal<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Tm<'a>, usize),
         } else {
             Cow::Borrowed(tag)
         };
-        return Ok((Tm::Lit { value, lang: Some(lang), dt: None }, j));
+        return Ok((
+            Tm::Lit {
+                value,
+                lang: Some(lang),
+                dt: None,
+            },
+            j,
+        ));
     }
     if l.get(i) == Some(&b'^') {
         if l.get(i + 1) != Some(&b'^') || l.get(i + 2) != Some(&b'<') {
             return Err(Reject);
         }
         let (dt, j) = iri(s, l, i + 2)?;
-        return Ok((Tm::Lit { value, lang: None, dt: Some(dt) }, j));
+        return Ok((
+            Tm::Lit {
+                value,
+                lang: None,
+                dt: Some(dt),
+            },
+            j,
+        ));
     }
-    Ok((Tm::Lit { value, lang: None, dt: None }, i))
+    Ok((
+        Tm::Lit {
+            value,
+            lang: None,
+            dt: None,
+        },
+        i,
+    ))
 }
 
 /// Parse one line (without its `\n`). `Ok(None)` for blank / comment lines.
 /// `s` is the line as text (already checked to be UTF-8).
-pub fn parse_line<'a, R>(s: &'a str, f: impl FnOnce(TripleRef<'_>) -> R) -> Result<Option<R>, Reject> {
+pub fn parse_line<R>(s: &str, f: impl FnOnce(TripleRef<'_>) -> R) -> Result<Option<R>, Reject> {
     let l = s.as_bytes();
     let mut i = skip_ws(l, 0);
     if i == l.len() || l[i] == b'#' || (l[i] == b'\r' && i + 1 == l.len()) {
@@ -316,15 +349,32 @@ pub fn parse_line<'a, R>(s: &'a str, f: impl FnOnce(TripleRef<'_>) -> R) -> Resu
     let object = match &obj {
         Tm::Iri(x) => TermRef::NamedNode(NamedNodeRef::new_unchecked(x)),
         Tm::Blank(b) => TermRef::BlankNode(BlankNodeRef::new_unchecked(b)),
-        Tm::Lit { value, lang: Some(lang), .. } => {
-            TermRef::Literal(LiteralRef::new_language_tagged_literal_unchecked(value, lang))
-        }
-        Tm::Lit { value, lang: None, dt: Some(dt) } => {
-            TermRef::Literal(LiteralRef::new_typed_literal(value, NamedNodeRef::new_unchecked(dt)))
-        }
-        Tm::Lit { value, lang: None, dt: None } => TermRef::Literal(LiteralRef::new_simple_literal(value)),
+        Tm::Lit {
+            value,
+            lang: Some(lang),
+            ..
+        } => TermRef::Literal(LiteralRef::new_language_tagged_literal_unchecked(
+            value, lang,
+        )),
+        Tm::Lit {
+            value,
+            lang: None,
+            dt: Some(dt),
+        } => TermRef::Literal(LiteralRef::new_typed_literal(
+            value,
+            NamedNodeRef::new_unchecked(dt),
+        )),
+        Tm::Lit {
+            value,
+            lang: None,
+            dt: None,
+        } => TermRef::Literal(LiteralRef::new_simple_literal(value)),
     };
-    Ok(Some(f(TripleRef { subject, predicate: NamedNodeRef::new_unchecked(&pred), object })))
+    Ok(Some(f(TripleRef {
+        subject,
+        predicate: NamedNodeRef::new_unchecked(&pred),
+        object,
+    })))
 }
 
 #[cfg(test)]
@@ -341,7 +391,10 @@ mod tests {
             one(r#"<http://x/Q1> <http://x/p> "a\u00e9\"b"@EN ."#).unwrap(),
             r#"<http://x/Q1> <http://x/p> "aé\"b"@en"#
         );
-        assert!(one(r#"_:b1 <http://x/p> "1"^^<http://www.w3.org/2001/XMLSchema#decimal> . # c"#).is_some());
+        assert!(
+            one(r#"_:b1 <http://x/p> "1"^^<http://www.w3.org/2001/XMLSchema#decimal> . # c"#)
+                .is_some()
+        );
         assert!(parse_line("  # comment", |_| ()).unwrap().is_none());
         assert!(parse_line("<http://x/a> <http://x/p> <b> .", |_| ()).is_err());
         assert!(parse_line("<http://x/a> <http://x/p> \"x .", |_| ()).is_err());

@@ -255,7 +255,13 @@ impl V {
             }
         }
     }
-    fn bool_field(&mut self, path: &str, obj: &Map<String, Value>, key: &str, default: bool) -> bool {
+    fn bool_field(
+        &mut self,
+        path: &str,
+        obj: &Map<String, Value>,
+        key: &str,
+        default: bool,
+    ) -> bool {
         match obj.get(key) {
             None => default,
             Some(Value::Bool(b)) => *b,
@@ -283,7 +289,10 @@ impl V {
     fn label(&mut self, path: &str, obj: &Map<String, Value>) -> String {
         let l = self.str_field(path, obj, "label", true).unwrap_or("");
         if !l.is_empty() && !is_label(l) {
-            self.err(&format!("{path}.label"), format!("{l:?} must match [A-Za-z0-9_]+"));
+            self.err(
+                &format!("{path}.label"),
+                format!("{l:?} must match [A-Za-z0-9_]+"),
+            );
         }
         l.to_string()
     }
@@ -346,7 +355,11 @@ impl V {
         };
         let mut qualifier_filters = Vec::new();
         if !relation {
-            for (i, c) in self.array_field(path, obj, "wd_constraints").iter().enumerate() {
+            for (i, c) in self
+                .array_field(path, obj, "wd_constraints")
+                .iter()
+                .enumerate()
+            {
                 let cp = format!("{path}.wd_constraints[{i}]");
                 match c.as_str().and_then(parse_op) {
                     Some(("LINKED_TO", args)) => match parse_linked_to(args) {
@@ -383,7 +396,10 @@ impl V {
             if datatype != DataType::Float {
                 self.err(
                     &format!("{path}.quantity_unit"),
-                    format!("quantity_unit is only allowed with datatype float (got {})", datatype.as_str()),
+                    format!(
+                        "quantity_unit is only allowed with datatype float (got {})",
+                        datatype.as_str()
+                    ),
                 );
             }
             match units::by_label(u) {
@@ -395,7 +411,10 @@ impl V {
             }
         }
         if is_year && !matches!(datatype, DataType::Str | DataType::Int) {
-            self.err(&format!("{path}.is_year"), "is_year is only allowed with datatype str or int");
+            self.err(
+                &format!("{path}.is_year"),
+                "is_year is only allowed with datatype str or int",
+            );
         }
         let is_qualifier = if relation {
             if let Some(v) = obj.get("allow_multiple") {
@@ -453,7 +472,10 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
         return Err(SchemaErrors(vec!["$: must be a JSON object".into()]));
     };
     v.check_fields("$", obj, &["name", "entities", "relations"]);
-    let name = v.str_field("$", obj, "name", true).unwrap_or("").to_string();
+    let name = v
+        .str_field("$", obj, "name", true)
+        .unwrap_or("")
+        .to_string();
     if !obj.contains_key("entities") {
         v.err("$.entities", "missing required field");
     }
@@ -489,8 +511,14 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             ],
         );
         let label = v.label(&path, ro);
-        let subj_label = v.str_field(&path, ro, "subj_label", true).unwrap_or("").to_string();
-        let obj_label = v.str_field(&path, ro, "obj_label", true).unwrap_or("").to_string();
+        let subj_label = v
+            .str_field(&path, ro, "subj_label", true)
+            .unwrap_or("")
+            .to_string();
+        let obj_label = v
+            .str_field(&path, ro, "obj_label", true)
+            .unwrap_or("")
+            .to_string();
         let src = v.str_field(&path, ro, "wd_source", true).unwrap_or("");
         let source = if src == "$IDENTICAL" {
             RelSource::Identical
@@ -503,7 +531,10 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
                     "$RAW_SPARQL needs a SPARQL endpoint and cannot be evaluated on a dump",
                 );
             } else if !src.is_empty() {
-                v.err(&format!("{path}.wd_source"), format!("{src:?} is not P<n> or $IDENTICAL"));
+                v.err(
+                    &format!("{path}.wd_source"),
+                    format!("{src:?} is not P<n> or $IDENTICAL"),
+                );
             }
             RelSource::Pid(0)
         };
@@ -525,7 +556,10 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             Some(s) => match parse_id(s, 'P') {
                 Some(p) => Some(p),
                 None => {
-                    v.err(&format!("{path}.wd_qualifier_pid"), format!("{s:?} is not P<n>"));
+                    v.err(
+                        &format!("{path}.wd_qualifier_pid"),
+                        format!("{s:?} is not P<n>"),
+                    );
                     None
                 }
             },
@@ -536,7 +570,10 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             Some(Value::String(s)) if s == "highest" => RankFilter::Highest,
             Some(Value::String(s)) if s == "non_deprecated" => RankFilter::NonDeprecated,
             Some(_) => {
-                v.err(&format!("{path}.wd_rank_filter"), "must be \"highest\" or \"non_deprecated\"");
+                v.err(
+                    &format!("{path}.wd_rank_filter"),
+                    "must be \"highest\" or \"non_deprecated\"",
+                );
                 RankFilter::Highest
             }
         };
@@ -550,25 +587,46 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
         // The original engine's restrictions (resolver step 4 / model validators).
         if transitive {
             if qualifier_pid.is_some() {
-                v.err(&format!("{path}.wd_qualifier_pid"), "not allowed when wd_is_transitive is true");
+                v.err(
+                    &format!("{path}.wd_qualifier_pid"),
+                    "not allowed when wd_is_transitive is true",
+                );
             }
             if !properties.is_empty() {
-                v.err(&format!("{path}.properties"), "a transitive relation cannot have properties");
+                v.err(
+                    &format!("{path}.properties"),
+                    "a transitive relation cannot have properties",
+                );
             }
             if rank == RankFilter::NonDeprecated {
-                v.err(&format!("{path}.wd_rank_filter"), "a transitive relation cannot use \"non_deprecated\"");
+                v.err(
+                    &format!("{path}.wd_rank_filter"),
+                    "a transitive relation cannot use \"non_deprecated\"",
+                );
             }
         } else if suffix.is_some() {
             if !properties.is_empty() {
-                v.err(&format!("{path}.properties"), "a relation with wd_source_suffix cannot have properties");
+                v.err(
+                    &format!("{path}.properties"),
+                    "a relation with wd_source_suffix cannot have properties",
+                );
             }
             if rank == RankFilter::NonDeprecated {
-                v.err(&format!("{path}.wd_rank_filter"), "a relation with wd_source_suffix cannot use \"non_deprecated\"");
+                v.err(
+                    &format!("{path}.wd_rank_filter"),
+                    "a relation with wd_source_suffix cannot use \"non_deprecated\"",
+                );
             }
             if qualifier_pid.is_some() {
-                v.err(&format!("{path}.wd_qualifier_pid"), "not allowed with wd_source_suffix");
+                v.err(
+                    &format!("{path}.wd_qualifier_pid"),
+                    "not allowed with wd_source_suffix",
+                );
             }
-        } else if qualifier_pid.is_some() && rank == RankFilter::Highest && source != RelSource::Identical {
+        } else if qualifier_pid.is_some()
+            && rank == RankFilter::Highest
+            && source != RelSource::Identical
+        {
             v.err(
                 &format!("{path}.wd_qualifier_pid"),
                 "wd_qualifier_pid needs wd_rank_filter \"non_deprecated\" (the original rejects \"highest\")",
@@ -633,7 +691,11 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
         }
         let mut constraints = Vec::new();
         let mut from_relation = Vec::new();
-        for (j, c) in v.array_field(&path, eo, "wd_constraints").iter().enumerate() {
+        for (j, c) in v
+            .array_field(&path, eo, "wd_constraints")
+            .iter()
+            .enumerate()
+        {
             let cp = format!("{path}.wd_constraints[{j}]");
             let Some(cs) = c.as_str() else {
                 v.err(&cp, "must be a string");
@@ -721,21 +783,33 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
     let mut seen = HashMap::new();
     for (i, e) in entities.iter().enumerate() {
         if let Some(first) = seen.insert(e.label.clone(), i) {
-            v.err(&format!("{}.label", ent_paths[i]), format!("duplicate entity label {:?} (first at {})", e.label, ent_paths[first]));
+            v.err(
+                &format!("{}.label", ent_paths[i]),
+                format!(
+                    "duplicate entity label {:?} (first at {})",
+                    e.label, ent_paths[first]
+                ),
+            );
         }
     }
     let mut seen_rel = HashMap::new();
     for (i, r) in relations.iter().enumerate() {
         for (field, l) in [("subj_label", &r.subj_label), ("obj_label", &r.obj_label)] {
             if !l.is_empty() && !entities.iter().any(|e| &e.label == l) {
-                v.err(&format!("{}.{field}", rel_paths[i]), format!("unknown entity label {l:?}"));
+                v.err(
+                    &format!("{}.{field}", rel_paths[i]),
+                    format!("unknown entity label {l:?}"),
+                );
             }
         }
         let key = (r.label.clone(), r.subj_label.clone(), r.obj_label.clone());
         if let Some(first) = seen_rel.insert(key, i) {
             v.err(
                 &rel_paths[i],
-                format!("duplicate relation ({}, {}, {}) (first at {})", r.label, r.subj_label, r.obj_label, rel_paths[first]),
+                format!(
+                    "duplicate relation ({}, {}, {}) (first at {})",
+                    r.label, r.subj_label, r.obj_label, rel_paths[first]
+                ),
             );
         }
         for (j, p) in r.properties.iter().enumerate() {
@@ -751,15 +825,30 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
 
     // Dependency graph: parent -> (hop, child), in the original's insertion order.
     let n = entities.len();
-    let idx: HashMap<&str, usize> = entities.iter().enumerate().map(|(i, e)| (e.label.as_str(), i)).collect();
+    let idx: HashMap<&str, usize> = entities
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.label.as_str(), i))
+        .collect();
     let mut g: Vec<Vec<(Option<Hop>, usize)>> = vec![Vec::new(); n];
     let mut g_rev: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (ci, e) in entities.iter().enumerate() {
         for &ri in &e.from_relation {
             let r = &relations[ri];
             let forward = r.obj_label == e.label;
-            let parent = idx[if forward { r.subj_label.as_str() } else { r.obj_label.as_str() }];
-            let hop = if r.source == RelSource::Identical { None } else { Some(Hop { relation: ri, forward }) };
+            let parent = idx[if forward {
+                r.subj_label.as_str()
+            } else {
+                r.obj_label.as_str()
+            }];
+            let hop = if r.source == RelSource::Identical {
+                None
+            } else {
+                Some(Hop {
+                    relation: ri,
+                    forward,
+                })
+            };
             if !g[parent].contains(&(hop.clone(), ci)) {
                 g[parent].push((hop, ci));
             }
@@ -787,7 +876,10 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
         }
     }
     if order.len() != n {
-        let cyc: BTreeSet<&str> = (0..n).filter(|i| !order.contains(i)).map(|i| entities[i].label.as_str()).collect();
+        let cyc: BTreeSet<&str> = (0..n)
+            .filter(|i| !order.contains(i))
+            .map(|i| entities[i].label.as_str())
+            .collect();
         return Err(SchemaErrors(vec![format!(
             "$.entities: $FROM_RELATION dependencies form a cycle among {:?}",
             cyc
@@ -823,7 +915,13 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             }
         }
         dfs(&g_rev, i, &mut visited, &mut roots);
-        fn paths(g: &[Vec<(Option<Hop>, usize)>], src: usize, trg: usize, cur: &mut Vec<Hop>, out: &mut Vec<Vec<Hop>>) {
+        fn paths(
+            g: &[Vec<(Option<Hop>, usize)>],
+            src: usize,
+            trg: usize,
+            cur: &mut Vec<Hop>,
+            out: &mut Vec<Vec<Hop>>,
+        ) {
             if src == trg {
                 out.push(cur.clone());
                 return;
@@ -847,7 +945,10 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             if ps.iter().any(|p| p.is_empty()) {
                 v.err(
                     &format!("{}.wd_constraints", ent_paths[i]),
-                    format!("a $FROM_RELATION path of length 0 ($IDENTICAL only) leads from {} to {}", entities[r].label, entities[i].label),
+                    format!(
+                        "a $FROM_RELATION path of length 0 ($IDENTICAL only) leads from {} to {}",
+                        entities[r].label, entities[i].label
+                    ),
                 );
             }
             roots_of[i].push((r, ps));
@@ -865,9 +966,19 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
     let mut roots = Vec::with_capacity(n);
     for &old in &order {
         ents.push(entities[old].clone());
-        roots.push(roots_of[old].iter().map(|(r, ps)| (pos[*r], ps.clone())).collect());
+        roots.push(
+            roots_of[old]
+                .iter()
+                .map(|(r, ps)| (pos[*r], ps.clone()))
+                .collect(),
+        );
     }
-    Ok(Schema { name, entities: ents, relations, roots })
+    Ok(Schema {
+        name,
+        entities: ents,
+        relations,
+        roots,
+    })
 }
 
 #[cfg(test)]
@@ -887,7 +998,13 @@ mod tests {
         assert_eq!(s.entities[0].label, "Team");
         assert_eq!(s.entities[1].label, "Division");
         assert_eq!(s.roots[1][0].0, 0);
-        assert_eq!(s.roots[1][0].1, vec![vec![Hop { relation: 0, forward: true }]]);
+        assert_eq!(
+            s.roots[1][0].1,
+            vec![vec![Hop {
+                relation: 0,
+                forward: true
+            }]]
+        );
     }
 
     #[test]
@@ -902,9 +1019,20 @@ mod tests {
         .unwrap_err();
         let all = e.0.join("\n");
         assert!(all.contains("$.bogus: unknown field"), "{all}");
-        assert!(all.contains("$.entities[0].wd_constraints[0]: $RAW_SPARQL needs a SPARQL endpoint"), "{all}");
-        assert!(all.contains("$.entities[0].properties[0].quantity_unit: quantity_unit is only allowed"), "{all}");
-        assert!(all.contains("$.relations[0].obj_label: unknown entity label \"B\""), "{all}");
+        assert!(
+            all.contains("$.entities[0].wd_constraints[0]: $RAW_SPARQL needs a SPARQL endpoint"),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "$.entities[0].properties[0].quantity_unit: quantity_unit is only allowed"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains("$.relations[0].obj_label: unknown entity label \"B\""),
+            "{all}"
+        );
         assert!(all.contains("$.relations[1]: duplicate relation"), "{all}");
     }
 

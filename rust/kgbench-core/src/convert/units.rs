@@ -37,7 +37,12 @@ pub struct Unit {
 }
 
 const fn u(label: &'static str, dim: Dim, factor: f64) -> Unit {
-    Unit { label, dim, factor, offset: 0.0 }
+    Unit {
+        label,
+        dim,
+        factor,
+        offset: 0.0,
+    }
 }
 
 /// The unit table: `(QID, unit)`.
@@ -56,9 +61,18 @@ pub static UNITS: &[(&str, Unit)] = &[
     ("Q482798", u("yard", Dim::Length, 0.9144)),
     ("Q253276", u("mile", Dim::Length, 1609.344)),
     ("Q93318", u("nautical mile", Dim::Length, 1852.0)),
-    ("Q1811", u("astronomical unit", Dim::Length, 149_597_870_700.0)),
-    ("Q531", u("light-year", Dim::Length, 9_460_730_472_580_800.0)),
-    ("Q12129", u("parsec", Dim::Length, 30_856_775_814_913_672.789)),
+    (
+        "Q1811",
+        u("astronomical unit", Dim::Length, 149_597_870_700.0),
+    ),
+    (
+        "Q531",
+        u("light-year", Dim::Length, 9_460_730_472_580_800.0),
+    ),
+    (
+        "Q12129",
+        u("parsec", Dim::Length, 30_856_775_814_913_672.789),
+    ),
     ("Q1155470", u("earth radius", Dim::Length, 6_371_000.0)),
     ("Q3421309", u("jupiter radius", Dim::Length, 69_911_000.0)),
     ("Q48440", u("solar radius", Dim::Length, 695_700_000.0)),
@@ -67,7 +81,7 @@ pub static UNITS: &[(&str, Unit)] = &[
     ("Q2489298", u("square centimetre", Dim::Area, 1e-4)),
     ("Q712226", u("square kilometre", Dim::Area, 1e6)),
     ("Q35852", u("hectare", Dim::Area, 1e4)),
-    ("Q81292", u("acre", Dim::Area, 4046.856_422_4)),
+    ("Q81292", u("acre", Dim::Area, 4_046.856_422_4)),
     ("Q232291", u("square mile", Dim::Area, 2_589_988.110_336)),
     ("Q857027", u("square foot", Dim::Area, 0.092_903_04)),
     // volume (SI: cubic metre)
@@ -98,16 +112,27 @@ pub static UNITS: &[(&str, Unit)] = &[
     ("Q1092296", u("annum", Dim::Time, 31_557_600.0)),
     // speed (SI: metre per second)
     ("Q182429", u("metre per second", Dim::Speed, 1.0)),
-    ("Q180154", u("kilometre per hour", Dim::Speed, 1000.0 / 3600.0)),
+    (
+        "Q180154",
+        u("kilometre per hour", Dim::Speed, 1000.0 / 3600.0),
+    ),
     ("Q211256", u("mile per hour", Dim::Speed, 0.447_04)),
     ("Q128822", u("knot", Dim::Speed, 1852.0 / 3600.0)),
     // volumetric flow (SI: cubic metre per second)
-    ("Q794261", u("cubic metre per second", Dim::VolumetricFlow, 1.0)),
+    (
+        "Q794261",
+        u("cubic metre per second", Dim::VolumetricFlow, 1.0),
+    ),
     // temperature (SI: kelvin), affine
     ("Q11579", u("kelvin", Dim::Temperature, 1.0)),
     (
         "Q25267",
-        Unit { label: "degree Celsius", dim: Dim::Temperature, factor: 1.0, offset: 273.15 },
+        Unit {
+            label: "degree Celsius",
+            dim: Dim::Temperature,
+            factor: 1.0,
+            offset: 273.15,
+        },
     ),
     (
         "Q42289",
@@ -129,7 +154,10 @@ pub fn by_qid(qid: &str) -> Option<&'static Unit> {
 /// original compared `unitLabel.lower()`), with its QID.
 pub fn by_label(label: &str) -> Option<(&'static str, &'static Unit)> {
     let l = label.trim().to_lowercase();
-    UNITS.iter().find(|(_, u)| u.label.to_lowercase() == l).map(|(q, u)| (*q, u))
+    UNITS
+        .iter()
+        .find(|(_, u)| u.label.to_lowercase() == l)
+        .map(|(q, u)| (*q, u))
 }
 
 /// Why a quantity could not be converted.

@@ -53,10 +53,18 @@ pub fn py_float_repr(f: f64) -> String {
         return "NaN".into();
     }
     if f.is_infinite() {
-        return if f > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     let sci = format!("{:e}", f); // e.g. "-1.96e0", "1e22"
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
@@ -71,14 +79,26 @@ pub fn py_float_repr(f: f64) -> String {
             if n <= int_len {
                 format!("{sign}{}{}.0", digits, "0".repeat((int_len - n) as usize))
             } else {
-                format!("{sign}{}.{}", &digits[..int_len as usize], &digits[int_len as usize..])
+                format!(
+                    "{sign}{}.{}",
+                    &digits[..int_len as usize],
+                    &digits[int_len as usize..]
+                )
             }
         } else {
             format!("{sign}0.{}{}", "0".repeat((-exp - 1) as usize), digits)
         }
     } else {
-        let m = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits };
-        format!("{sign}{m}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits
+        };
+        format!(
+            "{sign}{m}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        )
     }
 }
 
@@ -110,7 +130,12 @@ pub fn py_float(s: &str) -> Option<f64> {
     let cleaned: String = if t.contains('_') {
         let b = t.as_bytes();
         for (i, &c) in b.iter().enumerate() {
-            if c == b'_' && (i == 0 || i + 1 == b.len() || !b[i - 1].is_ascii_digit() || !b[i + 1].is_ascii_digit()) {
+            if c == b'_'
+                && (i == 0
+                    || i + 1 == b.len()
+                    || !b[i - 1].is_ascii_digit()
+                    || !b[i + 1].is_ascii_digit())
+            {
                 return None;
             }
         }
@@ -166,7 +191,20 @@ pub fn parse_time(s: &str) -> Option<(i32, u32, u32)> {
         return None;
     }
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let dim = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][(m - 1) as usize];
+    let dim = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ][(m - 1) as usize];
     if d == 0 || d > dim {
         return None;
     }
