@@ -36,55 +36,56 @@ pub enum Fact {
         p: u32,
         o: Obj,
     },
-    /// `wd:Q p:P stmt`.
+    /// `wd:Q p:P stmt` (the statement IRI is kept to order relations as the original).
     Claim {
         s: u32,
         p: u32,
-        stmt: Box<str>,
+        stmt: Key,
+        iri: Box<str>,
     },
     /// `stmt ps:P o`.
     StmtValue {
-        stmt: Box<str>,
+        stmt: Key,
         p: u32,
         o: Obj,
     },
     /// `stmt psv:P node`.
     StmtNode {
-        stmt: Box<str>,
+        stmt: Key,
         p: u32,
-        node: Box<str>,
+        node: Key,
     },
     /// `stmt pq:P o`.
     Qualifier {
-        stmt: Box<str>,
+        stmt: Key,
         p: u32,
         o: Obj,
     },
     /// `stmt pqv:P node`.
     QualifierNode {
-        stmt: Box<str>,
+        stmt: Key,
         p: u32,
-        node: Box<str>,
+        node: Key,
     },
     /// `stmt wikibase:rank wikibase:DeprecatedRank`.
     Deprecated {
-        stmt: Box<str>,
+        stmt: Key,
     },
     QuantityAmount {
-        node: Box<str>,
+        node: Key,
         lex: Box<str>,
     },
     QuantityUnit {
-        node: Box<str>,
+        node: Key,
         unit: Obj,
     },
     TimeValue {
-        node: Box<str>,
+        node: Key,
         lex: Box<str>,
     },
     TimePrecision {
-        node: Box<str>,
-        lex: Box<str>,
+        node: Key,
+        precision: i64,
     },
     /// English `rdfs:label`.
     Label {
@@ -195,7 +196,8 @@ impl Vocab {
                     TermRef::NamedNode(n) => Some(Fact::Claim {
                         s,
                         p: pid,
-                        stmt: n.as_str().into(),
+                        stmt: key(n.as_str()),
+                        iri: n.as_str().into(),
                     }),
                     _ => None,
                 };
@@ -210,28 +212,28 @@ impl Vocab {
             }
             if let Some(pid) = self.pid_after(p, &self.statement_value) {
                 return node_of(&t.object).map(|node| Fact::StmtNode {
-                    stmt: subj.into(),
+                    stmt: key(subj),
                     p: pid,
                     node,
                 });
             }
             if let Some(pid) = self.pid_after(p, &self.statement) {
                 return Some(Fact::StmtValue {
-                    stmt: subj.into(),
+                    stmt: key(subj),
                     p: pid,
                     o: self.obj(&t.object),
                 });
             }
             if let Some(pid) = self.pid_after(p, &self.qualifier_value) {
                 return node_of(&t.object).map(|node| Fact::QualifierNode {
-                    stmt: subj.into(),
+                    stmt: key(subj),
                     p: pid,
                     node,
                 });
             }
             if let Some(pid) = self.pid_after(p, &self.qualifier) {
                 return Some(Fact::Qualifier {
-                    stmt: subj.into(),
+                    stmt: key(subj),
                     p: pid,
                     o: self.obj(&t.object),
                 });
@@ -244,26 +246,35 @@ impl Vocab {
                     TermRef::NamedNode(n)
                         if n.as_str() == "http://wikiba.se/ontology#DeprecatedRank" =>
                     {
-                        Some(Fact::Deprecated { stmt: subj.into() })
+                        Some(Fact::Deprecated { stmt: key(subj) })
                     }
                     _ => None,
                 },
                 "quantityAmount" => lit(&t.object).map(|lex| Fact::QuantityAmount {
-                    node: subj.into(),
+                    node: key(subj),
                     lex,
                 }),
                 "quantityUnit" => Some(Fact::QuantityUnit {
-                    node: subj.into(),
+                    node: key(subj),
                     unit: self.obj(&t.object),
                 }),
                 "timeValue" => lit(&t.object).map(|lex| Fact::TimeValue {
-                    node: subj.into(),
+                    node: key(subj),
                     lex,
                 }),
-                "timePrecision" => lit(&t.object).map(|lex| Fact::TimePrecision {
-                    node: subj.into(),
-                    lex,
-                }),
+                "timePrecision" => match &t.object {
+                    TermRef::Literal(l) => {
+                        l.value()
+                            .trim()
+                            .parse()
+                            .ok()
+                            .map(|precision| Fact::TimePrecision {
+                                node: key(subj),
+                                precision,
+                            })
+                    }
+                    _ => None,
+                },
                 _ => None,
             };
         }
@@ -308,12 +319,36 @@ fn lit(t: &TermRef<'_>) -> Option<Box<str>> {
     }
 }
 
-fn node_of(t: &TermRef<'_>) -> Option<Box<str>> {
+fn node_of(t: &TermRef<'_>) -> Option<Key> {
     match t {
-        TermRef::NamedNode(n) => Some(n.as_str().into()),
-        TermRef::BlankNode(b) => Some(format!("_:{}", b.as_str()).into()),
+        TermRef::NamedNode(n) => Some(key(n.as_str())),
+        TermRef::BlankNode(b) => Some(key_parts(b"_:", b.as_str().as_bytes())),
         _ => None,
     }
+}
+
+/// A statement or value node, identified by a 128-bit hash of its IRI (blank
+/// nodes as `_:label`): FxHash and FNV-1a, 64 bits each. Two different IRIs get
+/// the same key with probability about n²/2¹²⁹ for n nodes.
+pub type Key = u128;
+
+/// The [`Key`] of an IRI.
+pub fn key(iri: &str) -> Key {
+    key_parts(b"", iri.as_bytes())
+}
+
+fn key_parts(a: &[u8], b: &[u8]) -> Key {
+    use std::hash::Hasher;
+    let mut fx = rustc_hash::FxHasher::default();
+    fx.write(a);
+    fx.write(b);
+    fx.write_usize(a.len() + b.len());
+    let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
+    for &x in a.iter().chain(b) {
+        fnv ^= x as u64;
+        fnv = fnv.wrapping_mul(0x0100_0000_01b3);
+    }
+    ((fx.finish() as u128) << 64) | fnv as u128
 }
 
 /// Parse a decimal id without leading zeros (`"42"` → 42).

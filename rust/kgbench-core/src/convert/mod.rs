@@ -37,7 +37,7 @@ pub mod values;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
-use facts::{Fact, Obj, Vocab};
+use facts::{Fact, Key, Obj, Vocab};
 use input::{Format, ReadStats};
 use pyjson::J;
 use schema::{Constraint, DataType, Hop, PropSchema, PropSource, RankFilter, RelSource, Schema};
@@ -110,22 +110,74 @@ struct Node {
     amount: Option<Box<str>>,
     unit: Option<Obj>,
     time: Option<Box<str>>,
-    precision: Option<Box<str>>,
+    precision: Option<i64>,
+}
+
+/// A multimap filled by `push`, then sorted by key (`finish`, stable: values keep
+/// input order, duplicates removed) and read by binary search.
+struct Multi<K, V> {
+    keys: Vec<K>,
+    vals: Vec<V>,
+    pending: Vec<(K, V)>,
+}
+
+impl<K, V> Default for Multi<K, V> {
+    fn default() -> Self {
+        Self {
+            keys: Vec::new(),
+            vals: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy, V: PartialEq> Multi<K, V> {
+    fn push(&mut self, k: K, v: V) {
+        self.pending.push((k, v));
+    }
+
+    fn finish(&mut self) {
+        let mut p = std::mem::take(&mut self.pending);
+        p.sort_by_key(|a| a.0);
+        self.keys.reserve(p.len());
+        self.vals.reserve(p.len());
+        let mut group_start = 0;
+        for (k, v) in p {
+            if self.keys.last() != Some(&k) {
+                group_start = self.keys.len();
+            } else if self.vals[group_start..].contains(&v) {
+                continue;
+            }
+            self.keys.push(k);
+            self.vals.push(v);
+        }
+    }
+
+    fn get(&self, k: &K) -> Option<&[V]> {
+        let lo = self.keys.partition_point(|x| x < k);
+        let hi = lo + self.keys[lo..].partition_point(|x| x <= k);
+        (hi > lo).then(|| &self.vals[lo..hi])
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.keys.iter().zip(&self.vals)
+    }
 }
 
 #[derive(Default)]
 struct Store {
-    direct: FxHashMap<(u32, u32), Vec<Obj>>,
-    stmt_ids: FxHashMap<Box<str>, u32>,
+    direct: Multi<(u32, u32), Obj>,
+    stmt_ids: FxHashMap<Key, u32>,
+    /// Statement IRIs by id (from the `p:` triple; empty if never seen).
     stmt_iris: Vec<Box<str>>,
-    claims: FxHashMap<(u32, u32), Vec<u32>>,
+    claims: Multi<(u32, u32), u32>,
     claim_list: FxHashMap<u32, Vec<(u32, u32)>>,
-    stmt_values: FxHashMap<(u32, u32), Vec<Obj>>,
-    stmt_nodes: FxHashMap<(u32, u32), Vec<Box<str>>>,
-    quals: FxHashMap<(u32, u32), Vec<Obj>>,
-    qual_nodes: FxHashMap<(u32, u32), Vec<Box<str>>>,
+    stmt_values: Multi<(u32, u32), Obj>,
+    stmt_nodes: Multi<(u32, u32), Key>,
+    quals: Multi<(u32, u32), Obj>,
+    qual_nodes: Multi<(u32, u32), Key>,
     deprecated: FxHashSet<u32>,
-    nodes: FxHashMap<Box<str>, Node>,
+    nodes: FxHashMap<Key, Node>,
     labels: FxHashMap<u32, Box<str>>,
     descriptions: FxHashMap<u32, Box<str>>,
     aliases: FxHashMap<u32, Vec<Box<str>>>,
@@ -135,47 +187,54 @@ struct Store {
 }
 
 impl Store {
-    fn stmt(&mut self, iri: Box<str>) -> u32 {
-        let next = self.stmt_ids.len() as u32;
-        *self.stmt_ids.entry(iri).or_insert(next)
+    /// Sort the multimaps; index claims by property.
+    fn finish(&mut self) {
+        self.direct.finish();
+        self.claims.finish();
+        self.stmt_values.finish();
+        self.stmt_nodes.finish();
+        self.quals.finish();
+        self.qual_nodes.finish();
+        for (&(s, p), &st) in self.claims.iter() {
+            self.claim_list.entry(p).or_default().push((s, st));
+        }
     }
 
-    /// Statement IRIs by id (built once, after reading).
-    fn finish(&mut self) {
-        let mut iris: Vec<Box<str>> = vec![Box::from(""); self.stmt_ids.len()];
-        for (k, &v) in &self.stmt_ids {
-            iris[v as usize] = k.clone();
+    fn stmt(&mut self, k: Key) -> u32 {
+        let next = self.stmt_ids.len() as u32;
+        let id = *self.stmt_ids.entry(k).or_insert(next);
+        if id == next {
+            self.stmt_iris.push(Box::from(""));
         }
-        self.stmt_iris = iris;
+        id
     }
 
     fn add(&mut self, f: Fact) {
         self.facts += 1;
         match f {
-            Fact::Direct { s, p, o } => push_unique(self.direct.entry((s, p)).or_default(), o),
-            Fact::Claim { s, p, stmt } => {
+            Fact::Direct { s, p, o } => self.direct.push((s, p), o),
+            Fact::Claim { s, p, stmt, iri } => {
                 let st = self.stmt(stmt);
-                let v = self.claims.entry((s, p)).or_default();
-                if !v.contains(&st) {
-                    v.push(st);
-                    self.claim_list.entry(p).or_default().push((s, st));
+                if self.stmt_iris[st as usize].is_empty() {
+                    self.stmt_iris[st as usize] = iri;
                 }
+                self.claims.push((s, p), st);
             }
             Fact::StmtValue { stmt, p, o } => {
                 let st = self.stmt(stmt);
-                push_unique(self.stmt_values.entry((st, p)).or_default(), o)
+                self.stmt_values.push((st, p), o)
             }
             Fact::StmtNode { stmt, p, node } => {
                 let st = self.stmt(stmt);
-                push_unique(self.stmt_nodes.entry((st, p)).or_default(), node)
+                self.stmt_nodes.push((st, p), node)
             }
             Fact::Qualifier { stmt, p, o } => {
                 let st = self.stmt(stmt);
-                push_unique(self.quals.entry((st, p)).or_default(), o)
+                self.quals.push((st, p), o)
             }
             Fact::QualifierNode { stmt, p, node } => {
                 let st = self.stmt(stmt);
-                push_unique(self.qual_nodes.entry((st, p)).or_default(), node)
+                self.qual_nodes.push((st, p), node)
             }
             Fact::Deprecated { stmt } => {
                 let st = self.stmt(stmt);
@@ -194,12 +253,12 @@ impl Store {
             Fact::TimeValue { node, lex } => {
                 self.nodes.entry(node).or_default().time.get_or_insert(lex);
             }
-            Fact::TimePrecision { node, lex } => {
+            Fact::TimePrecision { node, precision } => {
                 self.nodes
                     .entry(node)
                     .or_default()
                     .precision
-                    .get_or_insert(lex);
+                    .get_or_insert(precision);
             }
             Fact::Label { s, text } => {
                 self.labels.entry(s).or_insert(text);
@@ -368,11 +427,9 @@ pub fn convert(
     read?;
     let read_secs = t0.elapsed().as_secs_f64();
     let mut item_edges: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
-    for (&(s, p), objs) in &store.direct {
-        for o in objs {
-            if let Obj::Item(o) = o {
-                item_edges.entry(p).or_default().push((s, *o));
-            }
+    for (&(s, p), o) in store.direct.iter() {
+        if let Obj::Item(o) = o {
+            item_edges.entry(p).or_default().push((s, *o));
         }
     }
     for v in item_edges.values_mut() {
@@ -584,7 +641,7 @@ impl Resolver<'_> {
     }
 
     /// Rows (value with its value node data) of a statement's `values` / `nodes`.
-    fn rows<'b>(&'b self, values: &'b [Obj], nodes: &'b [Box<str>]) -> Vec<Row<'b>> {
+    fn rows<'b>(&'b self, values: &'b [Obj], nodes: &'b [Key]) -> Vec<Row<'b>> {
         let mut rows = Vec::new();
         for v in values {
             let lex = match v {
@@ -604,11 +661,9 @@ impl Resolver<'_> {
                         }
                     }
                 }
-                if let (Some(t), Some(p)) = (&node.time, &node.precision) {
+                if let (Some(t), Some(p)) = (&node.time, node.precision) {
                     if lex == Some(&**t) {
-                        if let Ok(p) = p.parse::<i64>() {
-                            time = Some((&**t, p));
-                        }
+                        time = Some((&**t, p));
                     }
                 }
             }
@@ -879,11 +934,7 @@ impl Resolver<'_> {
                                     .filter(|v| truthy.is_some_and(|t| t.contains(v)))
                                     .cloned()
                                     .collect();
-                                let nodes = st
-                                    .stmt_nodes
-                                    .get(&(sid, pp))
-                                    .map(|v| v.as_slice())
-                                    .unwrap_or(&[]);
+                                let nodes = st.stmt_nodes.get(&(sid, pp)).unwrap_or(&[]);
                                 let results: Vec<Result<PV, &str>> = self
                                     .rows(&vals, nodes)
                                     .iter()
@@ -904,7 +955,7 @@ impl Resolver<'_> {
                     q,
                     props,
                     lists,
-                    enwiki.get(&q).map(|v| v.as_slice()).unwrap_or(&[]),
+                    enwiki.get(&q).map_or(&[], |v| v.as_slice()),
                     st,
                     self,
                 );
@@ -1023,8 +1074,8 @@ impl Resolver<'_> {
                                             st.stmt_nodes.get(&(sid, pp)),
                                         )
                                     };
-                                    let vals = vals.map(|v| v.as_slice()).unwrap_or(&[]);
-                                    let nodes = nodes.map(|v| v.as_slice()).unwrap_or(&[]);
+                                    let vals = vals.unwrap_or(&[]);
+                                    let nodes = nodes.unwrap_or(&[]);
                                     let results: Vec<Result<PV, &str>> = self
                                         .rows(vals, nodes)
                                         .iter()
