@@ -78,6 +78,10 @@ def main() -> None:
         f"  wall {wall:.2f}s  -> {triples / wall / 1e6:.2f}M triples/s, {size_mb / wall:.0f} MB/s"
     )
     print(f"  cpu  {cpu:.2f}s  -> {triples / cpu / 1e6:.2f}M triples per CPU-second")
+    print(
+        f"  of which reading+parsing {report['seconds_reading']:.2f}s, "
+        f"resolving+writing {report['seconds_total'] - report['seconds_reading']:.2f}s (Rust)"
+    )
     print(f"  peak RSS {rss:,.0f} MB (whole Python process)")
     print(
         f"  kept {report['entities_total']:,} entities {report['entities']}, "

@@ -14,7 +14,26 @@ Output directory layout (:func:`convert` with ``out_dir``):
   (see :func:`write_parquet`);
 - ``report.json`` — triples read, entities and relations kept, relations dropped
   for out-of-scope ends, every dropped value counted by reason.
-"""
+
+Deliberate differences from the original engine (documented, SPEC.md §1 "keep a
+compatible default"):
+
+- ``$RAW_SPARQL`` constraints are rejected (no SPARQL endpoint).
+- Units are keyed by QID (:func:`unit_table`); a unit's label is the English label
+  of the unit item in the input, else the table's. Conversion multiplies by the
+  ratio of SI factors (pint may differ in the last bit); temperatures convert
+  affinely.
+- Relation properties get the same unit handling as entity properties; the
+  original never bound the unit label of relation properties (a variable-name
+  bug), so it dropped every unit quantity there.
+- "Some value" (blank node / genid) values are dropped and counted; the original
+  turned them into opaque strings.
+- Quantity amounts are written without the dump's leading ``+`` (as WDQS does).
+- ``max_entities_per_root`` breaks ties of the pseudo-random id by QID (the
+  endpoint's order was arbitrary).
+- ``wd_source_suffix`` supports ``wdt:P<n>`` steps joined by ``/`` with ``* + ?``.
+- Statements and value nodes are identified by a 128-bit hash of their IRI.
+
 
 from __future__ import annotations
 

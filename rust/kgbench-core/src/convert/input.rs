@@ -275,7 +275,9 @@ pub fn read_all<T: Send>(
         .map(|m| m.len())
         .sum();
     let bar = if progress {
-        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        // Unknown length (spinner) when reading stdin.
+        let len = (!inputs.iter().any(|p| p == "-")).then_some(total);
+        let b = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
         b.set_style(
             ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),

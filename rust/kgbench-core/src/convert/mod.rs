@@ -155,7 +155,10 @@ impl<K: Ord + Copy, V: PartialEq> Multi<K, V> {
 
     fn get(&self, k: &K) -> Option<&[V]> {
         let lo = self.keys.partition_point(|x| x < k);
-        let hi = lo + self.keys[lo..].partition_point(|x| x <= k);
+        let mut hi = lo;
+        while hi < self.keys.len() && self.keys[hi] == *k {
+            hi += 1;
+        }
         (hi > lo).then(|| &self.vals[lo..hi])
     }
 
