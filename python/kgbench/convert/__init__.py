@@ -33,7 +33,7 @@ compatible default"):
   endpoint's order was arbitrary).
 - ``wd_source_suffix`` supports ``wdt:P<n>`` steps joined by ``/`` with ``* + ?``.
 - Statements and value nodes are identified by a 128-bit hash of their IRI.
-
+"""
 
 from __future__ import annotations
 

@@ -178,12 +178,13 @@ pub fn convert(value: f64, src: &Unit, trg: &Unit) -> Result<f64, ConvertError> 
         }
         return Err(ConvertError::DimensionMismatch);
     }
+    if src == trg {
+        return Ok(value);
+    }
     if src.offset == 0.0 && trg.offset == 0.0 {
         if src.factor == trg.factor {
             return Ok(value);
         }
-        // Match pint's result for exact decimal factors: divide by the smaller
-        // factor's reciprocal when that is an integer power of ten.
         let ratio = src.factor / trg.factor;
         return Ok(value * ratio);
     }
