@@ -1,15 +1,139 @@
-"""CLI subcommands of kgbench.convert."""
+"""``kgbench convert``: Wikidata RDF → CypherBench property graph."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+_DESCRIPTION = """\
+Convert Wikidata RDF (N-Triples or Turtle; plain, .gz or .bz2; files or '-' for
+stdin) to a CypherBench property graph, following a CypherBench conversion schema
+(the WDNeo4jSchema JSON, accepted unchanged; SPEC.md §1) with the original
+engine's semantics: class membership by P31/P279*, $LINKED_TO / $HAS_PROPERTY /
+$FROM_RELATION, English labels, datatype / date-precision / unit rules, rank
+filtering, relation merge, max_entities_per_root sampling.
+
+Writes to --out DIR:
+  graph.json          the SimpleKG graph (SPEC.md §2), deterministic
+  entities.parquet    the entities as typed columns (unless --no-parquet)
+  relations.parquet   the relations as typed columns (unless --no-parquet)
+  report.json         counts: triples read, entities / relations kept, relations
+                      dropped for out-of-scope ends, dropped values by reason
+
+Malformed RDF stops the run with file, line, byte offset and an excerpt, and
+writes nothing; --skip-invalid counts and skips bad lines instead.
+"""
+
+_EPILOG = """\
+examples:
+  kgbench convert --schema nba.json latest-truthy.nt.bz2 --out out/nba
+  zcat part-*.nt.gz | kgbench convert --schema s.json - --format nt --out out/s
+  kgbench convert --schema s.json Q42.ttl Q64.ttl --out out/x --max-entities-per-root 100
+"""
+
 
 def register(subparsers: Any) -> None:
-    """Add this stage's subcommands to the kgbench parser (none yet)."""
-    del subparsers
+    """Add ``kgbench convert`` to the kgbench parser."""
+    p = subparsers.add_parser(
+        "convert",
+        help="convert Wikidata RDF to a CypherBench property graph (graph.json + Parquet)",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="RDF file(s); '-' reads stdin")
+    p.add_argument(
+        "--schema", "-s", required=True, help="CypherBench conversion schema (JSON file)"
+    )
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="output directory")
+    p.add_argument(
+        "--max-entities-per-root",
+        type=int,
+        default=None,
+        metavar="N",
+        help="keep at most N entities per root class (the original's reproducible sample)",
+    )
+    p.add_argument("--threads", type=int, default=None, help="parser threads (default: all cores)")
+    p.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="count and skip malformed RDF lines instead of failing",
+    )
+    p.add_argument(
+        "--format",
+        choices=("auto", "nt", "ttl"),
+        default="auto",
+        help="RDF syntax (default: from the file name, sniffed for stdin)",
+    )
+    p.add_argument("--no-parquet", action="store_true", help="do not write the Parquet pair")
+    p.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: when stderr is a terminal)",
+    )
+    p.add_argument(
+        "--entity-prefix",
+        default="http://www.wikidata.org/entity/",
+        help="entity IRI namespace of the Wikibase instance",
+    )
+    p.add_argument(
+        "--prop-prefix",
+        default="http://www.wikidata.org/prop/",
+        help="property IRI namespace root of the Wikibase instance",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
+    p.set_defaults(func=run)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``kgbench convert``."""
+    from kgbench.convert import convert
+
+    progress = {"auto": None, "always": True, "never": False}[args.progress]
+    _, report = convert(
+        args.schema,
+        args.inputs,
+        args.out,
+        max_entities_per_root=args.max_entities_per_root,
+        threads=args.threads,
+        skip_invalid=args.skip_invalid,
+        format=None if args.format == "auto" else args.format,
+        progress=progress,
+        parquet=not args.no_parquet,
+        entity_prefix=args.entity_prefix,
+        prop_prefix=args.prop_prefix,
+    )
+    if not args.quiet:
+        print(summary(report, args.out))
     return 0
+
+
+def summary(report: dict[str, Any], out: str) -> str:
+    """A short human-readable summary of a conversion report."""
+    secs = report.get("seconds_total", 0.0) or 0.0
+    triples = report.get("triples_read", 0)
+    rate = f", {triples / secs / 1e6:.2f}M triples/s" if secs > 0 else ""
+    lines = [
+        f"read {triples:,} triples in {secs:.2f}s{rate}"
+        + (
+            f" ({report['invalid_skipped']:,} invalid skipped)"
+            if report.get("invalid_skipped")
+            else ""
+        ),
+        f"kept {report['entities_total']:,} entities, {report['relations_total']:,} relations"
+        f" ({report['relations_merged']:,} merged) -> {out}",
+    ]
+    for label, n in report["entities"].items():
+        lines.append(f"  {label}: {n:,}")
+    for key, n in report["relations"].items():
+        dropped = report["relations_dropped_out_of_scope"].get(key, 0)
+        extra = f" ({dropped:,} dropped: end not kept)" if dropped else ""
+        lines.append(f"  {key}: {n:,}{extra}")
+    dropped_values = report.get("dropped_values", {})
+    if dropped_values:
+        lines.append(
+            "dropped values: "
+            + ", ".join(f"{reason} {n:,}" for reason, n in dropped_values.items())
+        )
+    return "\n".join(lines)

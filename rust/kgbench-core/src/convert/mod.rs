@@ -1,1 +1,1481 @@
-//! Placeholder: filled by the convert work.
+//! Streaming Wikidata RDF → CypherBench property graph (SPEC.md §1–§2, §6;
+//! seed cypherbench.txt §3.2 and Appendix B.6).
+//!
+//! The original CypherBench engine issues SPARQL against a Wikidata endpoint.
+//! kgbench reads the dump itself, in one streaming pass: every triple is parsed
+//! (oxttl), and only the facts the schema can use are kept ([`facts::Fact`]:
+//! `P31`/`P279` and the schema's properties as `wdt:`/`p:`/`ps:`/`psv:`/`pq:`/
+//! `pqv:` triples, deprecated ranks, quantity and time value nodes, English
+//! labels / descriptions / aliases and English Wikipedia sitelinks). The graph is
+//! then resolved in memory with the original's semantics:
+//!
+//! 1. class membership by `P31/P279*` (or `P279/P279*` for `wd_is_instance: false`,
+//!    no closure with `wd_include_subclasses: false`), `$LINKED_TO` / `$HAS_PROPERTY`;
+//! 2. `$FROM_RELATION` selective fetching: an item is kept only if a path of the
+//!    named relations leads to it from a root item (roots need only their class
+//!    pattern); hops are `wdt:P` for `highest` relations, `p:P/ps:P` (any rank)
+//!    for `non_deprecated` ones, `p:P/pq:Q` with `wd_qualifier_pid`, `*` when
+//!    transitive;
+//! 3. `max_entities_per_root` sampling by the original's pseudo-random id;
+//! 4. entities need an English label; properties from best-rank values with the
+//!    datatype, unit, date-precision rules of [`values`] and [`units`];
+//! 5. relations per (statement, subject, object), rank-filtered, properties from
+//!    qualifiers or the main value, both ends kept, then merged as the original's
+//!    `convert_wd_to_simple_kg` does.
+//!
+//! Memory holds the kept facts, not the input: `P31`/`P279` edges, the schema's
+//! property triples, English label texts and time/quantity value nodes.
+
+pub mod facts;
+pub mod input;
+pub mod ntfast;
+pub mod pyjson;
+pub mod schema;
+pub mod units;
+pub mod values;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
+
+use facts::{Fact, Key, Obj, Vocab};
+use input::{Format, ReadStats};
+use pyjson::J;
+use schema::{Constraint, DataType, Hop, PropSchema, PropSource, RankFilter, RelSource, Schema};
+use values::PV;
+
+pub use oxrdf;
+pub use schema::{parse_schema, SchemaErrors};
+
+/// Errors of a conversion.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    #[error("{0}")]
+    Schema(SchemaErrors),
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+    #[error("{file}: line {line}, byte offset {offset}: {message}{}", if excerpt.is_empty() { String::new() } else { format!(" in: {excerpt}") })]
+    Syntax {
+        file: String,
+        line: u64,
+        offset: u64,
+        message: String,
+        excerpt: String,
+    },
+    #[error("{0}")]
+    Options(String),
+}
+
+/// Options of [`convert`].
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Keep at most this many entities of each root class (the original's
+    /// reproducible sample); `None` keeps all.
+    pub max_entities_per_root: Option<usize>,
+    /// Count and skip malformed RDF instead of failing.
+    pub skip_invalid: bool,
+    /// Force the RDF syntax (default: from the file name, or sniffed for stdin).
+    pub format: Option<Format>,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+    /// Entity namespace (`http://www.wikidata.org/entity/`).
+    pub entity_prefix: String,
+    /// Property namespace root (`http://www.wikidata.org/prop/`).
+    pub prop_prefix: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            max_entities_per_root: None,
+            skip_invalid: false,
+            format: None,
+            progress: false,
+            entity_prefix: "http://www.wikidata.org/entity/".into(),
+            prop_prefix: "http://www.wikidata.org/prop/".into(),
+        }
+    }
+}
+
+/// Result of a conversion: the SimpleKG JSON text and the report JSON text.
+#[derive(Debug)]
+pub struct Output {
+    /// `graph.json` (SPEC.md §2), as Python's `json.dump(indent=2)` writes it.
+    pub graph_json: String,
+    /// `report.json`.
+    pub report_json: String,
+}
+
+#[derive(Default)]
+struct Node {
+    amount: Option<Box<str>>,
+    unit: Option<Obj>,
+    time: Option<Box<str>>,
+    precision: Option<i64>,
+}
+
+/// A multimap filled by `push`, then sorted by key (`finish`, stable: values keep
+/// input order, duplicates removed) and read by binary search.
+struct Multi<K, V> {
+    keys: Vec<K>,
+    vals: Vec<V>,
+    pending: Vec<(K, V)>,
+}
+
+impl<K, V> Default for Multi<K, V> {
+    fn default() -> Self {
+        Self {
+            keys: Vec::new(),
+            vals: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy, V: PartialEq> Multi<K, V> {
+    fn push(&mut self, k: K, v: V) {
+        self.pending.push((k, v));
+    }
+
+    fn finish(&mut self) {
+        let mut p = std::mem::take(&mut self.pending);
+        p.sort_by_key(|a| a.0);
+        self.keys.reserve(p.len());
+        self.vals.reserve(p.len());
+        let mut group_start = 0;
+        for (k, v) in p {
+            if self.keys.last() != Some(&k) {
+                group_start = self.keys.len();
+            } else if self.vals[group_start..].contains(&v) {
+                continue;
+            }
+            self.keys.push(k);
+            self.vals.push(v);
+        }
+    }
+
+    fn get(&self, k: &K) -> Option<&[V]> {
+        let lo = self.keys.partition_point(|x| x < k);
+        let mut hi = lo;
+        while hi < self.keys.len() && self.keys[hi] == *k {
+            hi += 1;
+        }
+        (hi > lo).then(|| &self.vals[lo..hi])
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.keys.iter().zip(&self.vals)
+    }
+}
+
+#[derive(Default)]
+struct Store {
+    direct: Multi<(u32, u32), Obj>,
+    stmt_ids: FxHashMap<Key, u32>,
+    /// Statement IRIs by id (from the `p:` triple; empty if never seen).
+    stmt_iris: Vec<Box<str>>,
+    claims: Multi<(u32, u32), u32>,
+    claim_list: FxHashMap<u32, Vec<(u32, u32)>>,
+    stmt_values: Multi<(u32, u32), Obj>,
+    stmt_nodes: Multi<(u32, u32), Key>,
+    quals: Multi<(u32, u32), Obj>,
+    qual_nodes: Multi<(u32, u32), Key>,
+    deprecated: FxHashSet<u32>,
+    nodes: FxHashMap<Key, Node>,
+    labels: FxHashMap<u32, Box<str>>,
+    descriptions: FxHashMap<u32, Box<str>>,
+    aliases: FxHashMap<u32, Vec<Box<str>>>,
+    about: FxHashMap<Box<str>, u32>,
+    enwiki_parts: FxHashSet<Box<str>>,
+    facts: u64,
+}
+
+impl Store {
+    /// Sort the multimaps; index claims by property.
+    fn finish(&mut self) {
+        self.direct.finish();
+        self.claims.finish();
+        self.stmt_values.finish();
+        self.stmt_nodes.finish();
+        self.quals.finish();
+        self.qual_nodes.finish();
+        for (&(s, p), &st) in self.claims.iter() {
+            self.claim_list.entry(p).or_default().push((s, st));
+        }
+    }
+
+    fn stmt(&mut self, k: Key) -> u32 {
+        let next = self.stmt_ids.len() as u32;
+        let id = *self.stmt_ids.entry(k).or_insert(next);
+        if id == next {
+            self.stmt_iris.push(Box::from(""));
+        }
+        id
+    }
+
+    fn add(&mut self, f: Fact) {
+        self.facts += 1;
+        match f {
+            Fact::Direct { s, p, o } => self.direct.push((s, p), o),
+            Fact::Claim { s, p, stmt, iri } => {
+                let st = self.stmt(stmt);
+                if self.stmt_iris[st as usize].is_empty() {
+                    self.stmt_iris[st as usize] = iri;
+                }
+                self.claims.push((s, p), st);
+            }
+            Fact::StmtValue { stmt, p, o } => {
+                let st = self.stmt(stmt);
+                self.stmt_values.push((st, p), o)
+            }
+            Fact::StmtNode { stmt, p, node } => {
+                let st = self.stmt(stmt);
+                self.stmt_nodes.push((st, p), node)
+            }
+            Fact::Qualifier { stmt, p, o } => {
+                let st = self.stmt(stmt);
+                self.quals.push((st, p), o)
+            }
+            Fact::QualifierNode { stmt, p, node } => {
+                let st = self.stmt(stmt);
+                self.qual_nodes.push((st, p), node)
+            }
+            Fact::Deprecated { stmt } => {
+                let st = self.stmt(stmt);
+                self.deprecated.insert(st);
+            }
+            Fact::QuantityAmount { node, lex } => {
+                self.nodes
+                    .entry(node)
+                    .or_default()
+                    .amount
+                    .get_or_insert(lex);
+            }
+            Fact::QuantityUnit { node, unit } => {
+                self.nodes.entry(node).or_default().unit.get_or_insert(unit);
+            }
+            Fact::TimeValue { node, lex } => {
+                self.nodes.entry(node).or_default().time.get_or_insert(lex);
+            }
+            Fact::TimePrecision { node, precision } => {
+                self.nodes
+                    .entry(node)
+                    .or_default()
+                    .precision
+                    .get_or_insert(precision);
+            }
+            Fact::Label { s, text } => {
+                self.labels.entry(s).or_insert(text);
+            }
+            Fact::Description { s, text } => {
+                self.descriptions.entry(s).or_insert(text);
+            }
+            Fact::Alias { s, text } => self.aliases.entry(s).or_default().push(text),
+            Fact::About { article, s } => {
+                self.about.entry(article).or_insert(s);
+            }
+            Fact::EnwikiPart { article } => {
+                self.enwiki_parts.insert(article);
+            }
+        }
+    }
+
+    fn direct_items(&self, s: u32, p: u32) -> impl Iterator<Item = u32> + '_ {
+        self.direct
+            .get(&(s, p))
+            .into_iter()
+            .flatten()
+            .filter_map(|o| match o {
+                Obj::Item(q) => Some(*q),
+                _ => None,
+            })
+    }
+}
+
+fn push_unique<T: PartialEq>(v: &mut Vec<T>, x: T) {
+    if !v.contains(&x) {
+        v.push(x);
+    }
+}
+
+/// Counters for report.json.
+#[derive(Default)]
+struct Counts {
+    /// reason -> count
+    dropped: BTreeMap<String, u64>,
+    /// "Label.property" -> reason -> count
+    dropped_by_prop: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+impl Counts {
+    fn drop(&mut self, owner: &str, reason: &str) {
+        *self.dropped.entry(reason.to_string()).or_default() += 1;
+        *self
+            .dropped_by_prop
+            .entry(owner.to_string())
+            .or_default()
+            .entry(reason.to_string())
+            .or_default() += 1;
+    }
+}
+
+/// The original's pseudo-random id: `floor(qid / 307)` as a string without its
+/// first character (SPEC.md §1 `max_entities_per_root`).
+pub fn rqid(q: u32) -> String {
+    let s = (q / 307).to_string();
+    s[1..].to_string()
+}
+
+fn qid(q: u32) -> String {
+    format!("Q{q}")
+}
+
+/// All schema property ids whose triples may matter.
+fn relevant_pids(s: &Schema) -> FxHashSet<u32> {
+    let mut p: FxHashSet<u32> = [31, 279].into_iter().collect();
+    let props = |props: &[PropSchema], p: &mut FxHashSet<u32>| {
+        for ps in props {
+            match ps.source {
+                PropSource::Pid(x) => {
+                    p.insert(x);
+                }
+                PropSource::LinkedTo(x, _) => {
+                    p.insert(x);
+                }
+            }
+            for (x, _) in &ps.qualifier_filters {
+                p.insert(*x);
+            }
+        }
+    };
+    for e in &s.entities {
+        for c in &e.constraints {
+            match c {
+                Constraint::LinkedTo(x, _) | Constraint::HasProperty(x) => {
+                    p.insert(*x);
+                }
+            }
+        }
+        props(&e.properties, &mut p);
+    }
+    for r in &s.relations {
+        if let RelSource::Pid(x) = r.source {
+            p.insert(x);
+        }
+        if let Some(q) = r.qualifier_pid {
+            p.insert(q);
+        }
+        for st in r.suffix.iter().flatten() {
+            p.insert(st.pid);
+        }
+        props(&r.properties, &mut p);
+    }
+    p
+}
+
+/// Convert `inputs` (paths, `-` for stdin) with the schema text `schema_json`.
+///
+/// Errors: [`ConvertError::Schema`] with every problem and its JSON path;
+/// [`ConvertError::Syntax`] with file, line, byte offset (of the decompressed
+/// stream) and an excerpt, unless `skip_invalid`; [`ConvertError::Io`] for
+/// unreadable or truncated compressed input.
+pub fn convert(
+    schema_json: &str,
+    inputs: &[String],
+    opts: &Options,
+) -> Result<Output, ConvertError> {
+    let t0 = std::time::Instant::now();
+    let schema = parse_schema(schema_json).map_err(ConvertError::Schema)?;
+    if inputs.is_empty() {
+        return Err(ConvertError::Options("no input given".into()));
+    }
+    if inputs.iter().filter(|p| p.as_str() == "-").count() > 1 {
+        return Err(ConvertError::Options(
+            "stdin ('-') can be given once".into(),
+        ));
+    }
+    let vocab = Vocab::new(
+        &opts.entity_prefix,
+        &opts.prop_prefix,
+        relevant_pids(&schema),
+    );
+    let mut stats = ReadStats::default();
+    let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
+    // Facts are added to the store on their own thread while parsing goes on.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Fact>>(16);
+    let (store, read) = std::thread::scope(|scope| {
+        let merger = scope.spawn(move || {
+            let mut store = Store::default();
+            for batch in rx {
+                for f in batch {
+                    store.add(f);
+                }
+            }
+            store.finish();
+            store
+        });
+        let read = input::read_all(
+            inputs,
+            opts.format,
+            &extract,
+            opts.skip_invalid,
+            opts.progress,
+            &mut stats,
+            &mut |batch| {
+                let _ = tx.send(batch);
+            },
+        );
+        drop(tx);
+        (merger.join().expect("fact merger thread panicked"), read)
+    });
+    read?;
+    let read_secs = t0.elapsed().as_secs_f64();
+    let mut item_edges: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
+    for (&(s, p), o) in store.direct.iter() {
+        if let Obj::Item(o) = o {
+            item_edges.entry(p).or_default().push((s, *o));
+        }
+    }
+    for v in item_edges.values_mut() {
+        v.sort_unstable();
+    }
+    let mut r = Resolver {
+        s: &schema,
+        st: &store,
+        counts: Counts::default(),
+        opts,
+        item_edges,
+    };
+    let (graph, mut report) = r.run();
+    let mut graph_json = String::with_capacity(1 << 16);
+    pyjson::write(&mut graph_json, &graph, 0);
+    report.insert(
+        0,
+        (
+            "inputs".into(),
+            J::Arr(inputs.iter().map(|s| J::Str(s.clone())).collect()),
+        ),
+    );
+    report.insert(1, ("triples_read".into(), J::Int(stats.triples as i64)));
+    report.insert(
+        2,
+        (
+            "bytes_read_decompressed_ntriples".into(),
+            J::Int(stats.bytes as i64),
+        ),
+    );
+    report.insert(
+        3,
+        (
+            "invalid_skipped".into(),
+            J::Int(stats.skipped_invalid as i64),
+        ),
+    );
+    report.insert(
+        4,
+        (
+            "invalid_examples".into(),
+            J::Arr(
+                stats
+                    .skipped_examples
+                    .iter()
+                    .map(|s| J::Str(s.clone()))
+                    .collect(),
+            ),
+        ),
+    );
+    report.insert(5, ("facts_kept".into(), J::Int(store.facts as i64)));
+    report.push((
+        "seconds_reading".into(),
+        J::Float((read_secs * 1000.0).round() / 1000.0),
+    ));
+    report.push((
+        "seconds_total".into(),
+        J::Float((t0.elapsed().as_secs_f64() * 1000.0).round() / 1000.0),
+    ));
+    let mut report_json = String::new();
+    pyjson::write(&mut report_json, &J::Obj(report), 0);
+    Ok(Output {
+        graph_json,
+        report_json,
+    })
+}
+
+struct Resolver<'a> {
+    s: &'a Schema,
+    st: &'a Store,
+    counts: Counts,
+    opts: &'a Options,
+    /// Truthy item-to-item edges per property, sorted.
+    item_edges: FxHashMap<u32, Vec<(u32, u32)>>,
+}
+
+struct Row<'a> {
+    value: &'a Obj,
+    quantity: Option<(&'a str, Option<u32>, String)>,
+    time: Option<(&'a str, i64)>,
+}
+
+/// Scalar properties `(key, value, is_list)` and list properties of one statement.
+type PropMaps = (Vec<(String, PV, bool)>, Vec<(String, Vec<PV>)>);
+
+struct Rel {
+    label: String,
+    subj_id: String,
+    obj_id: String,
+    props: Vec<(String, PV, bool)>,
+    rid: usize,
+}
+
+impl Resolver<'_> {
+    fn english_name(&self, q: u32) -> Option<&str> {
+        let l = self.st.labels.get(&q)?;
+        let l: &str = l;
+        (!l.is_empty() && l != qid(q)).then_some(l)
+    }
+
+    /// Items in class `class` per the entity's membership pattern.
+    fn members(&self, e: &schema::EntitySchema) -> FxHashSet<u32> {
+        let mut classes: FxHashSet<u32> = FxHashSet::default();
+        classes.insert(e.class_qid);
+        if e.include_subclasses {
+            let mut children: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+            for &(s, c) in self.item_edges.get(&279).into_iter().flatten() {
+                children.entry(c).or_default().push(s);
+            }
+            let mut stack = vec![e.class_qid];
+            while let Some(c) = stack.pop() {
+                for &k in children.get(&c).into_iter().flatten() {
+                    if classes.insert(k) {
+                        stack.push(k);
+                    }
+                }
+            }
+        }
+        let pred = if e.is_instance { 31 } else { 279 };
+        let mut out = FxHashSet::default();
+        for &(s, c) in self.item_edges.get(&pred).into_iter().flatten() {
+            if classes.contains(&c) {
+                out.insert(s);
+            }
+        }
+        out
+    }
+
+    fn satisfies(&self, q: u32, e: &schema::EntitySchema) -> bool {
+        e.constraints.iter().all(|c| match *c {
+            Constraint::LinkedTo(p, v) => self.st.direct_items(q, p).any(|x| x == v),
+            Constraint::HasProperty(p) => {
+                self.st.direct.get(&(q, p)).is_some_and(|v| !v.is_empty())
+            }
+        })
+    }
+
+    /// (parent, child) item pairs of a `$FROM_RELATION` hop.
+    fn hop_pairs(&self, hop: &Hop) -> Vec<(u32, u32)> {
+        let r = &self.s.relations[hop.relation];
+        let RelSource::Pid(p) = r.source else {
+            return Vec::new();
+        };
+        let mut pairs = Vec::new();
+        if let Some(qp) = r.qualifier_pid {
+            for &(s, st) in self.st.claim_list.get(&p).into_iter().flatten() {
+                for o in self.st.quals.get(&(st, qp)).into_iter().flatten() {
+                    if let Obj::Item(o) = o {
+                        pairs.push((s, *o));
+                    }
+                }
+            }
+        } else if r.rank == RankFilter::Highest {
+            pairs.extend(self.item_edges.get(&p).into_iter().flatten().copied());
+        } else {
+            for &(s, st) in self.st.claim_list.get(&p).into_iter().flatten() {
+                for o in self.st.stmt_values.get(&(st, p)).into_iter().flatten() {
+                    if let Obj::Item(o) = o {
+                        pairs.push((s, *o));
+                    }
+                }
+            }
+        }
+        if !hop.forward {
+            for x in pairs.iter_mut() {
+                *x = (x.1, x.0);
+            }
+        }
+        pairs
+    }
+
+    fn walk(&self, path: &[Hop], start: &FxHashSet<u32>) -> FxHashSet<u32> {
+        let mut cur = start.clone();
+        for hop in path {
+            let pairs = self.hop_pairs(hop);
+            let mut adj: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+            for (a, b) in pairs {
+                adj.entry(a).or_default().push(b);
+            }
+            let transitive = self.s.relations[hop.relation].transitive;
+            let mut next: FxHashSet<u32> = if transitive {
+                cur.clone()
+            } else {
+                FxHashSet::default()
+            };
+            let mut stack: Vec<u32> = cur.iter().copied().collect();
+            while let Some(x) = stack.pop() {
+                for &y in adj.get(&x).into_iter().flatten() {
+                    if next.insert(y) && transitive {
+                        stack.push(y);
+                    }
+                }
+            }
+            cur = next;
+        }
+        cur
+    }
+
+    fn unit_label(&self, unit: &Obj) -> Option<(Option<u32>, String)> {
+        match unit {
+            Obj::Item(q) => {
+                if let Some(l) = self.st.labels.get(q) {
+                    return Some((Some(*q), l.to_string()));
+                }
+                units::by_qid(&qid(*q)).map(|u| (Some(*q), u.label.to_string()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Rows (value with its value node data) of a statement's `values` / `nodes`.
+    fn rows<'b>(&'b self, values: &'b [Obj], nodes: &'b [Key]) -> Vec<Row<'b>> {
+        let mut rows = Vec::new();
+        for v in values {
+            let lex = match v {
+                Obj::Lit(l) => Some(&**l),
+                _ => None,
+            };
+            let mut quantity = None;
+            let mut time = None;
+            for n in nodes {
+                let Some(node) = self.st.nodes.get(n) else {
+                    continue;
+                };
+                if let (Some(a), Some(u)) = (&node.amount, &node.unit) {
+                    if lex == Some(&**a) {
+                        if let Some((uq, ul)) = self.unit_label(u) {
+                            quantity = Some((&**a, uq, ul));
+                        }
+                    }
+                }
+                if let (Some(t), Some(p)) = (&node.time, node.precision) {
+                    if lex == Some(&**t) {
+                        time = Some((&**t, p));
+                    }
+                }
+            }
+            rows.push(Row {
+                value: v,
+                quantity,
+                time,
+            });
+        }
+        rows
+    }
+
+    fn cast(&self, s: String, prim: DataType) -> Result<PV, &'static str> {
+        match prim {
+            DataType::Str => Ok(PV::Str(s)),
+            DataType::Int => values::py_int(&s)
+                .map(PV::Int)
+                .ok_or("datatype conversion failure"),
+            DataType::Float => values::py_float(&s)
+                .map(PV::Float)
+                .ok_or("datatype conversion failure"),
+            DataType::Bool => Ok(PV::Bool(!s.is_empty())),
+            _ => Err("datatype conversion failure"),
+        }
+    }
+
+    /// One row → value, with the original engine's order of checks.
+    fn value(&self, row: &Row, p: &PropSchema) -> Result<PV, &'static str> {
+        let prim = p.datatype.primitive();
+        if p.quantity_unit.is_some() && row.quantity.is_none() {
+            return Err("not a quantity");
+        }
+        if p.is_year && row.time.is_none() {
+            return Err("not a date");
+        }
+        if let Some((lex, prec)) = row.time {
+            if p.is_year && prec < 9 {
+                return Err("precision too coarse");
+            }
+            if lex.starts_with('-') {
+                return Err("BCE date");
+            }
+            let Some((y, m, d)) = values::parse_time(lex) else {
+                return Err("invalid date");
+            };
+            if p.is_year {
+                if !(1000..=9999).contains(&y) {
+                    return Err("year not 4 digits");
+                }
+                return self.cast(y.to_string(), prim);
+            }
+            if prim == DataType::Date {
+                if prec >= 11 {
+                    return Ok(PV::Date(format!("{y:04}-{m:02}-{d:02}")));
+                }
+                return Err("precision too coarse");
+            }
+            let Some(text) = values::date_text(y, m, d, prec) else {
+                return Err("precision too coarse");
+            };
+            return self.cast(text, prim);
+        }
+        if let Some((amount, uq, ref ulabel)) = row.quantity {
+            match &p.quantity_unit {
+                None => {
+                    let mut s = amount.strip_prefix('+').unwrap_or(amount).to_string();
+                    if ulabel != "1" {
+                        s.push(' ');
+                        s.push_str(ulabel);
+                    }
+                    return self.cast(s, prim);
+                }
+                Some((tq, tu)) => {
+                    let Some(v) = values::py_float(amount) else {
+                        return Err("datatype conversion failure");
+                    };
+                    let same = uq.map(qid).as_deref() == Some(tq.as_str())
+                        || ulabel.to_lowercase() == tu.label.to_lowercase();
+                    if !p.quantity_convert_unit {
+                        return if same {
+                            Ok(PV::Float(v))
+                        } else {
+                            Err("unit mismatch")
+                        };
+                    }
+                    if same {
+                        return Ok(PV::Float(v));
+                    }
+                    let src = uq
+                        .and_then(|q| units::by_qid(&qid(q)))
+                        .or_else(|| units::by_label(ulabel).map(|x| x.1));
+                    let Some(src) = src else {
+                        return Err("unknown unit");
+                    };
+                    return match units::convert(v, src, tu) {
+                        Ok(x) if x.is_finite() => Ok(PV::Float(x)),
+                        Ok(_) => Err("datatype conversion failure"),
+                        Err(units::ConvertError::Unitless) => Err("unitless quantity"),
+                        Err(units::ConvertError::DimensionMismatch) => {
+                            Err("unit dimension mismatch")
+                        }
+                    };
+                }
+            }
+        }
+        match row.value {
+            Obj::Item(q) => match self.english_name(*q) {
+                Some(l) => self.cast(l.to_string(), prim),
+                None => Err("value item has no English label"),
+            },
+            Obj::SomeValue => Err("unknown value (somevalue)"),
+            Obj::Lit(s) | Obj::Iri(s) => self.cast(s.to_string(), prim),
+        }
+    }
+
+    /// Fold one value into an entity's / statement's property map.
+    fn fold(
+        props: &mut Vec<(String, PV, bool)>,
+        list: &mut Vec<(String, Vec<PV>)>,
+        p: &PropSchema,
+        v: PV,
+    ) {
+        if p.datatype.is_list() {
+            match list.iter_mut().find(|(k, _)| *k == p.label) {
+                Some((_, vs)) => push_unique(vs, v),
+                None => list.push((p.label.clone(), vec![v])),
+            }
+        } else {
+            match props.iter_mut().find(|(k, _, _)| *k == p.label) {
+                Some((_, old, _)) => {
+                    if v.better_than(old) {
+                        *old = v;
+                    }
+                }
+                None => props.push((p.label.clone(), v, false)),
+            }
+        }
+    }
+
+    fn run(&mut self) -> (J, Vec<(String, J)>) {
+        let s = self.s;
+        let st = self.st;
+        let n = s.entities.len();
+        // 1-3: candidates per entity.
+        let mut base: Vec<FxHashSet<u32>> = Vec::with_capacity(n);
+        for e in &s.entities {
+            let m = self.members(e);
+            base.push(m.into_iter().filter(|&q| self.satisfies(q, e)).collect());
+        }
+        let mut kept: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut candidates: Vec<usize> = vec![0; n];
+        let mut cand_sets: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); n];
+        let mut max_rqid: Vec<Option<String>> = vec![None; n];
+        let mut no_label: BTreeMap<String, u64> = BTreeMap::new();
+        for i in 0..n {
+            let e = &s.entities[i];
+            let cand: Vec<u32> = if s.roots[i].is_empty() {
+                base[i].iter().copied().collect()
+            } else {
+                let bound: Option<String> = if self.opts.max_entities_per_root.is_some() {
+                    s.roots[i]
+                        .iter()
+                        .filter_map(|(r, _)| max_rqid[*r].clone())
+                        .max()
+                } else {
+                    None
+                };
+                let mut reach = FxHashSet::default();
+                for (r, paths) in &s.roots[i] {
+                    let start: FxHashSet<u32> = match (&bound, self.opts.max_entities_per_root) {
+                        (Some(b), Some(_)) => base[*r]
+                            .iter()
+                            .copied()
+                            .filter(|&q| rqid(q) <= *b)
+                            .collect(),
+                        (None, Some(_)) => FxHashSet::default(),
+                        _ => base[*r].clone(),
+                    };
+                    for p in paths {
+                        reach.extend(self.walk(p, &start));
+                    }
+                }
+                base[i]
+                    .iter()
+                    .copied()
+                    .filter(|q| reach.contains(q))
+                    .collect()
+            };
+            candidates[i] = cand.len();
+            cand_sets[i] = cand.iter().copied().collect();
+            let mut named: Vec<u32> = Vec::with_capacity(cand.len());
+            for q in cand {
+                if self.english_name(q).is_some() {
+                    named.push(q);
+                } else {
+                    *no_label.entry(e.label.clone()).or_default() += 1;
+                }
+            }
+            if let (true, Some(limit)) = (s.roots[i].is_empty(), self.opts.max_entities_per_root) {
+                named.sort_by_cached_key(|&q| (rqid(q), q));
+                named.truncate(limit);
+                max_rqid[i] = named.last().map(|&q| rqid(q));
+            }
+            named.sort_by_cached_key(|&q| qid(q));
+            kept[i] = named;
+        }
+        let kept_sets: Vec<FxHashSet<u32>> =
+            kept.iter().map(|v| v.iter().copied().collect()).collect();
+        let enabled: Vec<bool> = s.entities.iter().map(|e| !e.disable).collect();
+
+        let mut enwiki: FxHashMap<u32, Vec<&str>> = FxHashMap::default();
+        for (a, q) in &st.about {
+            if st.enwiki_parts.contains(a) {
+                enwiki.entry(*q).or_default().push(a);
+            }
+        }
+        // Entities.
+        let mut entities_json = Vec::new();
+        let mut ent_counts = Vec::new();
+        for (i, e) in s.entities.iter().enumerate() {
+            if e.disable {
+                continue;
+            }
+            ent_counts.push((e.label.clone(), J::Int(kept[i].len() as i64)));
+            let owners: Vec<String> = e
+                .properties
+                .iter()
+                .map(|p| format!("{}.{}", e.label, p.label))
+                .collect();
+            for &q in &kept[i] {
+                let mut props: Vec<(String, PV, bool)> = Vec::new();
+                let mut lists: Vec<(String, Vec<PV>)> = Vec::new();
+                for (p, owner) in e.properties.iter().zip(&owners).filter(|(p, _)| !p.disable) {
+                    let owner = owner.as_str();
+                    match p.source {
+                        PropSource::LinkedTo(pp, v) => {
+                            let b = st.direct_items(q, pp).any(|x| x == v);
+                            let val = match p.datatype.primitive() {
+                                DataType::Bool => Ok(PV::Bool(b)),
+                                DataType::Str => {
+                                    Ok(PV::Str(if b { "True" } else { "False" }.into()))
+                                }
+                                DataType::Int => Ok(PV::Int(b as i64)),
+                                DataType::Float => Ok(PV::Float(if b { 1.0 } else { 0.0 })),
+                                DataType::Date => Err("datatype conversion failure"),
+                                _ => Err("datatype conversion failure"),
+                            };
+                            match val {
+                                Ok(v) => Self::fold(&mut props, &mut lists, p, v),
+                                Err(r) => self.counts.drop(owner, r),
+                            }
+                        }
+                        PropSource::Pid(pp) => {
+                            let truthy = st.direct.get(&(q, pp));
+                            for &sid in st.claims.get(&(q, pp)).into_iter().flatten() {
+                                if !p.qualifier_filters.iter().all(|&(fp, fq)| {
+                                    st.quals
+                                        .get(&(sid, fp))
+                                        .is_some_and(|v| v.contains(&Obj::Item(fq)))
+                                }) {
+                                    continue;
+                                }
+                                let vals: Vec<Obj> = st
+                                    .stmt_values
+                                    .get(&(sid, pp))
+                                    .into_iter()
+                                    .flatten()
+                                    .filter(|v| truthy.is_some_and(|t| t.contains(v)))
+                                    .cloned()
+                                    .collect();
+                                let nodes = st.stmt_nodes.get(&(sid, pp)).unwrap_or(&[]);
+                                let results: Vec<Result<PV, &str>> = self
+                                    .rows(&vals, nodes)
+                                    .iter()
+                                    .map(|row| self.value(row, p))
+                                    .collect();
+                                for res in results {
+                                    match res {
+                                        Ok(v) => Self::fold(&mut props, &mut lists, p, v),
+                                        Err(r) => self.counts.drop(owner, r),
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                let obj = entity_json(
+                    e,
+                    q,
+                    props,
+                    lists,
+                    enwiki.get(&q).map_or(&[], |v| v.as_slice()),
+                    st,
+                    self,
+                );
+                entities_json.push(obj);
+            }
+        }
+
+        // Relations.
+        let mut rels: Vec<Rel> = Vec::new();
+        let mut rel_counts_raw: Vec<(String, usize)> = Vec::new();
+        let mut out_of_scope: Vec<(String, J)> = Vec::new();
+        for r in &s.relations {
+            let key = format!("{}({}->{})", r.label, r.subj_label, r.obj_label);
+            let (Some(si), Some(oi)) =
+                (s.entity_index(&r.subj_label), s.entity_index(&r.obj_label))
+            else {
+                continue;
+            };
+            if r.disable || !enabled[si] || !enabled[oi] {
+                continue;
+            }
+            // (subj, obj, statement iri) -> props
+            let mut found: BTreeMap<(String, String, String), PropMaps> = BTreeMap::new();
+            let mut dropped = 0u64;
+            let subj_pool: Vec<u32> = {
+                let mut v: Vec<u32> = cand_sets[si].iter().copied().collect();
+                v.sort_unstable();
+                v
+            };
+            let keep = |a: u32, b: u32| kept_sets[si].contains(&a) && kept_sets[oi].contains(&b);
+            match (&r.source, r.transitive, &r.suffix) {
+                (RelSource::Identical, _, _) => {
+                    for &a in &subj_pool {
+                        if cand_sets[oi].contains(&a) {
+                            if keep(a, a) {
+                                found
+                                    .entry((qid(a), qid(a), "IDENTICAL".into()))
+                                    .or_default();
+                            } else {
+                                dropped += 1;
+                            }
+                        }
+                    }
+                }
+                (RelSource::Pid(p), true, _) | (RelSource::Pid(p), false, Some(_)) => {
+                    let mut steps = vec![schema::PathStep {
+                        pid: *p,
+                        modifier: if r.transitive { '*' } else { '1' },
+                    }];
+                    steps.extend(r.suffix.iter().flatten().copied());
+                    let tag = if r.transitive {
+                        "TRANSITIVE"
+                    } else {
+                        "WITH_SUFFIX"
+                    };
+                    for &a in &subj_pool {
+                        let mut cur: FxHashSet<u32> = [a].into_iter().collect();
+                        for stp in &steps {
+                            cur = self.path_step(&cur, stp);
+                        }
+                        let mut objs: Vec<u32> = cur.into_iter().collect();
+                        objs.sort_unstable();
+                        for b in objs {
+                            if keep(a, b) {
+                                found.entry((qid(a), qid(b), tag.into())).or_default();
+                            } else if cand_sets[oi].contains(&b) || kept_sets[si].contains(&a) {
+                                dropped += 1;
+                            }
+                        }
+                    }
+                }
+                (RelSource::Pid(p), false, None) => {
+                    for &a in &subj_pool {
+                        for &sid in st.claims.get(&(a, *p)).into_iter().flatten() {
+                            if r.rank == RankFilter::NonDeprecated && st.deprecated.contains(&sid) {
+                                if kept_sets[si].contains(&a) {
+                                    *self
+                                        .counts
+                                        .dropped
+                                        .entry("deprecated rank (relation)".into())
+                                        .or_default() += 1;
+                                }
+                                continue;
+                            }
+                            let objs = match r.qualifier_pid {
+                                Some(qp) => st.quals.get(&(sid, qp)),
+                                None => st.stmt_values.get(&(sid, *p)),
+                            };
+                            for o in objs.into_iter().flatten() {
+                                let Obj::Item(b) = o else { continue };
+                                if r.rank == RankFilter::Highest
+                                    && !st.direct_items(a, *p).any(|x| x == *b)
+                                {
+                                    continue;
+                                }
+                                if !keep(a, *b) {
+                                    dropped += 1;
+                                    continue;
+                                }
+                                let k = (qid(a), qid(*b), st.stmt_iris[sid as usize].to_string());
+                                if found.contains_key(&k) {
+                                    continue;
+                                }
+                                let mut props = Vec::new();
+                                let mut lists = Vec::new();
+                                for pr in r.properties.iter().filter(|x| !x.disable) {
+                                    let PropSource::Pid(pp) = pr.source else {
+                                        continue;
+                                    };
+                                    let owner = format!("{}.{}", r.label, pr.label);
+                                    let (vals, nodes) = if pr.is_qualifier {
+                                        (st.quals.get(&(sid, pp)), st.qual_nodes.get(&(sid, pp)))
+                                    } else {
+                                        (
+                                            st.stmt_values.get(&(sid, pp)),
+                                            st.stmt_nodes.get(&(sid, pp)),
+                                        )
+                                    };
+                                    let vals = vals.unwrap_or(&[]);
+                                    let nodes = nodes.unwrap_or(&[]);
+                                    let results: Vec<Result<PV, &str>> = self
+                                        .rows(vals, nodes)
+                                        .iter()
+                                        .map(|row| self.value(row, pr))
+                                        .collect();
+                                    for res in results {
+                                        match res {
+                                            Ok(v) => Self::fold(&mut props, &mut lists, pr, v),
+                                            Err(reason) => self.counts.drop(&owner, reason),
+                                        }
+                                    }
+                                }
+                                found.insert(k, (props, lists));
+                            }
+                        }
+                    }
+                }
+            }
+            rel_counts_raw.push((key.clone(), found.len()));
+            out_of_scope.push((key, J::Int(dropped as i64)));
+            for ((a, b, _), (props, lists)) in found {
+                let mut all: Vec<(String, PV, bool)> = Vec::new();
+                // Keep schema order of properties.
+                for pr in r.properties.iter().filter(|x| !x.disable) {
+                    if let Some(x) = props.iter().find(|x| x.0 == pr.label) {
+                        all.push(x.clone());
+                    }
+                    if let Some((k, vs)) = lists.iter().find(|x| x.0 == pr.label) {
+                        let mut vs = vs.clone();
+                        vs.sort_by(|x, y| x.py_cmp(y));
+                        for v in vs {
+                            all.push((k.clone(), v, true));
+                        }
+                    }
+                }
+                let rid = rels.len();
+                rels.push(Rel {
+                    label: r.label.clone(),
+                    subj_id: format!("{}#{}", r.subj_label, a),
+                    obj_id: format!("{}#{}", r.obj_label, b),
+                    props: all,
+                    rid,
+                });
+            }
+        }
+        // Merge (the original's convert_wd_to_simple_kg).
+        let before_merge = rels.len();
+        let mut groups: Vec<Vec<Rel>> = Vec::new();
+        let mut gindex: FxHashMap<(String, String, String), usize> = FxHashMap::default();
+        for rel in rels {
+            let k = (rel.label.clone(), rel.subj_id.clone(), rel.obj_id.clone());
+            let gi = *gindex.entry(k).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            let group = &mut groups[gi];
+            let mut merged = false;
+            for r0 in group.iter_mut() {
+                if mergeable(r0, &rel) {
+                    merge_into(r0, &rel);
+                    merged = true;
+                    break;
+                }
+            }
+            if !merged {
+                group.push(rel);
+            }
+        }
+        let mut relations_json = Vec::new();
+        let mut rel_counts: Vec<(String, J)> = Vec::new();
+        let mut per_key: FxHashMap<String, i64> = FxHashMap::default();
+        for rel in groups.into_iter().flatten() {
+            let sl = rel.subj_id.split('#').next().unwrap_or("").to_string();
+            let ol = rel.obj_id.split('#').next().unwrap_or("").to_string();
+            *per_key
+                .entry(format!("{}({}->{})", rel.label, sl, ol))
+                .or_default() += 1;
+            relations_json.push(relation_json(rel));
+        }
+        for (k, _) in &rel_counts_raw {
+            rel_counts.push((k.clone(), J::Int(*per_key.get(k).unwrap_or(&0))));
+        }
+
+        // Schema block.
+        let ents_schema: Vec<J> = s
+            .entities
+            .iter()
+            .filter(|e| !e.disable)
+            .map(|e| {
+                J::Obj(vec![
+                    ("label".into(), J::Str(e.label.clone())),
+                    ("description".into(), J::Null),
+                    (
+                        "properties".into(),
+                        J::Obj(
+                            e.properties
+                                .iter()
+                                .filter(|p| !p.disable)
+                                .map(|p| (p.label.clone(), J::Str(p.datatype.as_str().into())))
+                                .collect(),
+                        ),
+                    ),
+                ])
+            })
+            .collect();
+        let rels_schema: Vec<J> = s
+            .relations
+            .iter()
+            .filter(|r| {
+                !r.disable
+                    && s.entity_index(&r.subj_label).is_some_and(|i| enabled[i])
+                    && s.entity_index(&r.obj_label).is_some_and(|i| enabled[i])
+            })
+            .map(|r| {
+                J::Obj(vec![
+                    ("label".into(), J::Str(r.label.clone())),
+                    ("subj_label".into(), J::Str(r.subj_label.clone())),
+                    ("obj_label".into(), J::Str(r.obj_label.clone())),
+                    (
+                        "properties".into(),
+                        J::Obj(
+                            r.properties
+                                .iter()
+                                .filter(|p| !p.disable)
+                                .map(|p| (p.label.clone(), J::Str(p.datatype.as_str().into())))
+                                .collect(),
+                        ),
+                    ),
+                ])
+            })
+            .collect();
+        let n_ent = entities_json.len();
+        let n_rel = relations_json.len();
+        let graph = J::Obj(vec![
+            (
+                "schema".into(),
+                J::Obj(vec![
+                    ("name".into(), J::Str(s.name.clone())),
+                    ("entities".into(), J::Arr(ents_schema)),
+                    ("relations".into(), J::Arr(rels_schema)),
+                ]),
+            ),
+            ("entities".into(), J::Arr(entities_json)),
+            ("relations".into(), J::Arr(relations_json)),
+        ]);
+        let to_obj = |m: &BTreeMap<String, u64>| {
+            J::Obj(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), J::Int(*v as i64)))
+                    .collect(),
+            )
+        };
+        let report = vec![
+            ("schema".into(), J::Str(s.name.clone())),
+            ("entities_total".into(), J::Int(n_ent as i64)),
+            ("relations_total".into(), J::Int(n_rel as i64)),
+            ("entities".into(), J::Obj(ent_counts)),
+            (
+                "entity_candidates".into(),
+                J::Obj(
+                    s.entities
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| !e.disable)
+                        .map(|(i, e)| (e.label.clone(), J::Int(candidates[i] as i64)))
+                        .collect(),
+                ),
+            ),
+            (
+                "entities_dropped_no_english_label".into(),
+                to_obj(&no_label),
+            ),
+            ("relations".into(), J::Obj(rel_counts)),
+            ("relations_before_merge".into(), J::Int(before_merge as i64)),
+            (
+                "relations_merged".into(),
+                J::Int((before_merge - n_rel) as i64),
+            ),
+            (
+                "relations_dropped_out_of_scope".into(),
+                J::Obj(out_of_scope),
+            ),
+            ("dropped_values".into(), to_obj(&self.counts.dropped)),
+            (
+                "dropped_values_by_property".into(),
+                J::Obj(
+                    self.counts
+                        .dropped_by_prop
+                        .iter()
+                        .map(|(k, m)| (k.clone(), to_obj(m)))
+                        .collect(),
+                ),
+            ),
+        ];
+        (graph, report)
+    }
+
+    fn path_step(&self, cur: &FxHashSet<u32>, stp: &schema::PathStep) -> FxHashSet<u32> {
+        let step1 = |xs: &FxHashSet<u32>| -> FxHashSet<u32> {
+            let mut out = FxHashSet::default();
+            for &x in xs {
+                out.extend(self.st.direct_items(x, stp.pid));
+            }
+            out
+        };
+        match stp.modifier {
+            '1' => step1(cur),
+            '?' => {
+                let mut out = step1(cur);
+                out.extend(cur.iter().copied());
+                out
+            }
+            _ => {
+                let mut seen: FxHashSet<u32> = if stp.modifier == '*' {
+                    cur.clone()
+                } else {
+                    FxHashSet::default()
+                };
+                let mut frontier = step1(cur);
+                loop {
+                    let new: FxHashSet<u32> =
+                        frontier.into_iter().filter(|x| seen.insert(*x)).collect();
+                    if new.is_empty() {
+                        break;
+                    }
+                    frontier = step1(&new);
+                }
+                seen
+            }
+        }
+    }
+}
+
+fn mergeable(r0: &Rel, rel: &Rel) -> bool {
+    // Common non-list keys must have equal values.
+    for (k, v, is_list) in &rel.props {
+        if *is_list {
+            continue;
+        }
+        if let Some((_, v0, _)) = r0.props.iter().find(|(k0, _, _)| k0 == k) {
+            if v0 != v {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fn merge_into(r0: &mut Rel, rel: &Rel) {
+    let keys0: FxHashSet<String> = r0.props.iter().map(|x| x.0.clone()).collect();
+    for (k, v, is_list) in &rel.props {
+        if !keys0.contains(k) {
+            r0.props.push((k.clone(), v.clone(), *is_list));
+        } else if *is_list && !r0.props.iter().any(|(k0, v0, _)| k0 == k && v0 == v) {
+            r0.props.push((k.clone(), v.clone(), true));
+        }
+    }
+    // Re-sort list values of each key, keeping first-key order.
+    let mut order: Vec<String> = Vec::new();
+    for (k, _, _) in &r0.props {
+        if !order.contains(k) {
+            order.push(k.clone());
+        }
+    }
+    let mut out = Vec::with_capacity(r0.props.len());
+    for k in order {
+        let mut vs: Vec<(String, PV, bool)> =
+            r0.props.iter().filter(|x| x.0 == k).cloned().collect();
+        if vs.first().is_some_and(|x| x.2) {
+            vs.sort_by(|a, b| a.1.py_cmp(&b.1));
+        }
+        out.extend(vs);
+    }
+    r0.props = out;
+}
+
+fn pv_json(v: &PV) -> J {
+    match v {
+        PV::Str(s) | PV::Date(s) => J::Str(s.clone()),
+        PV::Int(i) => J::Int(*i),
+        PV::Float(f) => J::Float(*f),
+        PV::Bool(b) => J::Bool(*b),
+    }
+}
+
+fn props_json(props: &[(String, PV, bool)]) -> J {
+    let mut out: Vec<(String, J)> = Vec::new();
+    for (k, v, is_list) in props {
+        if *is_list {
+            match out.iter_mut().find(|(k0, _)| k0 == k) {
+                Some((_, J::Arr(a))) => a.push(pv_json(v)),
+                _ => out.push((k.clone(), J::Arr(vec![pv_json(v)]))),
+            }
+        } else {
+            out.push((k.clone(), pv_json(v)));
+        }
+    }
+    J::Obj(out)
+}
+
+fn relation_json(r: Rel) -> J {
+    J::Obj(vec![
+        ("rid".into(), J::Str(r.rid.to_string())),
+        ("label".into(), J::Str(r.label)),
+        ("subj_id".into(), J::Str(r.subj_id)),
+        ("obj_id".into(), J::Str(r.obj_id)),
+        ("properties".into(), props_json(&r.props)),
+        ("provenance".into(), J::Arr(vec![])),
+    ])
+}
+
+/// Percent-decode (UTF-8) as Python's `urllib.parse.unquote`.
+fn unquote(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (
+                (b[i + 1] as char).to_digit(16),
+                (b[i + 2] as char).to_digit(16),
+            ) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn entity_json(
+    e: &schema::EntitySchema,
+    q: u32,
+    props: Vec<(String, PV, bool)>,
+    lists: Vec<(String, Vec<PV>)>,
+    articles: &[&str],
+    st: &Store,
+    r: &Resolver,
+) -> J {
+    let name = r.english_name(q).unwrap_or_default().to_string();
+    let mut aliases: Vec<String> = st
+        .aliases
+        .get(&q)
+        .into_iter()
+        .flatten()
+        .map(|a| a.trim().to_string())
+        .filter(|a| !a.is_empty())
+        .collect();
+    aliases.sort();
+    aliases.dedup();
+    let description = st
+        .descriptions
+        .get(&q)
+        .map(|d| J::Str(d.to_string()))
+        .unwrap_or(J::Null);
+    // English Wikipedia sitelink: an article about q that is part of enwiki.
+    let mut titles: Vec<String> = articles
+        .iter()
+        .map(|a| unquote(a.split("en.wikipedia.org/wiki/").last().unwrap_or("")).replace('_', " "))
+        .collect();
+    titles.sort();
+    let provenance: Vec<J> = titles
+        .first()
+        .map(|t| {
+            J::Str(format!(
+                "https://en.wikipedia.org/wiki/{}",
+                t.replace(' ', "_")
+            ))
+        })
+        .into_iter()
+        .collect();
+    let mut all: Vec<(String, PV, bool)> = Vec::new();
+    for p in e.properties.iter().filter(|p| !p.disable) {
+        if let Some(x) = props.iter().find(|x| x.0 == p.label) {
+            all.push(x.clone());
+        }
+        if let Some((k, vs)) = lists.iter().find(|x| x.0 == p.label) {
+            let mut vs = vs.clone();
+            vs.sort_by(|x, y| x.py_cmp(y));
+            for v in vs {
+                all.push((k.clone(), v, true));
+            }
+        }
+    }
+    J::Obj(vec![
+        ("eid".into(), J::Str(format!("{}#Q{}", e.label, q))),
+        ("label".into(), J::Str(e.label.clone())),
+        ("name".into(), J::Str(name)),
+        (
+            "aliases".into(),
+            J::Arr(aliases.into_iter().map(J::Str).collect()),
+        ),
+        ("description".into(), description),
+        ("properties".into(), props_json(&all)),
+        ("provenance".into(), J::Arr(provenance)),
+    ])
+}

@@ -1,0 +1,364 @@
+//! Extraction of the schema-relevant facts from RDF triples (Wikidata RDF
+//! vocabulary, SPEC.md §6). Every triple is looked at once; only the ones the
+//! schema can use are kept, as compact [`Fact`]s. Unknown predicates are ignored.
+
+use oxrdf::{NamedOrBlankNodeRef, TermRef, TripleRef};
+use rustc_hash::FxHashSet;
+
+const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
+const SKOS_ALT: &str = "http://www.w3.org/2004/02/skos/core#altLabel";
+const SCHEMA_DESC: &str = "http://schema.org/description";
+const SCHEMA_ABOUT: &str = "http://schema.org/about";
+const SCHEMA_PART_OF: &str = "http://schema.org/isPartOf";
+const WB: &str = "http://wikiba.se/ontology#";
+const ENWIKI: &str = "https://en.wikipedia.org/";
+const ENWIKI_ARTICLE: &str = "https://en.wikipedia.org/wiki/";
+
+/// An object value as the converter needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Obj {
+    /// An item `wd:Q<n>`.
+    Item(u32),
+    /// Any other IRI (external URL, commons file, non-item entity).
+    Iri(Box<str>),
+    /// A literal's lexical form.
+    Lit(Box<str>),
+    /// A blank node or `.well-known/genid` IRI: Wikidata's "some value".
+    SomeValue,
+}
+
+/// One schema-relevant fact.
+#[derive(Debug, Clone)]
+pub enum Fact {
+    /// `wd:Q wdt:P o` (truthy, best rank).
+    Direct {
+        s: u32,
+        p: u32,
+        o: Obj,
+    },
+    /// `wd:Q p:P stmt` (the statement IRI is kept to order relations as the original).
+    Claim {
+        s: u32,
+        p: u32,
+        stmt: Key,
+        iri: Box<str>,
+    },
+    /// `stmt ps:P o`.
+    StmtValue {
+        stmt: Key,
+        p: u32,
+        o: Obj,
+    },
+    /// `stmt psv:P node`.
+    StmtNode {
+        stmt: Key,
+        p: u32,
+        node: Key,
+    },
+    /// `stmt pq:P o`.
+    Qualifier {
+        stmt: Key,
+        p: u32,
+        o: Obj,
+    },
+    /// `stmt pqv:P node`.
+    QualifierNode {
+        stmt: Key,
+        p: u32,
+        node: Key,
+    },
+    /// `stmt wikibase:rank wikibase:DeprecatedRank`.
+    Deprecated {
+        stmt: Key,
+    },
+    QuantityAmount {
+        node: Key,
+        lex: Box<str>,
+    },
+    QuantityUnit {
+        node: Key,
+        unit: Obj,
+    },
+    TimeValue {
+        node: Key,
+        lex: Box<str>,
+    },
+    TimePrecision {
+        node: Key,
+        precision: i64,
+    },
+    /// English `rdfs:label`.
+    Label {
+        s: u32,
+        text: Box<str>,
+    },
+    /// English `schema:description`.
+    Description {
+        s: u32,
+        text: Box<str>,
+    },
+    /// English `skos:altLabel`.
+    Alias {
+        s: u32,
+        text: Box<str>,
+    },
+    /// `<https://en.wikipedia.org/wiki/...> schema:about wd:Q`.
+    About {
+        article: Box<str>,
+        s: u32,
+    },
+    /// `<article> schema:isPartOf <https://en.wikipedia.org/>`.
+    EnwikiPart {
+        article: Box<str>,
+    },
+}
+
+/// IRI namespaces of the Wikibase instance and the predicates the schema uses.
+#[derive(Debug, Clone)]
+pub struct Vocab {
+    entity: String,
+    direct: String,
+    claim: String,
+    statement: String,
+    statement_value: String,
+    qualifier: String,
+    qualifier_value: String,
+    /// Property ids (numbers) that may matter; others are skipped early.
+    pids: FxHashSet<u32>,
+}
+
+impl Vocab {
+    /// `entity` is the entity namespace (`http://www.wikidata.org/entity/`), `prop`
+    /// the property namespace root (`http://www.wikidata.org/prop/`).
+    pub fn new(entity: &str, prop: &str, pids: FxHashSet<u32>) -> Self {
+        Self {
+            entity: entity.to_string(),
+            direct: format!("{prop}direct/"),
+            claim: prop.to_string(),
+            statement: format!("{prop}statement/"),
+            statement_value: format!("{prop}statement/value/"),
+            qualifier: format!("{prop}qualifier/"),
+            qualifier_value: format!("{prop}qualifier/value/"),
+            pids,
+        }
+    }
+
+    pub fn entity_prefix(&self) -> &str {
+        &self.entity
+    }
+
+    fn item(&self, iri: &str) -> Option<u32> {
+        let rest = iri.strip_prefix(self.entity.as_str())?;
+        parse_num(rest.strip_prefix('Q')?)
+    }
+
+    fn pid_after(&self, iri: &str, prefix: &str) -> Option<u32> {
+        let rest = iri.strip_prefix(prefix)?;
+        let n = parse_num(rest.strip_prefix('P')?)?;
+        self.pids.contains(&n).then_some(n)
+    }
+
+    fn obj(&self, t: &TermRef<'_>) -> Obj {
+        match t {
+            TermRef::NamedNode(n) => {
+                let s = n.as_str();
+                if let Some(q) = self.item(s) {
+                    Obj::Item(q)
+                } else if s.contains("/.well-known/genid/") {
+                    Obj::SomeValue
+                } else {
+                    Obj::Iri(s.into())
+                }
+            }
+            TermRef::BlankNode(_) => Obj::SomeValue,
+            TermRef::Literal(l) => Obj::Lit(l.value().into()),
+            #[allow(unreachable_patterns)]
+            _ => Obj::SomeValue,
+        }
+    }
+
+    /// The fact carried by `t`, if the schema can use it.
+    pub fn extract(&self, t: TripleRef<'_>) -> Option<Fact> {
+        let p = t.predicate.as_str();
+        let subj = match t.subject {
+            NamedOrBlankNodeRef::NamedNode(n) => n.as_str(),
+            NamedOrBlankNodeRef::BlankNode(_) => return None,
+        };
+        // Most frequent namespaces first.
+        if let Some(rest) = p.strip_prefix(self.claim.as_str()) {
+            if let Some(num) = rest.strip_prefix('P') {
+                let pid = parse_num(num)?;
+                if !self.pids.contains(&pid) {
+                    return None;
+                }
+                let s = self.item(subj)?;
+                return match &t.object {
+                    TermRef::NamedNode(n) => Some(Fact::Claim {
+                        s,
+                        p: pid,
+                        stmt: key(n.as_str()),
+                        iri: n.as_str().into(),
+                    }),
+                    _ => None,
+                };
+            }
+            if let Some(pid) = self.pid_after(p, &self.direct) {
+                let s = self.item(subj)?;
+                return Some(Fact::Direct {
+                    s,
+                    p: pid,
+                    o: self.obj(&t.object),
+                });
+            }
+            if let Some(pid) = self.pid_after(p, &self.statement_value) {
+                return node_of(&t.object).map(|node| Fact::StmtNode {
+                    stmt: key(subj),
+                    p: pid,
+                    node,
+                });
+            }
+            if let Some(pid) = self.pid_after(p, &self.statement) {
+                return Some(Fact::StmtValue {
+                    stmt: key(subj),
+                    p: pid,
+                    o: self.obj(&t.object),
+                });
+            }
+            if let Some(pid) = self.pid_after(p, &self.qualifier_value) {
+                return node_of(&t.object).map(|node| Fact::QualifierNode {
+                    stmt: key(subj),
+                    p: pid,
+                    node,
+                });
+            }
+            if let Some(pid) = self.pid_after(p, &self.qualifier) {
+                return Some(Fact::Qualifier {
+                    stmt: key(subj),
+                    p: pid,
+                    o: self.obj(&t.object),
+                });
+            }
+            return None;
+        }
+        if let Some(local) = p.strip_prefix(WB) {
+            return match local {
+                "rank" => match &t.object {
+                    TermRef::NamedNode(n)
+                        if n.as_str() == "http://wikiba.se/ontology#DeprecatedRank" =>
+                    {
+                        Some(Fact::Deprecated { stmt: key(subj) })
+                    }
+                    _ => None,
+                },
+                "quantityAmount" => lit(&t.object).map(|lex| Fact::QuantityAmount {
+                    node: key(subj),
+                    lex,
+                }),
+                "quantityUnit" => Some(Fact::QuantityUnit {
+                    node: key(subj),
+                    unit: self.obj(&t.object),
+                }),
+                "timeValue" => lit(&t.object).map(|lex| Fact::TimeValue {
+                    node: key(subj),
+                    lex,
+                }),
+                "timePrecision" => match &t.object {
+                    TermRef::Literal(l) => {
+                        l.value()
+                            .trim()
+                            .parse()
+                            .ok()
+                            .map(|precision| Fact::TimePrecision {
+                                node: key(subj),
+                                precision,
+                            })
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+        }
+        match p {
+            RDFS_LABEL | SKOS_ALT | SCHEMA_DESC => {
+                let TermRef::Literal(l) = &t.object else {
+                    return None;
+                };
+                if l.language() != Some("en") {
+                    return None;
+                }
+                let s = self.item(subj)?;
+                let text: Box<str> = l.value().into();
+                Some(match p {
+                    RDFS_LABEL => Fact::Label { s, text },
+                    SKOS_ALT => Fact::Alias { s, text },
+                    _ => Fact::Description { s, text },
+                })
+            }
+            SCHEMA_ABOUT if subj.starts_with(ENWIKI_ARTICLE) => match &t.object {
+                TermRef::NamedNode(n) => self.item(n.as_str()).map(|s| Fact::About {
+                    article: subj.into(),
+                    s,
+                }),
+                _ => None,
+            },
+            SCHEMA_PART_OF => match &t.object {
+                TermRef::NamedNode(n) if n.as_str() == ENWIKI => Some(Fact::EnwikiPart {
+                    article: subj.into(),
+                }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+fn lit(t: &TermRef<'_>) -> Option<Box<str>> {
+    match t {
+        TermRef::Literal(l) => Some(l.value().into()),
+        _ => None,
+    }
+}
+
+fn node_of(t: &TermRef<'_>) -> Option<Key> {
+    match t {
+        TermRef::NamedNode(n) => Some(key(n.as_str())),
+        TermRef::BlankNode(b) => Some(key_parts(b"_:", b.as_str().as_bytes())),
+        _ => None,
+    }
+}
+
+/// A statement or value node, identified by a 128-bit hash of its IRI (blank
+/// nodes as `_:label`): FxHash and FNV-1a, 64 bits each. Two different IRIs get
+/// the same key with probability about n²/2¹²⁹ for n nodes.
+pub type Key = u128;
+
+/// The [`Key`] of an IRI.
+pub fn key(iri: &str) -> Key {
+    key_parts(b"", iri.as_bytes())
+}
+
+fn key_parts(a: &[u8], b: &[u8]) -> Key {
+    use std::hash::Hasher;
+    let mut fx = rustc_hash::FxHasher::default();
+    fx.write(a);
+    fx.write(b);
+    fx.write_usize(a.len() + b.len());
+    let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
+    for &x in a.iter().chain(b) {
+        fnv ^= x as u64;
+        fnv = fnv.wrapping_mul(0x0100_0000_01b3);
+    }
+    ((fx.finish() as u128) << 64) | fnv as u128
+}
+
+/// Parse a decimal id without leading zeros (`"42"` → 42).
+pub fn parse_num(s: &str) -> Option<u32> {
+    if s.is_empty()
+        || s.len() > 10
+        || (s.len() > 1 && s.starts_with('0'))
+        || !s.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    s.parse().ok()
+}

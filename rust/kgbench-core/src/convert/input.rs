@@ -1,0 +1,412 @@
+//! Reading RDF input: files or stdin, plain / gzip / bzip2, N-Triples or Turtle,
+//! parsed with oxttl. N-Triples is cut at line boundaries into blocks that are
+//! parsed in parallel (rayon) and merged in input order, so the result does not
+//! depend on the thread count. Turtle is parsed sequentially.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use oxttl::{NTriplesParser, TurtleParseError, TurtleParser};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use super::ConvertError;
+use oxrdf::TripleRef;
+
+/// RDF syntax of an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    NTriples,
+    Turtle,
+}
+
+/// Counters of one read.
+#[derive(Debug, Default, Clone)]
+pub struct ReadStats {
+    pub triples: u64,
+    pub bytes: u64,
+    pub skipped_invalid: u64,
+    /// First few skipped errors (`file:line: message`), for the report.
+    pub skipped_examples: Vec<String>,
+}
+
+struct Counting<R> {
+    inner: R,
+    bar: Option<ProgressBar>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(b) = &self.bar {
+            b.inc(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+/// Open `path` (`-` = stdin), detect compression from the magic bytes and the
+/// format from the name (`.nt`, `.ttl`, before `.gz` / `.bz2`) or `format`.
+fn open(
+    path: &str,
+    format: Option<Format>,
+    bar: Option<ProgressBar>,
+) -> Result<(Box<dyn BufRead + Send>, Format), ConvertError> {
+    let raw: Box<dyn Read + Send> = if path == "-" {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| ConvertError::Io {
+            file: path.to_string(),
+            message: e.to_string(),
+        })?)
+    };
+    let mut buffered = BufReader::with_capacity(1 << 20, Counting { inner: raw, bar });
+    let head = buffered
+        .fill_buf()
+        .map_err(|e| ConvertError::Io {
+            file: path.to_string(),
+            message: e.to_string(),
+        })?
+        .to_vec();
+    let decoded: Box<dyn BufRead + Send> = if head.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::bufread::MultiGzDecoder::new(buffered),
+        ))
+    } else if head.starts_with(b"BZh") {
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            bzip2::bufread::MultiBzDecoder::new(buffered),
+        ))
+    } else {
+        Box::new(buffered)
+    };
+    let name = path
+        .trim_end_matches(".gz")
+        .trim_end_matches(".bz2")
+        .trim_end_matches(".bz");
+    let fmt = match format {
+        Some(f) => f,
+        None if name.ends_with(".nt") => Format::NTriples,
+        None if name.ends_with(".ttl") => Format::Turtle,
+        None => {
+            let mut d = decoded;
+            let peek = d.fill_buf().map_err(|e| ConvertError::Io {
+                file: path.to_string(),
+                message: e.to_string(),
+            })?;
+            let text = String::from_utf8_lossy(&peek[..peek.len().min(4096)]).to_string();
+            let turtle = text
+                .lines()
+                .map(str::trim_start)
+                .find(|l| !l.is_empty() && !l.starts_with('#'))
+                .is_some_and(|l| {
+                    l.starts_with("@prefix")
+                        || l.starts_with("@base")
+                        || l.to_ascii_uppercase().starts_with("PREFIX")
+                });
+            return Ok((
+                d,
+                if turtle {
+                    Format::Turtle
+                } else {
+                    Format::NTriples
+                },
+            ));
+        }
+    };
+    Ok((decoded, fmt))
+}
+
+const BLOCK: usize = 4 << 20;
+
+struct BlockResult<T> {
+    facts: Vec<T>,
+    triples: u64,
+    /// (line within block, 0-based; byte offset within block; message)
+    errors: Vec<(u64, u64, String)>,
+}
+
+/// Parse a block: each line with the fast path; a line it rejects is parsed
+/// again with oxttl (the reference), which gives the triples or the error.
+fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
+    let mut out = BlockResult {
+        facts: Vec::with_capacity(block.len() / 256),
+        triples: 0,
+        errors: Vec::new(),
+    };
+    let mut line_no: u64 = 0;
+    let mut pos = 0usize;
+    // One UTF-8 check for the whole block; lines split at '\n' stay valid.
+    let whole = std::str::from_utf8(block).ok();
+    while pos < block.len() {
+        let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
+        let line = &block[pos..end];
+        let text = match whole {
+            Some(w) => Some(&w[pos..end]),
+            None => std::str::from_utf8(line).ok(),
+        };
+        let fast = text.and_then(|text| super::ntfast::parse_line(text, extract).ok());
+        match fast {
+            Some(Some(f)) => {
+                out.triples += 1;
+                if let Some(f) = f {
+                    out.facts.push(f);
+                }
+            }
+            Some(None) => {}
+            None => {
+                for r in NTriplesParser::new().for_slice(line) {
+                    match r {
+                        Ok(t) => {
+                            out.triples += 1;
+                            if let Some(f) = extract(t.as_ref()) {
+                                out.facts.push(f);
+                            }
+                        }
+                        Err(e) => {
+                            let loc = e.location();
+                            out.errors.push((
+                                line_no,
+                                pos as u64 + loc.start.offset,
+                                e.message().to_string(),
+                            ));
+                            break;
+                        }
+                    }
+                }
+                if stop_at_first && !out.errors.is_empty() {
+                    return out;
+                }
+            }
+        }
+        line_no += 1;
+        pos = end + 1;
+    }
+    out
+}
+
+fn excerpt(block: &[u8], offset: u64) -> String {
+    let off = (offset as usize).min(block.len());
+    let start = block[..off]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let end = block[off..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(block.len(), |p| off + p);
+    let line = String::from_utf8_lossy(&block[start..end]);
+    let mut s: String = line.chars().take(120).collect();
+    if line.chars().count() > 120 {
+        s.push('…');
+    }
+    s
+}
+
+/// Read up to `n` blocks of about [`BLOCK`] bytes, each cut after a line end.
+/// Buffers come from `pool` (and go back to it after parsing), so that steady
+/// state reading does not allocate.
+fn read_group(
+    reader: &mut (dyn BufRead + Send),
+    carry: &mut Vec<u8>,
+    eof: &mut bool,
+    n: usize,
+    pool: &mut Vec<Vec<u8>>,
+) -> io::Result<Vec<Vec<u8>>> {
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    while blocks.len() < n && !*eof {
+        let mut buf = pool.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(carry);
+        carry.clear();
+        let want = BLOCK.max(buf.len() + 1);
+        let mut filled = buf.len();
+        buf.resize(want, 0);
+        while filled < want {
+            let got = reader.read(&mut buf[filled..])?;
+            if got == 0 {
+                *eof = true;
+                break;
+            }
+            filled += got;
+        }
+        buf.truncate(filled);
+        if !*eof {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(p) => {
+                    carry.extend_from_slice(&buf[p + 1..]);
+                    buf.truncate(p + 1);
+                }
+                None => {
+                    *carry = buf;
+                    continue;
+                }
+            }
+        }
+        if buf.is_empty() {
+            pool.push(buf);
+        } else {
+            blocks.push(buf);
+        }
+    }
+    Ok(blocks)
+}
+
+/// Maps a parsed triple to the value kept from it (or nothing).
+pub type Extract<'a, T> = dyn Fn(TripleRef<'_>) -> Option<T> + Sync + 'a;
+
+/// Read every input, calling `sink` with each batch of extracted values in input
+/// order (N-Triples blocks are parsed in parallel, merged in order).
+#[allow(clippy::too_many_arguments)]
+pub fn read_all<T: Send>(
+    inputs: &[String],
+    format: Option<Format>,
+    extract: &Extract<'_, T>,
+    skip_invalid: bool,
+    progress: bool,
+    stats: &mut ReadStats,
+    sink: &mut dyn FnMut(Vec<T>),
+) -> Result<(), ConvertError> {
+    let total: u64 = inputs
+        .iter()
+        .filter(|p| p.as_str() != "-")
+        .filter_map(|p| std::fs::metadata(Path::new(p)).ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = if progress {
+        // Unknown length (spinner) when reading stdin.
+        let len = (!inputs.iter().any(|p| p == "-")).then_some(total);
+        let b = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let threads = rayon::current_num_threads().max(1);
+    let t0 = std::time::Instant::now();
+    for path in inputs {
+        let (mut reader, fmt) = open(path, format, bar.clone())?;
+        let io_err = |e: io::Error| ConvertError::Io {
+            file: path.clone(),
+            message: if e.kind() == io::ErrorKind::UnexpectedEof {
+                format!("truncated or corrupt compressed input: {e}")
+            } else {
+                e.to_string()
+            },
+        };
+        match fmt {
+            Format::NTriples => {
+                let mut carry: Vec<u8> = Vec::new();
+                let mut base_line: u64 = 0;
+                let mut base_offset: u64 = 0;
+                let mut eof = false;
+                let group = threads * 2;
+                let mut pool: Vec<Vec<u8>> = Vec::new();
+                let mut next = read_group(&mut reader, &mut carry, &mut eof, group, &mut pool)
+                    .map_err(io_err)?;
+                while !next.is_empty() {
+                    let blocks = std::mem::take(&mut next);
+                    // Parse this group while the next one is read (and decompressed).
+                    let (results, read) = rayon::join(
+                        || {
+                            blocks
+                                .par_iter()
+                                .map(|b| parse_block(b, extract, !skip_invalid))
+                                .collect::<Vec<BlockResult<T>>>()
+                        },
+                        || {
+                            if eof {
+                                Ok(Vec::new())
+                            } else {
+                                read_group(&mut reader, &mut carry, &mut eof, group, &mut pool)
+                            }
+                        },
+                    );
+                    next = read.map_err(io_err)?;
+                    for (block, res) in blocks.iter().zip(results) {
+                        if let Some((line, off, msg)) = res.errors.first() {
+                            if !skip_invalid {
+                                return Err(ConvertError::Syntax {
+                                    file: path.clone(),
+                                    line: base_line + line + 1,
+                                    offset: base_offset + off,
+                                    message: msg.clone(),
+                                    excerpt: excerpt(block, *off),
+                                });
+                            }
+                        }
+                        for (line, _off, msg) in &res.errors {
+                            stats.skipped_invalid += 1;
+                            if stats.skipped_examples.len() < 10 {
+                                stats
+                                    .skipped_examples
+                                    .push(format!("{path}:{}: {msg}", base_line + line + 1));
+                            }
+                        }
+                        stats.triples += res.triples;
+                        base_line += memchr::memchr_iter(b'\n', block).count() as u64;
+                        base_offset += block.len() as u64;
+                        sink(res.facts);
+                    }
+                    pool.extend(blocks);
+                    if let Some(b) = &bar {
+                        let secs = t0.elapsed().as_secs_f64().max(1e-9);
+                        b.set_message(format!(
+                            "{:.2}M triples/s",
+                            stats.triples as f64 / secs / 1e6
+                        ));
+                    }
+                }
+                stats.bytes += base_offset;
+            }
+            Format::Turtle => {
+                let mut facts = Vec::new();
+                let mut parser = TurtleParser::new().for_reader(&mut reader);
+                for r in &mut parser {
+                    match r {
+                        Ok(t) => {
+                            stats.triples += 1;
+                            if let Some(f) = extract(t.as_ref()) {
+                                facts.push(f);
+                            }
+                        }
+                        Err(TurtleParseError::Io(e)) => return Err(io_err(e)),
+                        Err(TurtleParseError::Syntax(e)) => {
+                            let loc = e.location();
+                            if skip_invalid {
+                                stats.skipped_invalid += 1;
+                                if stats.skipped_examples.len() < 10 {
+                                    stats.skipped_examples.push(format!(
+                                        "{path}:{}: {}",
+                                        loc.start.line + 1,
+                                        e.message()
+                                    ));
+                                }
+                                continue;
+                            }
+                            return Err(ConvertError::Syntax {
+                                file: path.clone(),
+                                line: loc.start.line + 1,
+                                offset: loc.start.offset,
+                                message: e.message().to_string(),
+                                excerpt: String::new(),
+                            });
+                        }
+                    }
+                    if facts.len() >= 65536 {
+                        sink(std::mem::take(&mut facts));
+                    }
+                }
+                sink(facts);
+            }
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(())
+}
