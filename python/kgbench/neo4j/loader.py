@@ -96,13 +96,8 @@ def read_graph_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     ``kgbench.convert.read_graph``. Raises :class:`InputError` on unreadable input."""
     p = Path(path)
     if p.is_dir() or p.suffix == ".parquet":
-        try:
-            from kgbench.convert import read_graph  # type: ignore[attr-defined]
-        except ImportError as exc:
-            raise InputError(
-                f"{p}: reading the Parquet graph pair needs kgbench.convert.read_graph, which "
-                "this build does not have; pass a graph.json"
-            ) from exc
+        from kgbench.convert import read_graph
+
         graph = read_graph(p)
         if not isinstance(graph, dict):
             raise InputError(f"{p}: kgbench.convert.read_graph returned {type(graph).__name__}")
