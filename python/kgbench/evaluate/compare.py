@@ -39,9 +39,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported on first use: `kgbench score` starts faster
+    import numpy as np
 
 from kgbench._core import evaluate as _core
 
@@ -124,6 +125,8 @@ def execution_accuracy_batch(
     if not isinstance(order_matters, bool):
         order_matters = [bool(x) for x in order_matters]
     raw = _core.execution_accuracy_batch(gold_tables, pred_tables, order_matters, rel_tol)
+    import numpy as np
+
     return np.frombuffer(raw, dtype="<f8").copy()
 
 
@@ -175,4 +178,6 @@ def score_files(
     summary, raw = _core.score_files(
         os.fspath(gold), os.fspath(pred), None if out is None else os.fspath(out), rel_tol
     )
+    import numpy as np
+
     return ScoreResult(summary=dict(summary), ex=np.frombuffer(raw, dtype="<f8").copy())

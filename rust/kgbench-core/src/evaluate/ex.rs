@@ -115,6 +115,10 @@ pub fn tables_equivalent_with(
     if k == 0 || gold.identical(&pred) {
         return true;
     }
+    // equal cell multisets need equal byte totals (O(1) from the arena offsets)
+    if gold.key_bytes() != pred.key_bytes() {
+        return false;
+    }
     let cells = n * k;
     let cell = |i: usize| -> &[u8] {
         if i < cells {
@@ -322,6 +326,15 @@ impl Search<'_> {
         let (n, k) = (self.n, self.k);
         let cur = 2 * n * depth;
         let next = cur + 2 * n;
+        if depth == 0 {
+            // a candidate pair has equal value multisets (step 3), so the projected bags
+            // agree; the cell ids themselves are the row classes (no sort needed)
+            for r in 0..n {
+                self.classes[next + r] = self.gid[r * k + i];
+                self.classes[next + n + r] = self.pid[r * k + j];
+            }
+            return true;
+        }
         self.keys.clear();
         for r in 0..n {
             let c = self.classes[cur + r] as u64;

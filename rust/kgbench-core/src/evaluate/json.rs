@@ -31,6 +31,11 @@ pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     scratch: String,
+    /// Reused builders of nested lists and maps (a stack: one per open level).
+    lists: Vec<ListKeys>,
+    maps: Vec<MapKeys>,
+    /// Reused sink of [`Reader::skip`].
+    sink: Vec<u8>,
 }
 
 impl<'a> Reader<'a> {
@@ -41,7 +46,17 @@ impl<'a> Reader<'a> {
             buf: text.as_bytes(),
             pos: 0,
             scratch: String::new(),
+            lists: Vec::new(),
+            maps: Vec::new(),
+            sink: Vec::new(),
         }
+    }
+
+    /// Start over on another text, keeping the buffers (no allocation per line).
+    pub fn reset(&mut self, text: &'a str) {
+        self.text = text;
+        self.buf = text.as_bytes();
+        self.pos = 0;
     }
 
     /// An error at the current position.
@@ -104,6 +119,22 @@ impl<'a> Reader<'a> {
         // one pass: stop at the closing quote, a backslash or a control character
         let mut p = start;
         let b = self.buf;
+        // eight bytes at a time while none is '"', '\\' or a control character (SWAR;
+        // a flagged word is rescanned byte by byte below)
+        const LO: u64 = 0x0101_0101_0101_0101;
+        const HI: u64 = 0x8080_8080_8080_8080;
+        while let Some(w) = b.get(p..p + 8) {
+            let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+            let q = v ^ (LO * b'"' as u64);
+            let s = v ^ (LO * b'\\' as u64);
+            let special = (q.wrapping_sub(LO) & !q)
+                | (s.wrapping_sub(LO) & !s)
+                | (v.wrapping_sub(LO * 0x20) & !v);
+            if special & HI != 0 {
+                break;
+            }
+            p += 8;
+        }
         while p < b.len() {
             let c = b[p];
             if c == b'"' {
@@ -270,7 +301,8 @@ impl<'a> Reader<'a> {
             }
             Some(b'[') => {
                 self.pos += 1;
-                let mut list = ListKeys::default();
+                let mut list = self.lists.pop().unwrap_or_default();
+                list.clear();
                 if self.peek() == Some(b']') {
                     self.pos += 1;
                 } else {
@@ -287,11 +319,13 @@ impl<'a> Reader<'a> {
                         }
                     }
                 }
-                list.finish_list(out);
+                list.finish_list_reuse(out);
+                self.lists.push(list);
             }
             Some(b'{') => {
                 self.pos += 1;
-                let mut map = MapKeys::default();
+                let mut map = self.maps.pop().unwrap_or_default();
+                map.clear();
                 if self.peek() == Some(b'}') {
                     self.pos += 1;
                 } else {
@@ -311,7 +345,8 @@ impl<'a> Reader<'a> {
                         }
                     }
                 }
-                map.finish(out);
+                map.finish_reuse(out);
+                self.maps.push(map);
             }
             Some(b'-' | b'0'..=b'9') => {
                 let (text, integer) = self.number_text()?;
@@ -334,6 +369,8 @@ impl<'a> Reader<'a> {
                     } else {
                         value::push_float(out, text.parse::<f64>().unwrap_or(f64::NAN));
                     }
+                } else if let Some(f) = fast_decimal(text) {
+                    value::push_float(out, f);
                 } else {
                     match text.parse::<f64>() {
                         Ok(f) if f.is_finite() => value::push_float(out, f),
@@ -351,8 +388,18 @@ impl<'a> Reader<'a> {
     pub fn skip(&mut self) -> R<&'a str> {
         self.ws();
         let start = self.pos;
-        let mut sink = Vec::new();
-        self.value_key(&mut sink)?;
+        match self.buf.get(start) {
+            Some(b'n') => self.literal(b"null")?,
+            Some(b't') => self.literal(b"true")?,
+            Some(b'f') => self.literal(b"false")?,
+            _ => {
+                let mut sink = std::mem::take(&mut self.sink);
+                sink.clear();
+                let res = self.value_key(&mut sink);
+                self.sink = sink;
+                res?;
+            }
+        }
         Ok(&self.text[start..self.pos])
     }
 
@@ -492,6 +539,38 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Exact powers of ten representable in `f64`.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Correctly rounded value of a plain decimal `-?d+.d+` (no exponent) with at most 15
+/// digits: the digits form an integer below 2^53 and the divisor a power of ten below 1e23,
+/// both exact in `f64`, so one IEEE division rounds correctly (Clinger's fast path).
+/// `None` for anything else (the caller falls back to the full parser).
+#[inline]
+fn fast_decimal(text: &str) -> Option<f64> {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(d) => (true, d.as_bytes()),
+        None => (false, text.as_bytes()),
+    };
+    if body.len() > 16 {
+        return None;
+    }
+    let mut m: u64 = 0;
+    let mut frac = None;
+    for (i, &c) in body.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => m = m * 10 + (c - b'0') as u64,
+            b'.' => frac = Some(body.len() - i - 1),
+            _ => return None,
+        }
+    }
+    let f = m as f64 / POW10[frac?];
+    Some(if neg { -f } else { f })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,7 +612,15 @@ mod tests {
             "-9223372036854775809",
             "0.1",
             "2.5e300",
+            "-4.5",
+            "0.30000000000000004",
+            "123456789.123456",
+            "9007199254740.993",
+            "-0.000000000000001",
+            "1.79769313486231",
             r#""plain""#,
+            r#""a longer plain string of many words""#,
+            r#""twelve chars\u00e9 then an escape""#,
             r#""esc \" \\ \/ \b \f \n \r \t \u00e9 \ud83d\ude00 é""#,
             r#"[3, 1.0, [2, "x"], {"b": null, "a": [true, false]}]"#,
             r#"{"k": 1, "k": 2}"#,
@@ -542,6 +629,24 @@ mod tests {
             " [ 1 , 2 ] ",
         ] {
             assert_eq!(fast(t), serde(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn fast_decimal_is_correctly_rounded() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let digits = 1 + (x >> 60) as usize % 15;
+            let m = (x >> 8) % 10u64.pow(digits as u32);
+            let s = format!("{m:0digits$}");
+            let point = 1 + (x as usize >> 4) % digits.max(1);
+            let (a, b) = s.split_at(point.min(digits));
+            if b.is_empty() || (a.len() > 1 && a.starts_with('0')) {
+                continue;
+            }
+            let t = format!("{}{a}.{b}", if x & 1 == 1 { "-" } else { "" });
+            assert_eq!(fast_decimal(&t), Some(t.parse::<f64>().unwrap()), "{t}");
         }
     }
 

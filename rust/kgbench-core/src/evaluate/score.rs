@@ -145,27 +145,46 @@ pub fn parse_record(
     arena: &mut TableArena,
 ) -> Result<ResultRecord, JsonError> {
     let mut r = Reader::new(text);
-    let mut rec = ResultRecord {
-        line,
-        ..Default::default()
-    };
-    let mut qid: Option<String> = None;
+    let mut rec = ResultRecord::default();
+    parse_record_into(&mut r, line, arena, &mut rec)?;
+    Ok(rec)
+}
+
+/// [`parse_record`] with a reader already [`Reader::reset`] to the line, writing into `rec`
+/// (every field is overwritten; its buffers are reused, so a loop over lines does not
+/// allocate per line).
+pub fn parse_record_into(
+    r: &mut Reader<'_>,
+    line: usize,
+    arena: &mut TableArena,
+    rec: &mut ResultRecord,
+) -> Result<(), JsonError> {
+    rec.qid.clear();
+    rec.span = TableSpan::default();
+    rec.chunk = 0;
+    rec.error = None;
+    rec.cypher = None;
+    rec.order_matters = None;
+    rec.line = line;
+    let mut have_qid = false;
     let mut ncols: Option<usize> = None;
     let mut rows_seen = false;
     r.object(|r, key| {
         match key {
             "qid" => {
-                qid = Some(match r.peek() {
-                    Some(b'"') => r.string()?.into_owned(),
+                rec.qid.clear();
+                match r.peek() {
+                    Some(b'"') => rec.qid.push_str(&r.string()?),
                     Some(b'-' | b'0'..=b'9') => {
                         let t = r.skip()?;
                         if t.parse::<i128>().is_err() {
                             return r.err("\"qid\" must be a string or an integer");
                         }
-                        t.to_owned()
+                        rec.qid.push_str(t);
                     }
                     _ => return r.err("\"qid\" must be a string or an integer"),
-                })
+                }
+                have_qid = true;
             }
             "columns" => {
                 if let Some(n) = r.count_array()? {
@@ -226,14 +245,13 @@ pub fn parse_record(
         Ok(())
     })?;
     r.end()?;
-    rec.qid = match qid {
-        Some(q) => q,
-        None => return r.err("missing field \"qid\""),
-    };
+    if !have_qid {
+        return r.err("missing field \"qid\"");
+    }
     if !rows_seen && rec.error.is_none() {
         return r.err("missing field \"rows\"");
     }
-    Ok(rec)
+    Ok(())
 }
 
 const CHUNK_LINES: usize = 4096;
@@ -337,8 +355,11 @@ pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
             let bytes: usize = chunk.iter().map(|&(_, s, e)| (e - s) as usize).sum();
             let mut arena = TableArena::with_capacity(bytes / 4, bytes);
             let mut recs = Vec::with_capacity(chunk.len());
+            let mut r = Reader::new("");
             for &(no, s, e) in chunk {
-                let mut rec = parse_record(&data[s as usize..e as usize], no as usize, &mut arena)
+                r.reset(&data[s as usize..e as usize]);
+                let mut rec = ResultRecord::default();
+                parse_record_into(&mut r, no as usize, &mut arena, &mut rec)
                     .map_err(|err| (no as usize, err))?;
                 rec.chunk = ci as u32;
                 recs.push(rec);
@@ -478,17 +499,21 @@ pub fn score_files(
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
-    if let Some((qids, statuses)) = score_aligned(&gd, &pd, gold_path, pred_path, rel_tol) {
-        let refs: Vec<(&str, usize)> = qids.iter().map(|(q, l)| (q.as_str(), *l)).collect();
+    if let Some(chunks) = score_aligned(&gd, &pd, gold_path, pred_path, rel_tol) {
+        let refs: Vec<(&str, usize)> = chunks.iter().flat_map(QidChunk::qids).collect();
         check_duplicates(&refs, gold_path)?;
-        let summary = summarize(&statuses, qids.len(), qids.len(), 0);
+        let statuses: Vec<Status> = chunks
+            .iter()
+            .flat_map(|c| c.statuses.iter().copied())
+            .collect();
+        let summary = summarize(&statuses, refs.len(), refs.len(), 0);
         if let Some(out_path) = out {
-            write_scores(out_path, qids.iter().map(|(q, _)| q.as_str()), &statuses).map_err(
-                |source| ScoreError::Io {
+            write_scores(out_path, refs.iter().map(|(q, _)| *q), &statuses).map_err(|source| {
+                ScoreError::Io {
                     path: out_path.to_path_buf(),
                     source,
-                },
-            )?;
+                }
+            })?;
         }
         return Ok((statuses, summary));
     }
@@ -512,17 +537,36 @@ pub fn score_files(
     Ok((statuses, summary))
 }
 
-type QidLines = Vec<(String, usize)>;
+/// Qids (concatenated), their gold line numbers and the statuses of one chunk of pairs.
+#[derive(Default)]
+struct QidChunk {
+    text: String,
+    ends: Vec<u32>,
+    lines: Vec<u32>,
+    statuses: Vec<Status>,
+}
+
+impl QidChunk {
+    fn qids(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
+        let mut start = 0usize;
+        self.ends.iter().zip(&self.lines).map(move |(&e, &l)| {
+            let q = &self.text[start..e as usize];
+            start = e as usize;
+            (q, l as usize)
+        })
+    }
+}
 
 /// Chunked parse-and-compare of two files with the same qid sequence; `None` when they
-/// are not (or a line is malformed).
+/// are not (or a line is malformed). Each pair is parsed into small reused arenas and
+/// scored at once, while its cells are in cache; nothing is allocated per pair.
 fn score_aligned(
     gd: &[u8],
     pd: &[u8],
     gold_path: &Path,
     pred_path: &Path,
     rel_tol: Option<f64>,
-) -> Option<(QidLines, Vec<Status>)> {
+) -> Option<Vec<QidChunk>> {
     let gtext = utf8(gd, gold_path).ok()?;
     let ptext = utf8(pd, pred_path).ok()?;
     let glines = split_lines(gtext, gold_path).ok()?;
@@ -530,58 +574,46 @@ fn score_aligned(
     if glines.len() != plines.len() {
         return None;
     }
-    let chunks: Vec<Option<(QidLines, Vec<Status>)>> = glines
+    let chunks: Vec<Option<QidChunk>> = glines
         .par_chunks(CHUNK_LINES)
         .zip(plines.par_chunks(CHUNK_LINES))
         .map(|(gc, pc)| {
-            let bytes = |c: &[(u32, u32, u32)]| -> usize {
-                c.iter().map(|&(_, s, e)| (e - s) as usize).sum()
-            };
             let mut ga = ResultFile {
-                records: Vec::with_capacity(gc.len()),
-                arenas: vec![TableArena::with_capacity(bytes(gc) / 4, bytes(gc))],
+                records: Vec::new(),
+                arenas: vec![TableArena::with_capacity(256, 4096)],
             };
             let mut pa = ResultFile {
-                records: Vec::with_capacity(pc.len()),
-                arenas: vec![TableArena::with_capacity(bytes(pc) / 4, bytes(pc))],
+                records: Vec::new(),
+                arenas: vec![TableArena::with_capacity(256, 4096)],
+            };
+            let (mut gr, mut pr) = (Reader::new(""), Reader::new(""));
+            let (mut g, mut p) = (ResultRecord::default(), ResultRecord::default());
+            let mut out = QidChunk {
+                text: String::with_capacity(gc.len() * 8),
+                ends: Vec::with_capacity(gc.len()),
+                lines: Vec::with_capacity(gc.len()),
+                statuses: Vec::with_capacity(gc.len()),
             };
             for (&(gno, gs, ge), &(pno, ps, pe)) in gc.iter().zip(pc) {
-                let g = parse_record(
-                    &gtext[gs as usize..ge as usize],
-                    gno as usize,
-                    &mut ga.arenas[0],
-                )
-                .ok()?;
-                let p = parse_record(
-                    &ptext[ps as usize..pe as usize],
-                    pno as usize,
-                    &mut pa.arenas[0],
-                )
-                .ok()?;
+                ga.arenas[0].clear();
+                pa.arenas[0].clear();
+                gr.reset(&gtext[gs as usize..ge as usize]);
+                parse_record_into(&mut gr, gno as usize, &mut ga.arenas[0], &mut g).ok()?;
+                pr.reset(&ptext[ps as usize..pe as usize]);
+                parse_record_into(&mut pr, pno as usize, &mut pa.arenas[0], &mut p).ok()?;
                 if g.qid != p.qid {
                     return None;
                 }
-                ga.records.push(g);
-                pa.records.push(p);
+                out.statuses
+                    .push(score_record(&ga, &g, &pa, Some(&p), rel_tol));
+                out.text.push_str(&g.qid);
+                out.ends.push(u32::try_from(out.text.len()).ok()?);
+                out.lines.push(gno);
             }
-            let statuses: Vec<Status> = ga
-                .records
-                .iter()
-                .zip(&pa.records)
-                .map(|(g, p)| score_record(&ga, g, &pa, Some(p), rel_tol))
-                .collect();
-            let qids = ga.records.into_iter().map(|r| (r.qid, r.line)).collect();
-            Some((qids, statuses))
+            Some(out)
         })
         .collect();
-    let mut qids = Vec::with_capacity(glines.len());
-    let mut statuses = Vec::with_capacity(glines.len());
-    for c in chunks {
-        let (q, s) = c?;
-        qids.extend(q);
-        statuses.extend(s);
-    }
-    Some((qids, statuses))
+    chunks.into_iter().collect()
 }
 
 fn summarize(
@@ -623,11 +655,29 @@ fn write_scores<'q>(
 ) -> std::io::Result<()> {
     let file = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    // the tail of a line per status, formatted once
+    let tails: Vec<String> = [
+        Status::Match,
+        Status::Mismatch,
+        Status::IdenticalQuery,
+        Status::Missing,
+        Status::PredError,
+        Status::GoldError,
+    ]
+    .iter()
+    .map(|st| format!(",\"ex\":{:.1},\"status\":\"{}\"}}\n", st.ex(), st.as_str()))
+    .collect();
     for (q, st) in qids.zip(statuses) {
         w.write_all(b"{\"qid\":")?;
-        serde_json::to_writer(&mut w, q)?;
-        write!(w, ",\"ex\":{:.1},\"status\":\"{}\"}}", st.ex(), st.as_str())?;
-        w.write_all(b"\n")?;
+        if q.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+            // nothing to escape: the JSON string is the text in quotes
+            w.write_all(b"\"")?;
+            w.write_all(q.as_bytes())?;
+            w.write_all(b"\"")?;
+        } else {
+            serde_json::to_writer(&mut w, q)?;
+        }
+        w.write_all(tails[*st as usize].as_bytes())?;
     }
     w.flush()
 }

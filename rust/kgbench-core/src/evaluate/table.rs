@@ -26,6 +26,13 @@ impl TableArena {
         }
     }
 
+    /// Drop all tables (keeps the buffers).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
     /// The table at `span`.
     #[inline]
     pub fn get(&self, span: TableSpan) -> TableRef<'_> {
@@ -106,6 +113,12 @@ impl<'a> TableRef<'a> {
                 .iter()
                 .zip(other.ends)
                 .all(|(&x, &y)| x - self.base == y - other.base)
+    }
+
+    /// Total length of all cell keys, in bytes.
+    #[inline]
+    pub fn key_bytes(&self) -> usize {
+        (self.ends.last().map_or(self.base, |&e| e) - self.base) as usize
     }
 
     /// The canonical key of the `i`-th cell in row-major order.

@@ -190,11 +190,14 @@ fn push_len(out: &mut Vec<u8>, n: usize) {
 
 /// Builder of a list key: encode each element into [`ListKeys::item_buf`], call
 /// [`ListKeys::end_item`], then [`ListKeys::finish_list`] (unordered, elements sorted) or
-/// [`ListKeys::finish_tuple`] (ordered; used for triples).
+/// [`ListKeys::finish_tuple`] (ordered; used for triples). [`ListKeys::finish_list_reuse`]
+/// keeps the buffers for the next list (no allocation once warm).
 #[derive(Default)]
 pub struct ListKeys {
     buf: Vec<u8>,
     ends: Vec<usize>,
+    /// Scratch: (start, end) of each element, sorted by key.
+    order: Vec<(usize, usize)>,
 }
 
 impl ListKeys {
@@ -210,27 +213,42 @@ impl ListKeys {
         self.ends.push(self.buf.len());
     }
 
-    fn items(&self) -> Vec<&[u8]> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&end| {
-                let s = &self.buf[start..end];
-                start = end;
-                s
-            })
-            .collect()
+    /// Forget all elements (keeps the buffers).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.ends.clear();
     }
 
     /// Append the unordered list key (elements sorted) to `out`.
-    pub fn finish_list(self, out: &mut Vec<u8>) {
+    pub fn finish_list(mut self, out: &mut Vec<u8>) {
+        self.finish_list_reuse(out);
+    }
+
+    /// Append the unordered list key (elements sorted) to `out`, then clear `self` for
+    /// reuse.
+    pub fn finish_list_reuse(&mut self, out: &mut Vec<u8>) {
         out.push(tag::LIST);
         push_len(out, self.ends.len());
-        let mut items = self.items();
-        items.sort_unstable();
-        for it in items {
-            out.extend_from_slice(it);
+        match self.ends.len() {
+            0 => {}
+            1 => out.extend_from_slice(&self.buf),
+            _ => {
+                self.order.clear();
+                let mut start = 0;
+                for &end in &self.ends {
+                    self.order.push((start, end));
+                    start = end;
+                }
+                let buf = &self.buf;
+                self.order
+                    .sort_unstable_by(|a, b| buf[a.0..a.1].cmp(&buf[b.0..b.1]));
+                for &(s, e) in &self.order {
+                    out.extend_from_slice(&buf[s..e]);
+                }
+            }
         }
+        self.clear();
     }
 
     /// Append the ordered sequence key (elements in the given order) to `out`.
@@ -242,12 +260,15 @@ impl ListKeys {
 }
 
 /// Builder of a map key: [`MapKeys::entry_buf`] with the key, write the value's key into
-/// the returned buffer, [`MapKeys::end_entry`], then [`MapKeys::finish`].
+/// the returned buffer, [`MapKeys::end_entry`], then [`MapKeys::finish`] (or
+/// [`MapKeys::finish_reuse`], which keeps the buffers for the next map).
 #[derive(Default)]
 pub struct MapKeys {
     buf: Vec<u8>,
     /// (start of key, start of value, end)
     entries: Vec<(usize, usize, usize)>,
+    /// Scratch: entries sorted by (map key, position).
+    order: Vec<(usize, usize, usize)>,
 }
 
 impl MapKeys {
@@ -275,25 +296,42 @@ impl MapKeys {
         }
     }
 
+    /// Forget all entries (keeps the buffers).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.entries.clear();
+    }
+
     /// Append the map key (entries sorted by key, last value of a repeated key) to `out`.
-    pub fn finish(self, out: &mut Vec<u8>) {
+    pub fn finish(mut self, out: &mut Vec<u8>) {
+        self.finish_reuse(out);
+    }
+
+    /// As [`MapKeys::finish`], then clear `self` for reuse.
+    pub fn finish_reuse(&mut self, out: &mut Vec<u8>) {
         let buf = &self.buf;
-        // stable sort by map key keeps file order among repeated keys
-        let mut entries: Vec<(usize, &(usize, usize, usize))> =
-            self.entries.iter().enumerate().collect();
-        entries.sort_by(|a, b| buf[a.1 .0..a.1 .1].cmp(&buf[b.1 .0..b.1 .1]));
-        let mut kept: Vec<&(usize, usize, usize)> = Vec::with_capacity(entries.len());
-        for (_, e) in entries {
-            match kept.last_mut() {
-                Some(last) if buf[last.0..last.1] == buf[e.0..e.1] => *last = e,
-                _ => kept.push(e),
+        self.order.clear();
+        self.order.extend_from_slice(&self.entries);
+        // entries are in file order (ascending start): ties on the map key keep it
+        self.order.sort_unstable_by(|a, b| {
+            buf[a.0..a.1]
+                .cmp(&buf[b.0..b.1])
+                .then_with(|| a.0.cmp(&b.0))
+        });
+        let o = &self.order;
+        // keep the last entry of each run of equal map keys
+        let last_of_run =
+            |i: usize| i + 1 == o.len() || buf[o[i].0..o[i].1] != buf[o[i + 1].0..o[i + 1].1];
+        let kept = (0..o.len()).filter(|&i| last_of_run(i)).count();
+        out.push(tag::MAP);
+        push_len(out, kept);
+        for i in 0..o.len() {
+            if last_of_run(i) {
+                out.extend_from_slice(&buf[o[i].0..o[i].2]);
             }
         }
-        out.push(tag::MAP);
-        push_len(out, kept.len());
-        for e in kept {
-            out.extend_from_slice(&buf[e.0..e.2]);
-        }
+        self.clear();
     }
 }
 
