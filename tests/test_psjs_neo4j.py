@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kgbench.evaluate.psjs import executable, provenance_subgraph, psjs
+from kgbench.evaluate.provenance import executable, provenance_subgraph, psjs
 
 pytestmark = pytest.mark.neo4j
 

@@ -5,7 +5,20 @@
 * :mod:`kgbench.evaluate.metrics` — answer-set precision / recall / F1 / Jaccard, GTSQA
   (EM Hits / Recall, ground-truth triples, answer nodes) and NGDBench (Jaccard, F1, Boolean
   accuracy, MdRE, MSLE, sMAPE, MLRE, L_step) metrics.
+* :mod:`kgbench.evaluate.runner` — ``kgbench evaluate``: gold and predicted Cypher executed on
+  Neo4j, EX / PSJS / Exec per task and CypherBench's aggregated metrics (SPEC.md §3–§4).
+* :mod:`kgbench.evaluate.provenance` — provenance subgraph Jaccard similarity and executability.
+* :mod:`kgbench.evaluate.aggregate`, :mod:`kgbench.evaluate.tasks` — CypherBench's
+  aggregation and task / prediction files.
+
+The Neo4j-dependent names are imported on first use, so ``kgbench score`` and the pure
+comparison functions start without loading the Neo4j driver.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from kgbench.evaluate.compare import (
     ScoreResult,
@@ -31,22 +44,78 @@ from kgbench.evaluate.metrics import (
 )
 
 __all__ = [
+    "METRICS",
+    "RETURN_PATTERN_MAPPING",
+    "EvaluationResult",
+    "Failure",
+    "GraphTarget",
     "ScoreResult",
     "SetScores",
+    "aggregate_metrics",
     "answer_set_scores",
     "boolean_accuracy",
     "canonical_key",
+    "evaluate",
+    "executable",
     "execution_accuracy",
     "execution_accuracy_batch",
     "gtsqa_scores",
+    "jaccard",
+    "load_graph_targets",
+    "load_predictions",
+    "load_tasks",
     "mdre",
     "mlre",
     "msle",
     "ngdbench_f1",
     "ngdbench_jaccard",
     "order_matters",
+    "parse_metrics",
+    "provenance_subgraph",
+    "psjs",
     "score_files",
     "smape",
     "step_accuracy",
     "values_equal",
 ]
+
+if TYPE_CHECKING:
+    from kgbench.evaluate.aggregate import RETURN_PATTERN_MAPPING, aggregate_metrics
+    from kgbench.evaluate.provenance import Failure, executable, jaccard, provenance_subgraph, psjs
+    from kgbench.evaluate.runner import (
+        METRICS,
+        EvaluationResult,
+        GraphTarget,
+        evaluate,
+        load_graph_targets,
+        parse_metrics,
+    )
+    from kgbench.evaluate.tasks import load_predictions, load_tasks
+
+#: Lazily imported names -> the submodule that defines them.
+_LAZY = {
+    **dict.fromkeys(("RETURN_PATTERN_MAPPING", "aggregate_metrics"), "aggregate"),
+    **dict.fromkeys(
+        ("Failure", "executable", "jaccard", "provenance_subgraph", "psjs"), "provenance"
+    ),
+    **dict.fromkeys(
+        (
+            "METRICS",
+            "EvaluationResult",
+            "GraphTarget",
+            "evaluate",
+            "load_graph_targets",
+            "parse_metrics",
+        ),
+        "runner",
+    ),
+    **dict.fromkeys(("load_predictions", "load_tasks"), "tasks"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the Neo4j-dependent public names on first access (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kgbench.evaluate' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"kgbench.evaluate.{module}"), name)

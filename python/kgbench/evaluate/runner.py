@@ -31,7 +31,7 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.evaluate.aggregate import aggregate_metrics, format_table
-from kgbench.evaluate.psjs import (
+from kgbench.evaluate.provenance import (
     GOLD_QUERY_ERROR,
     ExecutorLike,
     Failure,
