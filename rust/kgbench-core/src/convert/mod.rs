@@ -309,13 +309,25 @@ struct Counts {
 
 impl Counts {
     fn drop(&mut self, owner: &str, reason: &str) {
-        *self.dropped.entry(reason.to_string()).or_default() += 1;
-        *self
-            .dropped_by_prop
-            .entry(owner.to_string())
-            .or_default()
-            .entry(reason.to_string())
-            .or_default() += 1;
+        bump(&mut self.dropped, reason);
+        match self.dropped_by_prop.get_mut(owner) {
+            Some(m) => bump(m, reason),
+            None => {
+                let mut m = BTreeMap::new();
+                m.insert(reason.to_string(), 1);
+                self.dropped_by_prop.insert(owner.to_string(), m);
+            }
+        }
+    }
+}
+
+/// `m[k] += 1`, allocating the key only when it is new.
+fn bump(m: &mut BTreeMap<String, u64>, k: &str) {
+    match m.get_mut(k) {
+        Some(c) => *c += 1,
+        None => {
+            m.insert(k.to_string(), 1);
+        }
     }
 }
 
@@ -993,6 +1005,11 @@ impl Resolver<'_> {
             if r.disable || !enabled[si] || !enabled[oi] {
                 continue;
             }
+            let rel_owners: Vec<String> = r
+                .properties
+                .iter()
+                .map(|pr| format!("{}.{}", r.label, pr.label))
+                .collect();
             // (subj, obj, statement iri) -> props
             let mut found: BTreeMap<(String, String, String), PropMaps> = BTreeMap::new();
             let mut dropped = 0u64;
@@ -1077,11 +1094,13 @@ impl Resolver<'_> {
                                 }
                                 let mut props = Vec::new();
                                 let mut lists = Vec::new();
-                                for pr in r.properties.iter().filter(|x| !x.disable) {
+                                for (pi, pr) in
+                                    r.properties.iter().enumerate().filter(|(_, x)| !x.disable)
+                                {
                                     let PropSource::Pid(pp) = pr.source else {
                                         continue;
                                     };
-                                    let owner = format!("{}.{}", r.label, pr.label);
+                                    let owner = rel_owners[pi].as_str();
                                     let (vals, nodes) = if pr.is_qualifier {
                                         (st.quals.get(&(sid, pp)), st.qual_nodes.get(&(sid, pp)))
                                     } else {
@@ -1100,7 +1119,7 @@ impl Resolver<'_> {
                                     for res in results {
                                         match res {
                                             Ok(v) => Self::fold(&mut props, &mut lists, pr, v),
-                                            Err(reason) => self.counts.drop(&owner, reason),
+                                            Err(reason) => self.counts.drop(owner, reason),
                                         }
                                     }
                                 }
