@@ -328,8 +328,10 @@ fn node_of(t: &TermRef<'_>) -> Option<Key> {
 }
 
 /// A statement or value node, identified by a 128-bit hash of its IRI (blank
-/// nodes as `_:label`): FxHash and FNV-1a, 64 bits each. Two different IRIs get
-/// the same key with probability about n²/2¹²⁹ for n nodes.
+/// nodes as `_:label`): FxHash and a multiply-rotate hash over 8-byte words with
+/// other constants, 64 bits each. Two different IRIs get the same key with
+/// probability about n²/2¹²⁹ for n nodes. Keys are only compared, never ordered
+/// or iterated, so the output does not depend on the hash functions.
 pub type Key = u128;
 
 /// The [`Key`] of an IRI.
@@ -343,12 +345,28 @@ fn key_parts(a: &[u8], b: &[u8]) -> Key {
     fx.write(a);
     fx.write(b);
     fx.write_usize(a.len() + b.len());
-    let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
-    for &x in a.iter().chain(b) {
-        fnv ^= x as u64;
-        fnv = fnv.wrapping_mul(0x0100_0000_01b3);
+    const M: u64 = 0x2127_599b_f432_5c37;
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ (a.len() + b.len()) as u64;
+    for part in [a, b] {
+        let mut words = part.chunks_exact(8);
+        for w in &mut words {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(w);
+            h = (h ^ u64::from_le_bytes(x)).wrapping_mul(M).rotate_left(29);
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut x = [0u8; 8];
+            x[..rest.len()].copy_from_slice(rest);
+            h = (h ^ u64::from_le_bytes(x) ^ ((rest.len() as u64) << 59))
+                .wrapping_mul(M)
+                .rotate_left(29);
+        }
     }
-    ((fx.finish() as u128) << 64) | fnv as u128
+    h ^= h >> 32;
+    h = h.wrapping_mul(M);
+    h ^= h >> 29;
+    ((fx.finish() as u128) << 64) | h as u128
 }
 
 /// Parse a decimal id without leading zeros (`"42"` → 42).

@@ -34,6 +34,7 @@ pub mod schema;
 pub mod units;
 pub mod values;
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
@@ -308,13 +309,25 @@ struct Counts {
 
 impl Counts {
     fn drop(&mut self, owner: &str, reason: &str) {
-        *self.dropped.entry(reason.to_string()).or_default() += 1;
-        *self
-            .dropped_by_prop
-            .entry(owner.to_string())
-            .or_default()
-            .entry(reason.to_string())
-            .or_default() += 1;
+        bump(&mut self.dropped, reason);
+        match self.dropped_by_prop.get_mut(owner) {
+            Some(m) => bump(m, reason),
+            None => {
+                let mut m = BTreeMap::new();
+                m.insert(reason.to_string(), 1);
+                self.dropped_by_prop.insert(owner.to_string(), m);
+            }
+        }
+    }
+}
+
+/// `m[k] += 1`, allocating the key only when it is new.
+fn bump(m: &mut BTreeMap<String, u64>, k: &str) {
+    match m.get_mut(k) {
+        Some(c) => *c += 1,
+        None => {
+            m.insert(k.to_string(), 1);
+        }
     }
 }
 
@@ -896,72 +909,84 @@ impl Resolver<'_> {
                 .iter()
                 .map(|p| format!("{}.{}", e.label, p.label))
                 .collect();
-            for &q in &kept[i] {
-                let mut props: Vec<(String, PV, bool)> = Vec::new();
-                let mut lists: Vec<(String, Vec<PV>)> = Vec::new();
-                for (p, owner) in e.properties.iter().zip(&owners).filter(|(p, _)| !p.disable) {
-                    let owner = owner.as_str();
-                    match p.source {
-                        PropSource::LinkedTo(pp, v) => {
-                            let b = st.direct_items(q, pp).any(|x| x == v);
-                            let val = match p.datatype.primitive() {
-                                DataType::Bool => Ok(PV::Bool(b)),
-                                DataType::Str => {
-                                    Ok(PV::Str(if b { "True" } else { "False" }.into()))
+            // Per entity in parallel (rayon); results and dropped-value counts are
+            // gathered in `kept` order, so the output does not depend on threads.
+            let this: &Resolver = self;
+            let done: Vec<(J, Vec<(usize, &'static str)>)> = kept[i]
+                .par_iter()
+                .map(|&q| {
+                    let mut drops: Vec<(usize, &'static str)> = Vec::new();
+                    let mut props: Vec<(String, PV, bool)> = Vec::new();
+                    let mut lists: Vec<(String, Vec<PV>)> = Vec::new();
+                    for (oi, p) in e.properties.iter().enumerate().filter(|(_, p)| !p.disable) {
+                        match p.source {
+                            PropSource::LinkedTo(pp, v) => {
+                                let b = st.direct_items(q, pp).any(|x| x == v);
+                                let val = match p.datatype.primitive() {
+                                    DataType::Bool => Ok(PV::Bool(b)),
+                                    DataType::Str => {
+                                        Ok(PV::Str(if b { "True" } else { "False" }.into()))
+                                    }
+                                    DataType::Int => Ok(PV::Int(b as i64)),
+                                    DataType::Float => Ok(PV::Float(if b { 1.0 } else { 0.0 })),
+                                    DataType::Date => Err("datatype conversion failure"),
+                                    _ => Err("datatype conversion failure"),
+                                };
+                                match val {
+                                    Ok(v) => Resolver::fold(&mut props, &mut lists, p, v),
+                                    Err(r) => drops.push((oi, r)),
                                 }
-                                DataType::Int => Ok(PV::Int(b as i64)),
-                                DataType::Float => Ok(PV::Float(if b { 1.0 } else { 0.0 })),
-                                DataType::Date => Err("datatype conversion failure"),
-                                _ => Err("datatype conversion failure"),
-                            };
-                            match val {
-                                Ok(v) => Self::fold(&mut props, &mut lists, p, v),
-                                Err(r) => self.counts.drop(owner, r),
                             }
-                        }
-                        PropSource::Pid(pp) => {
-                            let truthy = st.direct.get(&(q, pp));
-                            for &sid in st.claims.get(&(q, pp)).into_iter().flatten() {
-                                if !p.qualifier_filters.iter().all(|&(fp, fq)| {
-                                    st.quals
-                                        .get(&(sid, fp))
-                                        .is_some_and(|v| v.contains(&Obj::Item(fq)))
-                                }) {
-                                    continue;
-                                }
-                                let vals: Vec<Obj> = st
-                                    .stmt_values
-                                    .get(&(sid, pp))
-                                    .into_iter()
-                                    .flatten()
-                                    .filter(|v| truthy.is_some_and(|t| t.contains(v)))
-                                    .cloned()
-                                    .collect();
-                                let nodes = st.stmt_nodes.get(&(sid, pp)).unwrap_or(&[]);
-                                let results: Vec<Result<PV, &str>> = self
-                                    .rows(&vals, nodes)
-                                    .iter()
-                                    .map(|row| self.value(row, p))
-                                    .collect();
-                                for res in results {
-                                    match res {
-                                        Ok(v) => Self::fold(&mut props, &mut lists, p, v),
-                                        Err(r) => self.counts.drop(owner, r),
+                            PropSource::Pid(pp) => {
+                                let truthy = st.direct.get(&(q, pp));
+                                for &sid in st.claims.get(&(q, pp)).into_iter().flatten() {
+                                    if !p.qualifier_filters.iter().all(|&(fp, fq)| {
+                                        st.quals
+                                            .get(&(sid, fp))
+                                            .is_some_and(|v| v.contains(&Obj::Item(fq)))
+                                    }) {
+                                        continue;
+                                    }
+                                    let vals: Vec<Obj> = st
+                                        .stmt_values
+                                        .get(&(sid, pp))
+                                        .into_iter()
+                                        .flatten()
+                                        .filter(|v| truthy.is_some_and(|t| t.contains(v)))
+                                        .cloned()
+                                        .collect();
+                                    let nodes = st.stmt_nodes.get(&(sid, pp)).unwrap_or(&[]);
+                                    let results: Vec<Result<PV, &str>> = self
+                                        .rows(&vals, nodes)
+                                        .iter()
+                                        .map(|row| this.value(row, p))
+                                        .collect();
+                                    for res in results {
+                                        match res {
+                                            Ok(v) => Resolver::fold(&mut props, &mut lists, p, v),
+                                            Err(r) => drops.push((oi, r)),
+                                        }
                                     }
                                 }
                             }
                         }
                     }
+                    let obj = entity_json(
+                        e,
+                        q,
+                        props,
+                        lists,
+                        enwiki.get(&q).map_or(&[], |v| v.as_slice()),
+                        st,
+                        this,
+                    );
+                    (obj, drops)
+                })
+                .collect();
+            for (obj, drops) in done {
+                for (oi, r) in drops {
+                    self.counts.drop(&owners[oi], r);
                 }
-                let obj = entity_json(
-                    e,
-                    q,
-                    props,
-                    lists,
-                    enwiki.get(&q).map_or(&[], |v| v.as_slice()),
-                    st,
-                    self,
-                );
                 entities_json.push(obj);
             }
         }
@@ -980,6 +1005,11 @@ impl Resolver<'_> {
             if r.disable || !enabled[si] || !enabled[oi] {
                 continue;
             }
+            let rel_owners: Vec<String> = r
+                .properties
+                .iter()
+                .map(|pr| format!("{}.{}", r.label, pr.label))
+                .collect();
             // (subj, obj, statement iri) -> props
             let mut found: BTreeMap<(String, String, String), PropMaps> = BTreeMap::new();
             let mut dropped = 0u64;
@@ -1064,11 +1094,13 @@ impl Resolver<'_> {
                                 }
                                 let mut props = Vec::new();
                                 let mut lists = Vec::new();
-                                for pr in r.properties.iter().filter(|x| !x.disable) {
+                                for (pi, pr) in
+                                    r.properties.iter().enumerate().filter(|(_, x)| !x.disable)
+                                {
                                     let PropSource::Pid(pp) = pr.source else {
                                         continue;
                                     };
-                                    let owner = format!("{}.{}", r.label, pr.label);
+                                    let owner = rel_owners[pi].as_str();
                                     let (vals, nodes) = if pr.is_qualifier {
                                         (st.quals.get(&(sid, pp)), st.qual_nodes.get(&(sid, pp)))
                                     } else {
@@ -1087,7 +1119,7 @@ impl Resolver<'_> {
                                     for res in results {
                                         match res {
                                             Ok(v) => Self::fold(&mut props, &mut lists, pr, v),
-                                            Err(reason) => self.counts.drop(&owner, reason),
+                                            Err(reason) => self.counts.drop(owner, reason),
                                         }
                                     }
                                 }

@@ -56,23 +56,26 @@ fn uchar(l: &[u8], i: usize) -> Result<(char, usize), Reject> {
     Ok((char::from_u32(v).ok_or(Reject)?, i + 1 + n))
 }
 
-/// Bytes allowed unescaped inside an IRI (N-Triples IRIREF).
-static IRI_OK: [bool; 256] = {
-    let mut t = [true; 256];
+/// Byte classes inside an IRI (N-Triples IRIREF): 0 allowed, 1 `>`, 2 `\\`,
+/// 3 `%`, 4 `:`, 5 not allowed unescaped.
+static IRI_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
     let mut b = 0;
     while b <= 0x20 {
-        t[b] = false;
+        t[b] = 5;
         b += 1;
     }
-    t[b'<' as usize] = false;
-    t[b'>' as usize] = false;
-    t[b'"' as usize] = false;
-    t[b'{' as usize] = false;
-    t[b'}' as usize] = false;
-    t[b'|' as usize] = false;
-    t[b'^' as usize] = false;
-    t[b'`' as usize] = false;
-    t[b'\\' as usize] = false;
+    t[b'<' as usize] = 5;
+    t[b'"' as usize] = 5;
+    t[b'{' as usize] = 5;
+    t[b'}' as usize] = 5;
+    t[b'|' as usize] = 5;
+    t[b'^' as usize] = 5;
+    t[b'`' as usize] = 5;
+    t[b'>' as usize] = 1;
+    t[b'\\' as usize] = 2;
+    t[b'%' as usize] = 3;
+    t[b':' as usize] = 4;
     t
 };
 
@@ -80,17 +83,36 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
     // l[i] == b'<'
     i += 1;
     let start = i;
-    // Common case: no escape before the closing '>'.
-    if let Some(p) = memchr::memchr2(b'>', b'\\', &l[i..]) {
-        let end = i + p;
-        if l[end] == b'>' {
-            if !l[start..end].iter().all(|&b| IRI_OK[b as usize]) {
-                return Err(Reject);
-            }
-            let iri = &s[start..end];
-            check_iri(iri)?;
-            return Ok((Cow::Borrowed(iri), end + 1));
+    // Common case, one pass: no escape before the closing '>'. The scheme (up to
+    // the first ':') and percent escapes are checked only when present.
+    let mut colon = usize::MAX;
+    let mut pct = false;
+    let mut j = start;
+    loop {
+        while j < l.len() && IRI_CLASS[l[j] as usize] == 0 {
+            j += 1;
         }
+        let Some(&b) = l.get(j) else {
+            return Err(Reject);
+        };
+        match IRI_CLASS[b as usize] {
+            1 => {
+                let iri = &s[start..j];
+                if colon == usize::MAX {
+                    return Err(Reject);
+                }
+                check_scheme(&iri.as_bytes()[..colon - start])?;
+                if pct {
+                    check_pct(iri.as_bytes(), colon - start)?;
+                }
+                return Ok((Cow::Borrowed(iri), j + 1));
+            }
+            2 => break,
+            3 => pct = true,
+            4 => colon = colon.min(j),
+            _ => return Err(Reject),
+        }
+        j += 1;
     }
     let mut owned: Option<String> = None;
     while i < l.len() {
@@ -145,16 +167,27 @@ fn utf8_len(b: u8) -> usize {
 fn check_iri(iri: &str) -> Result<(), Reject> {
     let b = iri.as_bytes();
     let colon = b.iter().position(|&c| c == b':').ok_or(Reject)?;
-    if colon == 0 || !b[0].is_ascii_alphabetic() {
+    check_scheme(&b[..colon])?;
+    check_pct(b, colon)
+}
+
+/// A scheme: a letter, then letters, digits, `+`, `-`, `.`.
+fn check_scheme(b: &[u8]) -> Result<(), Reject> {
+    if b.is_empty() || !b[0].is_ascii_alphabetic() {
         return Err(Reject);
     }
-    if !b[1..colon]
+    if !b[1..]
         .iter()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
     {
         return Err(Reject);
     }
-    let mut i = colon;
+    Ok(())
+}
+
+/// Every `%` from `b[from..]` on is followed by two hex digits.
+fn check_pct(b: &[u8], from: usize) -> Result<(), Reject> {
+    let mut i = from;
     while let Some(p) = memchr::memchr(b'%', &b[i..]) {
         let k = i + p;
         if k + 2 >= b.len() {
