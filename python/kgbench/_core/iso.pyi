@@ -7,6 +7,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 GRAILQA_NAMES: dict[str, str]
+TABLE5_IDENTIFIERS: list[str]
 DEFECTS: tuple[tuple[str, str], ...]
 
 def canonical_form(

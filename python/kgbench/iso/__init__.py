@@ -78,30 +78,7 @@ DEFECTS: tuple[tuple[str, str], ...] = _iso.DEFECTS
 GRAILQA_NAMES: Mapping[str, str] = dict(_iso.GRAILQA_NAMES)
 
 #: The unambiguous identifiers of Table 5 (SPEC.md §5), in canonical spelling.
-TABLE5_IDENTIFIERS: tuple[str, ...] = (
-    "(1)",
-    "(2)",
-    "(3)",
-    "(4)",
-    "(5)",
-    "(1)(1)",
-    "(2)(1)",
-    "(3)(1)",
-    "(4)(1)",
-    "(2)(2)",
-    "(1)(1)(1)",
-    "(2)(1)(1)",
-    "(2)(2)(1)",
-    "(1)(1)(1)(1)",
-    "(1)(1)(1)(1)(1)",
-    "((1)(1))",
-    "((2)(1))",
-    "((3)(1))",
-    "(2(1)(1))",
-    "((1)(1)(1))",
-    "((1)(1)(1)(1))",
-    "((1)(1))(1)",
-)
+TABLE5_IDENTIFIERS: tuple[str, ...] = tuple(_iso.TABLE5_IDENTIFIERS)
 
 
 @dataclass(frozen=True, slots=True)

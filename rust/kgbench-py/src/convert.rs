@@ -50,13 +50,7 @@ fn convert(
         prop_prefix,
     };
     let result = py.detach(move || {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = threads {
-            b = b.num_threads(t);
-        }
-        let pool = b
-            .build()
-            .map_err(|e| ConvertError::Options(e.to_string()))?;
+        let pool = thread_pool(threads)?;
         pool.install(|| core::convert(&schema_json, &inputs, &opts))
     });
     match result {
@@ -135,13 +129,7 @@ fn parse_rdf(
         Some(o) => return Err(PyValueError::new_err(format!("unknown format {o:?}"))),
     };
     let res = py.detach(move || {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = threads {
-            b = b.num_threads(t);
-        }
-        let pool = b
-            .build()
-            .map_err(|e| ConvertError::Options(e.to_string()))?;
+        let pool = thread_pool(threads)?;
         pool.install(|| {
             let extract = |t: core::oxrdf::TripleRef<'_>| -> Option<TermTuple> {
                 let s = match t.subject {
@@ -194,4 +182,15 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(float_repr, &m)?)?;
     m.add_function(wrap_pyfunction!(parse_rdf, &m)?)?;
     crate::add_submodule(parent, &m)
+}
+
+/// A rayon pool with `threads` workers (all cores when `None`).
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, ConvertError> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        builder = builder.num_threads(t);
+    }
+    builder
+        .build()
+        .map_err(|e| ConvertError::Options(e.to_string()))
 }

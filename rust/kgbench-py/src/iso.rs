@@ -860,6 +860,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         names.set_item(id, name)?;
     }
     m.add("GRAILQA_NAMES", names)?;
+    m.add("TABLE5_IDENTIFIERS", core::TABLE5_IDENTIFIERS.to_vec())?;
     let defects: Vec<(&str, &str)> = core::Defect::ALL
         .iter()
         .map(|d| (d.name(), d.description()))

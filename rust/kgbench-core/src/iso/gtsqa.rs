@@ -429,6 +429,33 @@ pub const GRAILQA_NAMES: [(&str, &str); 18] = [
     ("(2)(1)(1)", "Iso-18"),
 ];
 
+/// The unambiguous identifiers of Table 5 (seed synthkgqa-gtsqa.txt, Appendix A.2;
+/// listed in SPEC.md §5), in canonical spelling.
+pub const TABLE5_IDENTIFIERS: [&str; 22] = [
+    "(1)",
+    "(2)",
+    "(3)",
+    "(4)",
+    "(5)",
+    "(1)(1)",
+    "(2)(1)",
+    "(3)(1)",
+    "(4)(1)",
+    "(2)(2)",
+    "(1)(1)(1)",
+    "(2)(1)(1)",
+    "(2)(2)(1)",
+    "(1)(1)(1)(1)",
+    "(1)(1)(1)(1)(1)",
+    "((1)(1))",
+    "((2)(1))",
+    "((3)(1))",
+    "(2(1)(1))",
+    "((1)(1)(1))",
+    "((1)(1)(1)(1))",
+    "((1)(1))(1)",
+];
+
 /// The GrailQA++ name (`"Iso-3"`, ...) of a canonical identifier, if Table 5
 /// gives one unambiguously (see [`GRAILQA_NAMES`]).
 pub fn grailqa_name(identifier: &str) -> Option<&'static str> {
@@ -442,35 +469,9 @@ pub fn grailqa_name(identifier: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    /// Every identifier SPEC.md §5 lists, in canonical spelling.
-    const TABLE5: [&str; 22] = [
-        "(1)",
-        "(2)",
-        "(3)",
-        "(4)",
-        "(5)",
-        "(1)(1)",
-        "(2)(1)",
-        "(3)(1)",
-        "(4)(1)",
-        "(2)(2)",
-        "(1)(1)(1)",
-        "(2)(1)(1)",
-        "(2)(2)(1)",
-        "(1)(1)(1)(1)",
-        "(1)(1)(1)(1)(1)",
-        "((1)(1))",
-        "((2)(1))",
-        "((3)(1))",
-        "(2(1)(1))",
-        "((1)(1)(1))",
-        "((1)(1)(1)(1))",
-        "((1)(1))(1)",
-    ];
-
     #[test]
     fn table5_round_trip() {
-        for id in TABLE5 {
+        for id in TABLE5_IDENTIFIERS {
             assert_eq!(canonical_identifier(id).unwrap(), id);
         }
     }

@@ -27,7 +27,7 @@ pub use graph::{
 };
 pub use gtsqa::{
     canonical_identifier, grailqa_name, parse_identifier, IdentifierError, ParsedIdentifier,
-    GRAILQA_NAMES,
+    GRAILQA_NAMES, TABLE5_IDENTIFIERS,
 };
 pub use jsonl::{
     classify_jsonl, classify_reader, GivenAgreement, InvalidRecord, JsonlError, JsonlTypes,
