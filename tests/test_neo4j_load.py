@@ -176,3 +176,22 @@ def test_validation_of_schema_shapes() -> None:
         "schema.entities[0].label: 'Bad Label' is not a label ([A-Za-z0-9_]+)",
         "schema.entities[1].properties.x: unknown datatype 'decimal'",
     ]
+
+
+def test_load_parquet_pair_from_convert(
+    neo4j_server: Any, neo4j_driver: Any, mini_company_graph: Any, tmp_path: Path
+) -> None:
+    # The Parquet pair as `kgbench convert` writes it, read back by kgbench.convert.read_graph.
+    from kgbench.convert import write_parquet
+
+    out = tmp_path / "out"
+    out.mkdir()
+    write_parquet(mini_company_graph, out)
+    report = load_graph(out, neo4j_server.uri, wipe=True, progress=False)
+    assert report.nodes_by_label == {"Company": 5, "Country": 3, "Person": 6}
+    assert sum(report.relationships_by_type.values()) == 16
+    assert rows(
+        neo4j_driver,
+        "MATCH (p:Person {name: 'Werner von Siemens'}) RETURN p.date_of_death, "
+        "p.country_of_citizenship",
+    )[0][1] == ["Germany"]
