@@ -18,7 +18,7 @@ setup: build neo4j
 $(VENV)/.deps-stamp: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "maturin>=1.7,<2" "numpy>=1.24" "neo4j>=5.20,<7" "polars>=1.0" "tqdm>=4.66" \
+	$(PY) -m pip install --quiet "maturin>=1.7,<2" "numpy>=1.24" "neo4j>=5.20,<7" "neo4j-rust-ext>=5.20,<7" "polars>=1.0" "tqdm>=4.66" \
 	    "pytest>=8" "hypothesis>=6.100" "rdflib>=7" "ruff>=0.6" "mypy>=1.10"
 	touch $@
 
