@@ -14,17 +14,17 @@ RUST_SOURCES := $(shell find rust -name '*.rs' -o -name 'Cargo.toml') Cargo.toml
 
 setup: build neo4j
 
-# Python virtual environment with the runtime and development dependencies.
-$(VENV)/.deps-stamp: pyproject.toml
+# Python virtual environment with maturin; the runtime and development dependencies come from
+# pyproject.toml (installed by `maturin develop -E dev` below).
+$(VENV)/.deps-stamp:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "maturin>=1.7,<2" "numpy>=1.24" "neo4j>=5.20,<7" "neo4j-rust-ext>=5.20,<7" "polars>=1.0" "tqdm>=4.66" \
-	    "pytest>=8" "hypothesis>=6.100" "rdflib>=7" "ruff>=0.6" "mypy>=1.10"
+	$(PY) -m pip install --quiet --upgrade pip "maturin>=1.7,<2"
 	touch $@
 
-# Release build of the native module into the venv (skipped when nothing changed).
+# Release build of the native module into the venv, with the dependencies of pyproject.toml
+# (skipped when nothing changed).
 $(VENV)/.build-stamp: $(VENV)/.deps-stamp $(RUST_SOURCES)
-	cd $(CURDIR) && VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --release --quiet
+	cd $(CURDIR) && VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --release --quiet --extras dev
 	touch $@
 
 build: $(VENV)/.build-stamp
