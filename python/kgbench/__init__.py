@@ -4,7 +4,7 @@ Pipeline stages, one subpackage each:
 
 - :mod:`kgbench.convert` — Wikidata RDF → CypherBench property graph (SPEC.md §1–§2).
 - :mod:`kgbench.neo4j` — local Neo4j server, loader, schema fetch, read-only query executor.
-- :mod:`kgbench.generate` — text-to-Cypher task generation.
+- :mod:`kgbench.generate` — text-to-Cypher task generation (reserved; not implemented yet).
 - :mod:`kgbench.evaluate` — execution accuracy, PSJS, Exec and metric families (SPEC.md §4).
 - :mod:`kgbench.iso` — AHU answer-subgraph isomorphism (GTSQA notation, SPEC.md §5).
 
