@@ -119,16 +119,7 @@ pub fn canonical_form(
             })
         };
         let slice = &mut queue[start..end];
-        slice.sort_unstable_by(cmp);
-        // Dense ranks: equal keys (isomorphic terms) share a rank.
-        stack.clear();
-        let mut r = 0u32;
-        for i in 0..slice.len() {
-            if i > 0 && cmp(&slice[i - 1], &slice[i]) != Ordering::Equal {
-                r += 1;
-            }
-            stack.push(r);
-        }
+        sort_dense_ranks(slice, cmp, stack);
         for (&v, &r) in queue[start..end].iter().zip(stack.iter()) {
             rank[v as usize] = r;
         }
@@ -155,6 +146,25 @@ pub fn canonical_form(
         stack.extend(kids[ks..ks + kl].iter().rev());
     }
     Ok(out)
+}
+
+/// Sort `slice` (node ids) by `cmp` and write into `ranks` the dense rank of each
+/// position: equal keys (isomorphic terms) share a rank, ranks count up from 0.
+/// The AHU level step shared by [`canonical_form`] and the GTSQA encoder.
+pub(crate) fn sort_dense_ranks(
+    slice: &mut [u32],
+    cmp: impl Fn(&u32, &u32) -> Ordering,
+    ranks: &mut Vec<u32>,
+) {
+    slice.sort_unstable_by(&cmp);
+    ranks.clear();
+    let mut r = 0u32;
+    for i in 0..slice.len() {
+        if i > 0 && cmp(&slice[i - 1], &slice[i]) != Ordering::Equal {
+            r += 1;
+        }
+        ranks.push(r);
+    }
 }
 
 #[cfg(test)]

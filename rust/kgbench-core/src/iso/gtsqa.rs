@@ -34,6 +34,7 @@
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
+use super::ahu::sort_dense_ranks;
 use super::graph::Workspace;
 
 const NONE: u32 = u32::MAX;
@@ -195,16 +196,7 @@ pub(crate) fn encode_rooted_tree(ws: &mut Workspace, n: usize, root: u32, out: &
                 })
         };
         let slice = &mut by_level[s..e];
-        slice.sort_unstable_by(cmp);
-        // Dense ranks: equal keys (isomorphic terms) share a rank.
-        stack.clear();
-        let mut r = 0u32;
-        for i in 0..slice.len() {
-            if i > 0 && cmp(&slice[i - 1], &slice[i]) != Ordering::Equal {
-                r += 1;
-            }
-            stack.push(r);
-        }
+        sort_dense_ranks(slice, cmp, stack);
         for (&v, &r) in by_level[s..e].iter().zip(stack.iter()) {
             rank[v as usize] = r;
         }
