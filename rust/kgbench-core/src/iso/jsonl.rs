@@ -6,11 +6,14 @@
 //! `seed_entities` (a list); other fields are skipped, except an existing
 //! `graph_isomorphism`, which is compared with the computed identifier.
 //!
-//! The file (plain, or gzip detected by its magic bytes) is read in blocks of
-//! 8 MiB; each block is cut into pieces of about 128 KiB at line ends, and
-//! the pieces are parsed (serde_json, strings borrowed from the block unless
-//! they hold escapes) and classified in parallel on the rayon pool. Results
-//! are merged in file order, so the output is deterministic.
+//! The file (plain, or gzip detected by its magic bytes) is read by a reader
+//! thread in blocks of 8 MiB of whole lines; each block is cut into pieces of
+//! about 128 KiB at line ends, and the pieces are parsed and classified in
+//! parallel on the rayon pool while the next block is read. Parsing: a
+//! hand-written validating scanner for the usual lines (valid UTF-8, strings
+//! without escapes, integer node ids; node ids borrowed from the block), and
+//! serde_json for every other line and for error messages. Results are merged
+//! in file order, so the output is deterministic.
 //!
 //! Node ids are compared like Python dict keys after `json.loads`, so this
 //! path agrees with the Python list API: strings by value; numbers by value
