@@ -337,9 +337,9 @@ def read_graph(path: str | os.PathLike[str]) -> dict[str, Any]:
         with p.open(encoding="utf-8") as f:
             graph = json.load(f)
     except OSError as exc:
-        raise InputError(f"cannot read graph {p}: {exc.strerror or exc}") from exc
+        raise InputError(f"{p}: cannot read graph: {exc.strerror or exc}") from exc
     except json.JSONDecodeError as exc:
-        raise InputError(f"{p}: line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        raise InputError(f"{p}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     if not isinstance(graph, dict) or not {"schema", "entities", "relations"} <= graph.keys():
         raise InputError(f"{p}: not a SimpleKG graph (needs schema, entities, relations)")
     return graph

@@ -18,14 +18,12 @@ relationship type are verified at the end.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError, KgbenchError
@@ -92,26 +90,12 @@ class LoadReport:
 # Reading and validation
 # ---------------------------------------------------------------------------------------------
 def read_graph_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a graph: ``graph.json`` directly; a directory or ``.parquet`` file through
-    ``kgbench.convert.read_graph``. Raises :class:`InputError` on unreadable input."""
-    p = Path(path)
-    if p.is_dir() or p.suffix == ".parquet":
-        from kgbench.convert import read_graph
+    """Read a graph from ``graph.json``, a ``kgbench convert`` output directory, or the
+    Parquet pair: :func:`kgbench.convert.read_graph`. Raises :class:`InputError` on
+    unreadable or malformed input (naming the file, line and column)."""
+    from kgbench.convert import read_graph
 
-        graph = read_graph(p)
-        if not isinstance(graph, dict):
-            raise InputError(f"{p}: kgbench.convert.read_graph returned {type(graph).__name__}")
-        return graph
-    try:
-        with open(p, encoding="utf-8") as f:
-            graph = json.load(f)
-    except FileNotFoundError as exc:
-        raise InputError(f"{p}: no such file") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
-    if not isinstance(graph, dict):
-        raise InputError(f"{p}: the top-level JSON value must be an object (SPEC.md §2)")
-    return graph
+    return read_graph(path)
 
 
 def _check_value(value: Any, datatype: str) -> bool:
