@@ -590,20 +590,27 @@ pub fn score_files_chunked(
 
 /// A file read into memory, checked to be UTF-8, with its non-blank lines indexed.
 struct Loaded {
-    data: Vec<u8>,
+    data: String,
     lines: Vec<(u32, u32, u32)>,
 }
 
 impl Loaded {
     fn text(&self) -> &str {
-        // checked in `load`
-        std::str::from_utf8(&self.data).unwrap_or_default()
+        &self.data
     }
 }
 
 fn load(path: &Path) -> Result<Loaded, ScoreError> {
-    let data = read(path)?;
-    let lines = split_lines(utf8(&data, path)?, path)?;
+    // validated once; the conversion takes ownership of the bytes (no copy)
+    let data = String::from_utf8(read(path)?).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        ScoreError::Line {
+            path: path.to_path_buf(),
+            line: 1 + memchr::memchr_iter(b'\n', &e.as_bytes()[..valid]).count(),
+            message: "invalid UTF-8".into(),
+        }
+    })?;
+    let lines = split_lines(&data, path)?;
     Ok(Loaded { data, lines })
 }
 
