@@ -301,13 +301,33 @@ impl<'a> Reader<'a> {
             p += 1;
         }
         let n = p - digits;
-        if n > 0
-            && (n == 1 || b[digits] != b'0')
-            && !matches!(b.get(p), Some(b'0'..=b'9' | b'.' | b'e' | b'E'))
-        {
-            self.pos = p;
-            value::push_int(out, if neg { -v } else { v });
-            return Ok(());
+        if n == 0 || (n > 1 && b[digits] == b'0') {
+            return self.number_key_slow(out); // an error, reported there
+        }
+        match b.get(p) {
+            Some(b'0'..=b'9' | b'e' | b'E') => {}
+            Some(b'.') if n <= 15 => {
+                // a plain decimal of at most 15 digits: exact as in `fast_decimal`
+                let mut m = v as u64;
+                let mut q = p + 1;
+                while q < b.len() && n + (q - p - 1) < 15 && b[q].is_ascii_digit() {
+                    m = m * 10 + (b[q] - b'0') as u64;
+                    q += 1;
+                }
+                let frac = q - p - 1;
+                if frac > 0 && !matches!(b.get(q), Some(b'0'..=b'9' | b'e' | b'E')) {
+                    self.pos = q;
+                    let f = m as f64 / POW10[frac];
+                    value::push_float(out, if neg { -f } else { f });
+                    return Ok(());
+                }
+            }
+            Some(b'.') => {}
+            _ => {
+                self.pos = p;
+                value::push_int(out, if neg { -v } else { v });
+                return Ok(());
+            }
         }
         self.number_key_slow(out)
     }
@@ -689,6 +709,35 @@ mod tests {
             r#""seven\n""#,
         ] {
             assert_eq!(fast(t), serde(t), "{t}");
+        }
+    }
+
+    /// The one-pass number path gives the same keys as the full number parser.
+    #[test]
+    fn number_paths_agree() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let digits = 1 + (x >> 58) as usize % 20;
+            let m = (x >> 3) % 10u64.pow(digits.min(19) as u32);
+            let s = format!("{m}");
+            let point = (x as usize >> 12) % (s.len() + 1);
+            let (a, b) = s.split_at(point);
+            let a = if a.is_empty() { "0" } else { a };
+            let t = match (x >> 20) % 3 {
+                0 => format!("{}{s}", if x & 1 == 1 { "-" } else { "" }),
+                1 if !b.is_empty() => format!("{}{a}.{b}", if x & 1 == 1 { "-" } else { "" }),
+                _ => format!("{a}.{b}0e{}", (x >> 40) % 5),
+            };
+            let mut r = Reader::new(&t);
+            let mut fast = Vec::new();
+            r.number_key(&mut fast).unwrap();
+            r.end().unwrap();
+            let mut r = Reader::new(&t);
+            let mut full = Vec::new();
+            r.number_key_slow(&mut full).unwrap();
+            r.end().unwrap();
+            assert_eq!(fast, full, "{t}");
         }
     }
 

@@ -531,13 +531,19 @@ pub fn score_files_chunked(
     chunk_lines: usize,
 ) -> Result<(Vec<Status>, ScoreSummary), ScoreError> {
     let chunk_lines = chunk_lines.max(1);
+    let mut timer = PhaseTimer::from_env();
     // read, validate and index both files at once (one per core)
     let (g, p) = rayon::join(|| load(gold_path), || load(pred_path));
     let (gd, pd) = (g?, p?);
+    timer.phase("read + UTF-8 + line index");
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
-    if let Some(chunks) = score_aligned(&gd, &pd, rel_tol, chunk_lines, out.is_some()) {
+    let aligned = score_aligned(&gd, &pd, rel_tol, chunk_lines, out.is_some());
+    timer.phase("parse + compare (aligned)");
+    if let Some(chunks) = aligned {
+        // the inputs are no longer needed: free both at once
+        rayon::join(|| drop(gd), || drop(pd));
         let n: usize = chunks.iter().map(|c| c.statuses.len()).sum();
         check_duplicates_with(
             chunks
@@ -566,6 +572,7 @@ pub fn score_files_chunked(
             }
             f.flush().map_err(io)?;
         }
+        timer.phase("duplicate check + summary + write");
         return Ok((statuses, summary));
     }
     let (gold, pred) = rayon::join(
@@ -586,6 +593,39 @@ pub fn score_files_chunked(
         })?;
     }
     Ok((statuses, summary))
+}
+
+/// Wall and process CPU time per phase on stderr, when `KGBENCH_SCORE_TIMING` is set
+/// (profiling aid; CPU time from `/proc/self/stat`, so Linux only).
+struct PhaseTimer(Option<(std::time::Instant, f64)>);
+
+impl PhaseTimer {
+    fn from_env() -> Self {
+        PhaseTimer(
+            std::env::var_os("KGBENCH_SCORE_TIMING")
+                .map(|_| (std::time::Instant::now(), Self::cpu())),
+        )
+    }
+
+    fn cpu() -> f64 {
+        let st = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let f: Vec<&str> = st.rsplit(") ").next().unwrap_or("").split(' ').collect();
+        let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        (tick(11) + tick(12)) / 100.0
+    }
+
+    fn phase(&mut self, name: &str) {
+        if let Some((t, c)) = &mut self.0 {
+            let cpu = Self::cpu();
+            eprintln!(
+                "kgbench score: {name}: {:.3} s wall, {:.2} CPU-s",
+                t.elapsed().as_secs_f64(),
+                cpu - *c
+            );
+            *t = std::time::Instant::now();
+            *c = cpu;
+        }
+    }
 }
 
 /// A file read into memory, checked to be UTF-8, with its non-blank lines indexed.
