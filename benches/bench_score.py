@@ -4,9 +4,10 @@ pure-Python reference algorithm (benches/reference_ex.py, a port of CypherBench'
 Generates N (gold, pred) pairs of small result tables (1-10 rows, 1-3 columns, mixed value
 types: int, float, str, bool, null, dates, lists, maps), about half equal under row /
 column / in-cell-list permutation and int/float rewriting, 20 % with ``order_matters``;
-writes them as JSONL, then prints pairs/s for ``score_files`` (in process, and the
-``kgbench score`` command end to end) and for the Python reference on a sample (JSON
-parsing included on both sides), the ratio, and checks the verdicts on the sample.
+writes them as JSONL, then prints pairs/s (wall and per CPU-second) for the ``kgbench score``
+command end to end (start-up, reading, scoring, writing ``--out``; the headline), for
+``score_files`` in process, and for the Python reference on a sample (JSON parsing included
+on both sides), the ratios, and checks the verdicts on the sample.
 
 Usage: ``python benches/bench_score.py [--pairs 1000000] [--sample 20000] [--keep DIR]``
 """
@@ -150,6 +151,12 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def _children_cpu() -> float:
+    """CPU seconds of finished child processes (the ``kgbench score`` command)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=1_000_000)
@@ -188,16 +195,21 @@ def main() -> int:
         f"pairs per CPU-second (EX {res.summary['ex']:.4f}, {res.summary['n_match']:,} equal)"
     )
     exe = Path(sys.executable).with_name("kgbench")
-    t0 = time.perf_counter()
-    subprocess.run(
-        [str(exe), "score", "--gold", str(gold), "--pred", str(pred), "--out", str(out)],
-        check=True,
-        capture_output=True,
-    )
-    cli_s = time.perf_counter() - t0
+    cli_runs = []
+    for _ in range(3):
+        t0, c0 = time.perf_counter(), _children_cpu()
+        subprocess.run(
+            [str(exe), "score", "--gold", str(gold), "--pred", str(pred), "--out", str(out)],
+            check=True,
+            capture_output=True,
+        )
+        cli_runs.append((time.perf_counter() - t0, _children_cpu() - c0))
+    cli_s, cli_cpu = min(cli_runs)
+    cli_rate = args.pairs / cli_s
     print(
-        f"kgbench score (command, incl. interpreter start-up): {cli_s:.3f} s -> "
-        f"{args.pairs / cli_s:,.0f} pairs/s"
+        f"kgbench score (command: interpreter start-up, reading both files, scoring, writing "
+        f"--out): {cli_s:.3f} s wall best of 3 -> {cli_rate:,.0f} pairs/s; {cli_cpu:.3f} CPU-s "
+        f"-> {args.pairs / cli_cpu:,.0f} pairs per CPU-second"
     )
 
     n = min(args.sample, args.pairs)
@@ -207,8 +219,12 @@ def main() -> int:
         f"Python reference on {n:,} pairs: {py_s:.3f} s -> {py_rate:,.0f} pairs/s; "
         f"{n / py_cpu:,.0f} pairs per CPU-second"
     )
-    print(f"ratio kgbench score / Python reference (wall): {rust_rate / py_rate:,.1f}x")
-    print(f"ratio per CPU-second (one core each): {(args.pairs / rust_cpu) / (n / py_cpu):,.1f}x")
+    print(f"ratio kgbench score command / Python reference (wall): {cli_rate / py_rate:,.1f}x")
+    print(f"ratio score_files in process / Python reference (wall): {rust_rate / py_rate:,.1f}x")
+    print(
+        "ratio per CPU-second, command / Python reference: "
+        f"{(args.pairs / cli_cpu) / (n / py_cpu):,.1f}x"
+    )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
     ours = res.ex[:n].tolist()

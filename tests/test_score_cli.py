@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -154,3 +155,74 @@ def test_console_script(tmp_path: Path) -> None:
         check=True,
     )
     assert "EX                1.0000  (7 / 7)" in proc.stdout
+
+
+def _many(tmp_path: Path, n: int) -> tuple[Path, Path]:
+    """n aligned pairs (more than one parallel chunk): equal, permuted, changed, errors."""
+    gold, pred = [], []
+    for i in range(n):
+        rows = [[i % 7, f"s{i % 5}", [i % 3, None]], [1.5, "x", {"k": i % 2}]]
+        g: dict[str, Any] = {"qid": f"q{i}", "rows": rows, "order_matters": i % 9 == 0}
+        if i % 4 == 0:
+            p_rows = [list(reversed(r)) for r in reversed(rows)]
+        elif i % 4 == 1:
+            p_rows = [[*rows[0][:2], [None, i % 3]], [1.5, "x", {"k": i % 2 + 0.0}]]
+        elif i % 4 == 2:
+            p_rows = [[*rows[0][:2], "changed"], rows[1]]
+        else:
+            p_rows = rows
+        p: dict[str, Any] = {"qid": f"q{i}", "rows": p_rows, "error": "E" if i % 13 == 0 else None}
+        gold.append(g)
+        pred.append(p)
+    return _write(tmp_path / "gold.jsonl", gold), _write(tmp_path / "pred.jsonl", pred)
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_parallel_output_identical_to_sequential(tmp_path: Path, threads: str) -> None:
+    """The command's --out bytes do not depend on the number of threads, nor on the order
+    of the prediction file (aligned fast path vs. matching by qid)."""
+    gold, pred = _many(tmp_path, 10_000)
+    exe = Path(sys.executable).with_name("kgbench")
+
+    def run(pred_file: Path, n_threads: str, out: Path) -> bytes:
+        subprocess.run(
+            [str(exe), "score", "--gold", str(gold), "--pred", str(pred_file), "--out", str(out)],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "RAYON_NUM_THREADS": n_threads},
+        )
+        return out.read_bytes()
+
+    sequential = run(pred, "1", tmp_path / "seq.jsonl")
+    assert run(pred, threads, tmp_path / "par.jsonl") == sequential
+    shuffled = tmp_path / "shuffled.jsonl"
+    lines = pred.read_text().splitlines()
+    shuffled.write_text("\n".join(lines[1::2] + lines[::2]) + "\n")
+    assert run(shuffled, threads, tmp_path / "par2.jsonl") == sequential
+    scores = [json.loads(line) for line in sequential.decode().splitlines()]
+    assert [s["qid"] for s in scores] == [f"q{i}" for i in range(10_000)]
+    statuses = {s["status"] for s in scores}
+    assert statuses == {"match", "mismatch", "pred_error"}
+    assert scores == [{"qid": s["qid"], "ex": s["ex"], "status": s["status"]} for s in scores]
+    res = score_files(gold, pred)
+    assert res.ex.tolist() == [s["ex"] for s in scores]
+
+
+def test_errors_deep_in_large_files_name_file_and_line(tmp_path: Path) -> None:
+    gold, pred = _many(tmp_path, 9_000)
+    lines = pred.read_text().splitlines()
+    lines[8_500] = '{"qid": "q8500", "rows": [[1], [2, 3]]}'
+    pred.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"pred.jsonl:8501: .*row 1 has 2 columns, expected 1"):
+        score_files(gold, pred)
+    lines = gold.read_text().splitlines()
+    lines[8_700] = lines[4_321]
+    gold.write_text("\n".join(lines) + "\n")
+    pred.write_text("\n".join(lines) + "\n")
+    with pytest.raises(
+        InputError, match=r'gold.jsonl:8701: duplicate qid "q4321" \(first on line 4322\)'
+    ):
+        score_files(gold, pred)
+    pred.write_bytes(pred.read_bytes().replace(b'"q20"', b'"q\xff20"', 1))
+    with pytest.raises(InputError, match=r"pred.jsonl:21: invalid UTF-8"):
+        score_files(gold, pred)

@@ -11,37 +11,14 @@
 * :mod:`kgbench.evaluate.aggregate`, :mod:`kgbench.evaluate.tasks` — CypherBench's
   aggregation and task / prediction files.
 
-The Neo4j-dependent names are imported on first use, so ``kgbench score`` and the pure
-comparison functions start without loading the Neo4j driver.
+Every public name is imported on first use (PEP 562), so ``kgbench score`` starts with
+only the native module, and the pure comparison functions without the Neo4j driver.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
-
-from kgbench.evaluate.compare import (
-    ScoreResult,
-    canonical_key,
-    execution_accuracy,
-    execution_accuracy_batch,
-    order_matters,
-    score_files,
-    values_equal,
-)
-from kgbench.evaluate.metrics import (
-    SetScores,
-    answer_set_scores,
-    boolean_accuracy,
-    gtsqa_scores,
-    mdre,
-    mlre,
-    msle,
-    ngdbench_f1,
-    ngdbench_jaccard,
-    smape,
-    step_accuracy,
-)
 
 __all__ = [
     "METRICS",
@@ -81,6 +58,28 @@ __all__ = [
 
 if TYPE_CHECKING:
     from kgbench.evaluate.aggregate import RETURN_PATTERN_MAPPING, aggregate_metrics
+    from kgbench.evaluate.compare import (
+        ScoreResult,
+        canonical_key,
+        execution_accuracy,
+        execution_accuracy_batch,
+        order_matters,
+        score_files,
+        values_equal,
+    )
+    from kgbench.evaluate.metrics import (
+        SetScores,
+        answer_set_scores,
+        boolean_accuracy,
+        gtsqa_scores,
+        mdre,
+        mlre,
+        msle,
+        ngdbench_f1,
+        ngdbench_jaccard,
+        smape,
+        step_accuracy,
+    )
     from kgbench.evaluate.provenance import Failure, executable, jaccard, provenance_subgraph, psjs
     from kgbench.evaluate.runner import (
         METRICS,
@@ -94,6 +93,34 @@ if TYPE_CHECKING:
 
 #: Lazily imported names -> the submodule that defines them.
 _LAZY = {
+    **dict.fromkeys(
+        (
+            "ScoreResult",
+            "canonical_key",
+            "execution_accuracy",
+            "execution_accuracy_batch",
+            "order_matters",
+            "score_files",
+            "values_equal",
+        ),
+        "compare",
+    ),
+    **dict.fromkeys(
+        (
+            "SetScores",
+            "answer_set_scores",
+            "boolean_accuracy",
+            "gtsqa_scores",
+            "mdre",
+            "mlre",
+            "msle",
+            "ngdbench_f1",
+            "ngdbench_jaccard",
+            "smape",
+            "step_accuracy",
+        ),
+        "metrics",
+    ),
     **dict.fromkeys(("RETURN_PATTERN_MAPPING", "aggregate_metrics"), "aggregate"),
     **dict.fromkeys(
         ("Failure", "executable", "jaccard", "provenance_subgraph", "psjs"), "provenance"
@@ -114,7 +141,7 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Import the Neo4j-dependent public names on first access (PEP 562)."""
+    """Import the public names on first access (PEP 562)."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'kgbench.evaluate' has no attribute {name!r}")

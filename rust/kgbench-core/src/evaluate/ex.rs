@@ -20,6 +20,13 @@
 //!    projected on their images (checked by sorting class pairs). Among predicted columns
 //!    identical as sequences only the first unused one is tried (they are interchangeable).
 //!
+//! Tables of at most 4 columns first take a hashed fast path: per-column sums of cell
+//! hashes select the candidate bijections, sorted row hashes under a bijection must agree,
+//! and equality is accepted only after comparing the bytes of every cell under that
+//! bijection and row pairing. Its rejections compare fingerprints that equal tables always
+//! share, so they are exact too; a hash collision (hashes agree, bytes do not) hands the
+//! pair to the search below, so verdicts never depend on the hash.
+//!
 //! Worst case: the search visits at most `sum_{d<=k} k!/(k-d)!  <= e·k!` nodes for `k`
 //! columns, each costing `O(n log n)` for `n` rows — reached only by tables whose columns
 //! share one value multiset and whose partial projections keep agreeing (an adversarial,
@@ -84,6 +91,10 @@ pub fn tables_equivalent(gold: TableRef<'_>, pred: TableRef<'_>, order_matters: 
 /// Reusable buffers of [`tables_equivalent_with`].
 #[derive(Default)]
 pub struct ExScratch {
+    hg: Vec<u64>,
+    hp: Vec<u64>,
+    grows: Vec<(u64, u32)>,
+    prows: Vec<(u64, u32)>,
     hashed: Vec<(u64, u32)>,
     gid: Vec<u32>,
     pid: Vec<u32>,
@@ -121,13 +132,178 @@ pub fn tables_equivalent_with(
     if let Some(verdict) = shape_verdict(gold, pred) {
         return verdict;
     }
-    let (n, k) = (gold.nrows(), gold.ncols());
+    let k = gold.ncols();
     if k == 0 || gold.identical(&pred) {
         return true;
     }
     // equal cell multisets need equal byte totals (O(1) from the arena offsets)
     if gold.key_bytes() != pred.key_bytes() {
         return false;
+    }
+    if k <= FAST_MAX_COLS {
+        if let Some(verdict) = fast_verdict(gold, pred, ordered, s) {
+            return verdict;
+        }
+    }
+    exhaustive(gold, pred, ordered, s)
+}
+
+/// Widest table the hashed fast path handles (it tries up to `k!` = 24 bijections).
+const FAST_MAX_COLS: usize = 4;
+
+/// Hash of one canonical key (equal keys give equal hashes; the quality of the hash only
+/// affects speed, never the verdict).
+#[inline]
+fn cell_hash(key: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(key);
+    fmix64(h.finish() ^ key.len() as u64)
+}
+
+/// MurmurHash3's 64-bit finaliser: spreads every input bit over the output, so sums of
+/// mixed hashes make good multiset fingerprints.
+#[inline]
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// Ordered combination of the cell hashes of one row.
+#[inline]
+fn row_step(acc: u64, cell: u64) -> u64 {
+    (acc.rotate_left(23) ^ cell).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The hashed fast path for tables of at most [`FAST_MAX_COLS`] columns. Every rejection
+/// it makes is exact — it compares fingerprints that equal inputs always share (sums of
+/// cell hashes per column, sorted row hashes under a bijection) — and it accepts only after
+/// comparing the bytes of every cell under one column bijection and row pairing, which is
+/// a proof of equality. `None` when the hashes agree but the bytes do not confirm (a hash
+/// collision): the caller then runs the exhaustive search.
+fn fast_verdict(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    ordered: bool,
+    s: &mut ExScratch,
+) -> Option<bool> {
+    let (n, k) = (gold.nrows(), gold.ncols());
+    let cells = n * k;
+    s.hg.clear();
+    s.hp.clear();
+    let mut gcol = [0u64; FAST_MAX_COLS];
+    let mut pcol = [0u64; FAST_MAX_COLS];
+    for i in 0..cells {
+        let (hg, hp) = (cell_hash(gold.cell_at(i)), cell_hash(pred.cell_at(i)));
+        s.hg.push(hg);
+        s.hp.push(hp);
+        let c = i % k;
+        if ordered {
+            // a column's cell sequence: position-dependent combination
+            gcol[c] = row_step(gcol[c], hg);
+            pcol[c] = row_step(pcol[c], hp);
+        } else {
+            gcol[c] = gcol[c].wrapping_add(hg);
+            pcol[c] = pcol[c].wrapping_add(hp);
+        }
+    }
+    // gold row hashes (in gold column order), sorted when rows are unordered
+    s.grows.clear();
+    for r in 0..n {
+        let h = s.hg[r * k..(r + 1) * k]
+            .iter()
+            .fold(0u64, |acc, &c| row_step(acc, c));
+        s.grows.push((h, r as u32));
+    }
+    if !ordered {
+        s.grows.sort_unstable();
+    }
+    let mut perm = [0usize; FAST_MAX_COLS];
+    let mut fallback = false;
+    let mut found = false;
+    for_each_bijection(k, &gcol, &pcol, &mut perm, &mut |perm| {
+        s.prows.clear();
+        for r in 0..n {
+            let row = &s.hp[r * k..(r + 1) * k];
+            let h = perm[..k].iter().fold(0u64, |acc, &j| row_step(acc, row[j]));
+            s.prows.push((h, r as u32));
+        }
+        if !ordered {
+            s.prows.sort_unstable();
+        }
+        if s.grows.iter().zip(&s.prows).any(|(g, p)| g.0 != p.0) {
+            return false; // the row bags (sequences) differ under this bijection
+        }
+        let confirmed = s.grows.iter().zip(&s.prows).all(|(g, p)| {
+            let (gr, pr) = (g.1 as usize, p.1 as usize);
+            (0..k).all(|c| gold.cell(gr, c) == pred.cell(pr, perm[c]))
+        });
+        if confirmed {
+            found = true;
+        } else {
+            fallback = true;
+        }
+        true // stop: proven equal, or a collision that the exhaustive search settles
+    });
+    if found {
+        Some(true)
+    } else if fallback {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+/// Call `f(perm)` for each bijection `perm` (gold column `c` -> pred column `perm[c]`)
+/// with equal column fingerprints, until `f` returns true.
+fn for_each_bijection(
+    k: usize,
+    gcol: &[u64; FAST_MAX_COLS],
+    pcol: &[u64; FAST_MAX_COLS],
+    perm: &mut [usize; FAST_MAX_COLS],
+    f: &mut impl FnMut(&[usize; FAST_MAX_COLS]) -> bool,
+) -> bool {
+    fn go(
+        c: usize,
+        used: u32,
+        k: usize,
+        gcol: &[u64; FAST_MAX_COLS],
+        pcol: &[u64; FAST_MAX_COLS],
+        perm: &mut [usize; FAST_MAX_COLS],
+        f: &mut impl FnMut(&[usize; FAST_MAX_COLS]) -> bool,
+    ) -> bool {
+        if c == k {
+            return f(perm);
+        }
+        for j in 0..k {
+            if used & (1 << j) == 0 && gcol[c] == pcol[j] {
+                perm[c] = j;
+                if go(c + 1, used | (1 << j), k, gcol, pcol, perm, f) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    go(0, 0, k, gcol, pcol, perm, f)
+}
+
+/// The exact search of the module documentation (steps 2-5), without the hashed fast
+/// path; also the reference the fast path is tested against.
+pub fn exhaustive(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    ordered: bool,
+    s: &mut ExScratch,
+) -> bool {
+    if let Some(verdict) = shape_verdict(gold, pred) {
+        return verdict;
+    }
+    let (n, k) = (gold.nrows(), gold.ncols());
+    if k == 0 {
+        return true;
     }
     let cells = n * k;
     let cell = |i: usize| -> &[u8] {
@@ -434,6 +610,96 @@ mod tests {
         // duplicate rows count
         assert_eq!(ex("[[1],[1],[2]]", "[[1],[2],[2]]", false), 0.0);
         assert_eq!(ex("[[1],[1],[2]]", "[[2],[1],[1]]", false), 1.0);
+    }
+
+    /// The hashed fast path and the exhaustive search agree on random small tables
+    /// (shuffled copies, single-cell changes, swapped cells between rows, duplicates).
+    #[test]
+    fn fast_path_agrees_with_exhaustive() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let (mut agree, mut equal) = (0, 0);
+        for _ in 0..20_000 {
+            let k = 1 + next(4) as usize;
+            let n = 1 + next(6) as usize;
+            let vals = 1 + next(4);
+            let gold: Vec<Vec<u64>> = (0..n)
+                .map(|_| (0..k).map(|_| next(vals)).collect())
+                .collect();
+            let ordered = next(4) == 0;
+            let mut perm: Vec<usize> = (0..k).collect();
+            for i in (1..k).rev() {
+                perm.swap(i, next(i as u64 + 1) as usize);
+            }
+            let mut pred: Vec<Vec<u64>> = gold
+                .iter()
+                .map(|row| perm.iter().map(|&c| row[c]).collect())
+                .collect();
+            if !ordered || next(2) == 0 {
+                for i in (1..n).rev() {
+                    pred.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            match next(4) {
+                0 => {
+                    let (r, c) = (next(n as u64) as usize, next(k as u64) as usize);
+                    pred[r][c] = next(vals);
+                }
+                1 if n > 1 => {
+                    let (r1, r2, c) = (0, n - 1, next(k as u64) as usize);
+                    let t = pred[r1][c];
+                    pred[r1][c] = pred[r2][c];
+                    pred[r2][c] = t;
+                }
+                2 => {
+                    let r = next(n as u64) as usize;
+                    let row = pred[r].clone();
+                    pred[(r + 1) % n] = row;
+                }
+                _ => {}
+            }
+            let js = |t: &Vec<Vec<u64>>| -> String {
+                let rows: Vec<String> = t
+                    .iter()
+                    .map(|r| {
+                        let cells: Vec<String> = r
+                            .iter()
+                            .map(|v| match v {
+                                0 => "1.0".to_string(),
+                                1 => "\"a\"".to_string(),
+                                2 => "[2, null]".to_string(),
+                                v => v.to_string(),
+                            })
+                            .collect();
+                        format!("[{}]", cells.join(","))
+                    })
+                    .collect();
+                format!("[{}]", rows.join(","))
+            };
+            let (g, p) = (
+                table_from_json(&js(&gold)).unwrap(),
+                table_from_json(&js(&pred)).unwrap(),
+            );
+            let mut s = ExScratch::default();
+            let fast = tables_equivalent_with(g.as_ref(), p.as_ref(), ordered, &mut s);
+            let slow = exhaustive(g.as_ref(), p.as_ref(), ordered, &mut s);
+            assert_eq!(
+                fast,
+                slow,
+                "{} vs {} ordered={ordered}",
+                js(&gold),
+                js(&pred)
+            );
+            agree += 1;
+            equal += fast as usize;
+        }
+        // both outcomes are well represented
+        assert!(equal > 5_000 && agree - equal > 5_000, "{equal} / {agree}");
     }
 
     #[test]

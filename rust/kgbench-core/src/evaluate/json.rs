@@ -119,23 +119,33 @@ impl<'a> Reader<'a> {
         // one pass: stop at the closing quote, a backslash or a control character
         let mut p = start;
         let b = self.buf;
-        // eight bytes at a time while none is '"', '\\' or a control character (SWAR;
-        // a flagged word is rescanned byte by byte below)
+        // eight bytes at a time: flag '"', '\\' and control characters (SWAR). The lowest
+        // flag of each test is exact (false flags only follow a true one), so the first
+        // special byte is found without rescanning.
         const LO: u64 = 0x0101_0101_0101_0101;
         const HI: u64 = 0x8080_8080_8080_8080;
-        while let Some(w) = b.get(p..p + 8) {
-            let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-            let q = v ^ (LO * b'"' as u64);
-            let s = v ^ (LO * b'\\' as u64);
-            let special = (q.wrapping_sub(LO) & !q)
-                | (s.wrapping_sub(LO) & !s)
-                | (v.wrapping_sub(LO * 0x20) & !v);
-            if special & HI != 0 {
-                break;
+        loop {
+            if let Some(w) = b.get(p..p + 8) {
+                let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+                let q = v ^ (LO * b'"' as u64);
+                let s = v ^ (LO * b'\\' as u64);
+                let special = ((q.wrapping_sub(LO) & !q)
+                    | (s.wrapping_sub(LO) & !s)
+                    | (v.wrapping_sub(LO * 0x20) & !v))
+                    & HI;
+                if special == 0 {
+                    p += 8;
+                    continue;
+                }
+                p += (special.trailing_zeros() / 8) as usize;
+            } else {
+                while p < b.len() && b[p] != b'"' && b[p] != b'\\' && b[p] >= 0x20 {
+                    p += 1;
+                }
+                if p == b.len() {
+                    return self.err("unterminated string");
+                }
             }
-            p += 8;
-        }
-        while p < b.len() {
             let c = b[p];
             if c == b'"' {
                 self.pos = p + 1;
@@ -145,13 +155,9 @@ impl<'a> Reader<'a> {
             if c == b'\\' {
                 return self.escaped_string(start).map(Cow::Owned);
             }
-            if c < 0x20 {
-                self.pos = p;
-                return self.err("control character in string");
-            }
-            p += 1;
+            self.pos = p;
+            return self.err("control character in string");
         }
-        self.err("unterminated string")
     }
 
     fn escaped_string(&mut self, start: usize) -> R<String> {
@@ -280,6 +286,100 @@ impl<'a> Reader<'a> {
         Ok((&self.text[start..p], integer))
     }
 
+    /// Read a number (the next byte is `-` or a digit) and append its canonical key.
+    #[inline]
+    fn number_key(&mut self, out: &mut Vec<u8>) -> R<()> {
+        // fast path, one pass: an integer of at most 18 digits (always fits in i64)
+        let b = self.buf;
+        let mut p = self.pos;
+        let neg = b.get(p) == Some(&b'-');
+        p += neg as usize;
+        let digits = p;
+        let mut v: i64 = 0;
+        while p < b.len() && p - digits < 18 && b[p].is_ascii_digit() {
+            v = v * 10 + (b[p] - b'0') as i64;
+            p += 1;
+        }
+        let n = p - digits;
+        if n == 0 || (n > 1 && b[digits] == b'0') {
+            return self.number_key_slow(out); // an error, reported there
+        }
+        match b.get(p) {
+            Some(b'0'..=b'9' | b'e' | b'E') => {}
+            Some(b'.') if n <= 15 => {
+                // a plain decimal of at most 15 digits: exact as in `fast_decimal`
+                let mut m = v as u64;
+                let mut q = p + 1;
+                while q < b.len() && n + (q - p - 1) < 15 && b[q].is_ascii_digit() {
+                    m = m * 10 + (b[q] - b'0') as u64;
+                    q += 1;
+                }
+                let frac = q - p - 1;
+                if frac > 0 && !matches!(b.get(q), Some(b'0'..=b'9' | b'e' | b'E')) {
+                    self.pos = q;
+                    let f = m as f64 / POW10[frac];
+                    value::push_float(out, if neg { -f } else { f });
+                    return Ok(());
+                }
+            }
+            Some(b'.') => {}
+            _ => {
+                self.pos = p;
+                value::push_int(out, if neg { -v } else { v });
+                return Ok(());
+            }
+        }
+        self.number_key_slow(out)
+    }
+
+    /// [`Reader::number_key`] for anything but a short integer (and for errors).
+    #[inline(never)]
+    fn number_key_slow(&mut self, out: &mut Vec<u8>) -> R<()> {
+        let (text, integer) = self.number_text()?;
+        if integer && text.len() <= 18 {
+            let (neg, digits) = match text.strip_prefix('-') {
+                Some(d) => (true, d),
+                None => (false, text),
+            };
+            let mut v: i64 = 0;
+            for &d in digits.as_bytes() {
+                v = v * 10 + (d - b'0') as i64;
+            }
+            value::push_int(out, if neg { -v } else { v });
+        } else if integer {
+            if let Ok(i) = text.parse::<i64>() {
+                value::push_int(out, i);
+            } else if let Ok(u) = text.parse::<u64>() {
+                value::push_u64(out, u);
+            } else {
+                value::push_float(out, text.parse::<f64>().unwrap_or(f64::NAN));
+            }
+        } else if let Some(f) = fast_decimal(text) {
+            value::push_float(out, f);
+        } else {
+            match text.parse::<f64>() {
+                Ok(f) if f.is_finite() => value::push_float(out, f),
+                _ => return self.err("number out of range"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Read a value and append its canonical key: strings and numbers inline, anything
+    /// else through [`Reader::value_key`].
+    #[inline]
+    pub fn cell_key(&mut self, out: &mut Vec<u8>) -> R<()> {
+        match self.peek() {
+            Some(b'"') => {
+                let s = self.string()?;
+                value::push_str(out, &s);
+                Ok(())
+            }
+            Some(b'-' | b'0'..=b'9') => self.number_key(out),
+            _ => self.value_key(out),
+        }
+    }
+
     /// Read any value and append its canonical key to `out`.
     pub fn value_key(&mut self, out: &mut Vec<u8>) -> R<()> {
         match self.peek() {
@@ -307,7 +407,7 @@ impl<'a> Reader<'a> {
                     self.pos += 1;
                 } else {
                     loop {
-                        self.value_key(list.item_buf())?;
+                        self.cell_key(list.item_buf())?;
                         list.end_item();
                         match self.peek() {
                             Some(b',') => self.pos += 1,
@@ -333,7 +433,7 @@ impl<'a> Reader<'a> {
                         let k = self.string()?;
                         map.entry_buf(&k);
                         self.expect(b':')?;
-                        self.value_key(map.value_buf())?;
+                        self.cell_key(map.value_buf())?;
                         map.end_entry();
                         match self.peek() {
                             Some(b',') => self.pos += 1,
@@ -348,36 +448,7 @@ impl<'a> Reader<'a> {
                 map.finish_reuse(out);
                 self.maps.push(map);
             }
-            Some(b'-' | b'0'..=b'9') => {
-                let (text, integer) = self.number_text()?;
-                if integer && text.len() <= 18 {
-                    // fast path: at most 18 digits always fit in i64
-                    let (neg, digits) = match text.strip_prefix('-') {
-                        Some(d) => (true, d),
-                        None => (false, text),
-                    };
-                    let mut v: i64 = 0;
-                    for &d in digits.as_bytes() {
-                        v = v * 10 + (d - b'0') as i64;
-                    }
-                    value::push_int(out, if neg { -v } else { v });
-                } else if integer {
-                    if let Ok(i) = text.parse::<i64>() {
-                        value::push_int(out, i);
-                    } else if let Ok(u) = text.parse::<u64>() {
-                        value::push_u64(out, u);
-                    } else {
-                        value::push_float(out, text.parse::<f64>().unwrap_or(f64::NAN));
-                    }
-                } else if let Some(f) = fast_decimal(text) {
-                    value::push_float(out, f);
-                } else {
-                    match text.parse::<f64>() {
-                        Ok(f) if f.is_finite() => value::push_float(out, f),
-                        _ => return self.err("number out of range"),
-                    }
-                }
-            }
+            Some(b'-' | b'0'..=b'9') => self.number_key(out)?,
             Some(_) => return self.err("expected a value"),
             None => return self.err("unexpected end of input"),
         }
@@ -458,7 +529,7 @@ impl<'a> Reader<'a> {
                         self.pos += 1;
                     } else {
                         loop {
-                            self.value_key(b.cell_buf())?;
+                            self.cell_key(b.cell_buf())?;
                             b.end_cell();
                             match self.peek() {
                                 Some(b',') => self.pos += 1,
@@ -485,7 +556,7 @@ impl<'a> Reader<'a> {
                             let k = self.string()?.into_owned();
                             self.expect(b':')?;
                             let mut key = Vec::new();
-                            self.value_key(&mut key)?;
+                            self.cell_key(&mut key)?;
                             cells.push((k, key));
                             match self.peek() {
                                 Some(b',') => self.pos += 1,
@@ -627,8 +698,46 @@ mod tests {
             "[]",
             "{}",
             " [ 1 , 2 ] ",
+            "123456789012345678",
+            "-123456789012345678",
+            "1234567890123456789",
+            "-1234567890123456789",
+            "[0,-0,10,-7,0.0,1E0,-2.5]",
+            r#"{"n": 12, "m": -3}"#,
+            r#""exactly8""#,
+            r#""sixteen chars ok""#,
+            r#""seven\n""#,
         ] {
             assert_eq!(fast(t), serde(t), "{t}");
+        }
+    }
+
+    /// The one-pass number path gives the same keys as the full number parser.
+    #[test]
+    fn number_paths_agree() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let digits = 1 + (x >> 58) as usize % 20;
+            let m = (x >> 3) % 10u64.pow(digits.min(19) as u32);
+            let s = format!("{m}");
+            let point = (x as usize >> 12) % (s.len() + 1);
+            let (a, b) = s.split_at(point);
+            let a = if a.is_empty() { "0" } else { a };
+            let t = match (x >> 20) % 3 {
+                0 => format!("{}{s}", if x & 1 == 1 { "-" } else { "" }),
+                1 if !b.is_empty() => format!("{}{a}.{b}", if x & 1 == 1 { "-" } else { "" }),
+                _ => format!("{a}.{b}0e{}", (x >> 40) % 5),
+            };
+            let mut r = Reader::new(&t);
+            let mut fast = Vec::new();
+            r.number_key(&mut fast).unwrap();
+            r.end().unwrap();
+            let mut r = Reader::new(&t);
+            let mut full = Vec::new();
+            r.number_key_slow(&mut full).unwrap();
+            r.end().unwrap();
+            assert_eq!(fast, full, "{t}");
         }
     }
 
@@ -662,6 +771,11 @@ mod tests {
             ("1.", 3),
             ("{\"a\" 1}", 6),
             ("\"\\x\"", 4),
+            ("-", 2),
+            ("-x", 2),
+            ("[1, 00]", 5),
+            ("\"abcdefghij\u{1}\"", 12),
+            ("\"abcdefghijklmnop", 2),
         ] {
             let mut r = Reader::new(t);
             let mut out = Vec::new();

@@ -293,19 +293,33 @@ fn split_lines(data: &str, path: &Path) -> Result<Vec<(u32, u32, u32)>, ScoreErr
     Ok(lines)
 }
 
+/// Hash of a qid for the duplicate check.
+#[inline]
+fn qid_hash(q: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    q.hash(&mut h);
+    h.finish()
+}
+
 /// Error on the first repeated qid in file order (by line of the repetition). Sorts qid
 /// hashes (parallel, no large hash table); equal hashes are confirmed by comparing text.
 fn check_duplicates(qids: &[(&str, usize)], path: &Path) -> Result<(), ScoreError> {
-    use std::hash::{Hash, Hasher};
-    let mut keyed: Vec<(u64, u32)> = qids
+    let keyed: Vec<(u64, u32)> = qids
         .par_iter()
         .enumerate()
-        .map(|(i, (q, _))| {
-            let mut h = rustc_hash::FxHasher::default();
-            q.hash(&mut h);
-            (h.finish(), i as u32)
-        })
+        .map(|(i, (q, _))| (qid_hash(q), i as u32))
         .collect();
+    check_duplicates_with(keyed, |i| qids[i], path)
+}
+
+/// [`check_duplicates`] on (qid hash, index) pairs; `qid(i)` gives the qid and line of
+/// index `i`.
+fn check_duplicates_with<'q>(
+    mut keyed: Vec<(u64, u32)>,
+    qid: impl Fn(usize) -> (&'q str, usize),
+    path: &Path,
+) -> Result<(), ScoreError> {
     keyed.par_sort_unstable();
     let mut worst: Option<(usize, usize)> = None; // (index of repetition, index of first)
     let mut s = 0;
@@ -318,7 +332,7 @@ fn check_duplicates(qids: &[(&str, usize)], path: &Path) -> Result<(), ScoreErro
             // indices ascend within the group (sorted by (hash, index))
             for a in s + 1..e {
                 let ia = keyed[a].1 as usize;
-                if let Some(b) = (s..a).find(|&b| qids[keyed[b].1 as usize].0 == qids[ia].0) {
+                if let Some(b) = (s..a).find(|&b| qid(keyed[b].1 as usize).0 == qid(ia).0) {
                     let ib = keyed[b].1 as usize;
                     if worst.is_none_or(|(w, _)| ia < w) {
                         worst = Some((ia, ib));
@@ -332,10 +346,11 @@ fn check_duplicates(qids: &[(&str, usize)], path: &Path) -> Result<(), ScoreErro
         None => Ok(()),
         Some((ia, ib)) => Err(ScoreError::Line {
             path: path.to_path_buf(),
-            line: qids[ia].1,
+            line: qid(ia).1,
             message: format!(
                 "duplicate qid {:?} (first on line {})",
-                qids[ia].0, qids[ib].1
+                qid(ia).0,
+                qid(ib).1
             ),
         }),
     }
@@ -347,6 +362,15 @@ fn check_duplicates(qids: &[(&str, usize)], path: &Path) -> Result<(), ScoreErro
 pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
     let data = utf8(data, path)?;
     let lines = split_lines(data, path)?;
+    parse_indexed(data, &lines, path)
+}
+
+/// [`parse_jsonl`] on text whose non-blank lines are indexed by [`split_lines`].
+fn parse_indexed(
+    data: &str,
+    lines: &[(u32, u32, u32)],
+    path: &Path,
+) -> Result<ResultFile, ScoreError> {
     type Chunk = Result<(TableArena, Vec<ResultRecord>), (usize, JsonError)>;
     let chunks: Vec<Chunk> = lines
         .par_chunks(CHUNK_LINES)
@@ -494,32 +518,66 @@ pub fn score_files(
     out: Option<&Path>,
     rel_tol: Option<f64>,
 ) -> Result<(Vec<Status>, ScoreSummary), ScoreError> {
-    let (gd, pd) = rayon::join(|| read(gold_path), || read(pred_path));
-    let (gd, pd) = (gd?, pd?);
+    score_files_chunked(gold_path, pred_path, out, rel_tol, CHUNK_LINES)
+}
+
+/// [`score_files`] with an explicit number of lines per parallel work unit (any value
+/// >= 1 gives the same result and the same output bytes; exposed for tests).
+pub fn score_files_chunked(
+    gold_path: &Path,
+    pred_path: &Path,
+    out: Option<&Path>,
+    rel_tol: Option<f64>,
+    chunk_lines: usize,
+) -> Result<(Vec<Status>, ScoreSummary), ScoreError> {
+    let chunk_lines = chunk_lines.max(1);
+    let mut timer = PhaseTimer::from_env();
+    // read, validate and index both files at once (one per core)
+    let (g, p) = rayon::join(|| load(gold_path), || load(pred_path));
+    let (gd, pd) = (g?, p?);
+    timer.phase("read + UTF-8 + line index");
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
-    if let Some(chunks) = score_aligned(&gd, &pd, gold_path, pred_path, rel_tol) {
-        let refs: Vec<(&str, usize)> = chunks.iter().flat_map(QidChunk::qids).collect();
-        check_duplicates(&refs, gold_path)?;
+    let aligned = score_aligned(&gd, &pd, rel_tol, chunk_lines, out.is_some());
+    timer.phase("parse + compare (aligned)");
+    if let Some(chunks) = aligned {
+        // the inputs are no longer needed: free both at once
+        rayon::join(|| drop(gd), || drop(pd));
+        let n: usize = chunks.iter().map(|c| c.statuses.len()).sum();
+        check_duplicates_with(
+            chunks
+                .iter()
+                .flat_map(|c| c.hashes.iter().copied())
+                .collect(),
+            |i| {
+                let (ci, j) = (i / chunk_lines, i % chunk_lines);
+                chunks[ci].qid(j)
+            },
+            gold_path,
+        )?;
         let statuses: Vec<Status> = chunks
             .iter()
             .flat_map(|c| c.statuses.iter().copied())
             .collect();
-        let summary = summarize(&statuses, refs.len(), refs.len(), 0);
+        let summary = summarize(&statuses, n, n, 0);
         if let Some(out_path) = out {
-            write_scores(out_path, refs.iter().map(|(q, _)| *q), &statuses).map_err(|source| {
-                ScoreError::Io {
-                    path: out_path.to_path_buf(),
-                    source,
-                }
-            })?;
+            let io = |source| ScoreError::Io {
+                path: out_path.to_path_buf(),
+                source,
+            };
+            let mut f = std::fs::File::create(out_path).map_err(io)?;
+            for c in &chunks {
+                f.write_all(&c.out).map_err(io)?;
+            }
+            f.flush().map_err(io)?;
         }
+        timer.phase("duplicate check + summary + write");
         return Ok((statuses, summary));
     }
     let (gold, pred) = rayon::join(
-        || parse_jsonl(&gd, gold_path),
-        || parse_jsonl(&pd, pred_path),
+        || parse_lines(&gd, gold_path),
+        || parse_lines(&pd, pred_path),
     );
     let (gold, pred) = (gold?, pred?);
     let (statuses, summary) = score_records(&gold, &pred, rel_tol);
@@ -537,47 +595,116 @@ pub fn score_files(
     Ok((statuses, summary))
 }
 
-/// Qids (concatenated), their gold line numbers and the statuses of one chunk of pairs.
+/// Wall and process CPU time per phase on stderr, when `KGBENCH_SCORE_TIMING` is set
+/// (profiling aid; CPU time from `/proc/self/stat`, so Linux only).
+struct PhaseTimer(Option<(std::time::Instant, f64)>);
+
+impl PhaseTimer {
+    fn from_env() -> Self {
+        PhaseTimer(
+            std::env::var_os("KGBENCH_SCORE_TIMING")
+                .map(|_| (std::time::Instant::now(), Self::cpu())),
+        )
+    }
+
+    fn cpu() -> f64 {
+        let st = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let f: Vec<&str> = st.rsplit(") ").next().unwrap_or("").split(' ').collect();
+        let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        (tick(11) + tick(12)) / 100.0
+    }
+
+    fn phase(&mut self, name: &str) {
+        if let Some((t, c)) = &mut self.0 {
+            let cpu = Self::cpu();
+            eprintln!(
+                "kgbench score: {name}: {:.3} s wall, {:.2} CPU-s",
+                t.elapsed().as_secs_f64(),
+                cpu - *c
+            );
+            *t = std::time::Instant::now();
+            *c = cpu;
+        }
+    }
+}
+
+/// A file read into memory, checked to be UTF-8, with its non-blank lines indexed.
+struct Loaded {
+    data: String,
+    lines: Vec<(u32, u32, u32)>,
+}
+
+impl Loaded {
+    fn text(&self) -> &str {
+        &self.data
+    }
+}
+
+fn load(path: &Path) -> Result<Loaded, ScoreError> {
+    // validated once; the conversion takes ownership of the bytes (no copy)
+    let data = String::from_utf8(read(path)?).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        ScoreError::Line {
+            path: path.to_path_buf(),
+            line: 1 + memchr::memchr_iter(b'\n', &e.as_bytes()[..valid]).count(),
+            message: "invalid UTF-8".into(),
+        }
+    })?;
+    let lines = split_lines(&data, path)?;
+    Ok(Loaded { data, lines })
+}
+
+/// [`parse_jsonl`] on a file already loaded.
+fn parse_lines(file: &Loaded, path: &Path) -> Result<ResultFile, ScoreError> {
+    parse_indexed(file.text(), &file.lines, path)
+}
+
+/// The qids, statuses, qid hashes and (optionally) score lines of one chunk of pairs.
 #[derive(Default)]
 struct QidChunk {
     text: String,
     ends: Vec<u32>,
     lines: Vec<u32>,
     statuses: Vec<Status>,
+    /// (hash of the qid, index of the pair in the file) for the duplicate check.
+    hashes: Vec<(u64, u32)>,
+    /// The chunk's lines of the scores file.
+    out: Vec<u8>,
 }
 
 impl QidChunk {
-    fn qids(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
-        let mut start = 0usize;
-        self.ends.iter().zip(&self.lines).map(move |(&e, &l)| {
-            let q = &self.text[start..e as usize];
-            start = e as usize;
-            (q, l as usize)
-        })
+    /// The `j`-th qid of the chunk and its gold line.
+    fn qid(&self, j: usize) -> (&str, usize) {
+        let start = if j == 0 { 0 } else { self.ends[j - 1] as usize };
+        (
+            &self.text[start..self.ends[j] as usize],
+            self.lines[j] as usize,
+        )
     }
 }
 
 /// Chunked parse-and-compare of two files with the same qid sequence; `None` when they
 /// are not (or a line is malformed). Each pair is parsed into small reused arenas and
-/// scored at once, while its cells are in cache; nothing is allocated per pair.
+/// scored at once, while its cells are in cache; nothing is allocated per pair. With
+/// `write`, each chunk also formats its lines of the scores file.
 fn score_aligned(
-    gd: &[u8],
-    pd: &[u8],
-    gold_path: &Path,
-    pred_path: &Path,
+    gold: &Loaded,
+    pred: &Loaded,
     rel_tol: Option<f64>,
+    chunk_lines: usize,
+    write: bool,
 ) -> Option<Vec<QidChunk>> {
-    let gtext = utf8(gd, gold_path).ok()?;
-    let ptext = utf8(pd, pred_path).ok()?;
-    let glines = split_lines(gtext, gold_path).ok()?;
-    let plines = split_lines(ptext, pred_path).ok()?;
-    if glines.len() != plines.len() {
+    let (gtext, ptext) = (gold.text(), pred.text());
+    let (glines, plines) = (&gold.lines, &pred.lines);
+    if glines.len() != plines.len() || glines.len() > u32::MAX as usize {
         return None;
     }
+    let tails = status_tails();
     let chunks: Vec<Option<QidChunk>> = glines
-        .par_chunks(CHUNK_LINES)
-        .zip(plines.par_chunks(CHUNK_LINES))
-        .map(|(gc, pc)| {
+        .par_chunks(chunk_lines)
+        .zip(plines.par_chunks(chunk_lines))
+        .enumerate()
+        .map(|(ci, (gc, pc))| {
             let mut ga = ResultFile {
                 records: Vec::new(),
                 arenas: vec![TableArena::with_capacity(256, 4096)],
@@ -593,8 +720,10 @@ fn score_aligned(
                 ends: Vec::with_capacity(gc.len()),
                 lines: Vec::with_capacity(gc.len()),
                 statuses: Vec::with_capacity(gc.len()),
+                hashes: Vec::with_capacity(gc.len()),
+                out: Vec::with_capacity(if write { gc.len() * 48 } else { 0 }),
             };
-            for (&(gno, gs, ge), &(pno, ps, pe)) in gc.iter().zip(pc) {
+            for (j, (&(gno, gs, ge), &(pno, ps, pe))) in gc.iter().zip(pc).enumerate() {
                 ga.arenas[0].clear();
                 pa.arenas[0].clear();
                 gr.reset(&gtext[gs as usize..ge as usize]);
@@ -604,11 +733,16 @@ fn score_aligned(
                 if g.qid != p.qid {
                     return None;
                 }
-                out.statuses
-                    .push(score_record(&ga, &g, &pa, Some(&p), rel_tol));
+                let st = score_record(&ga, &g, &pa, Some(&p), rel_tol);
+                out.statuses.push(st);
                 out.text.push_str(&g.qid);
                 out.ends.push(u32::try_from(out.text.len()).ok()?);
                 out.lines.push(gno);
+                out.hashes
+                    .push((qid_hash(&g.qid), (ci * chunk_lines + j) as u32));
+                if write {
+                    push_score_line(&mut out.out, &g.qid, &tails[st as usize]);
+                }
             }
             Some(out)
         })
@@ -648,15 +782,9 @@ fn summarize(
     s
 }
 
-fn write_scores<'q>(
-    path: &Path,
-    qids: impl Iterator<Item = &'q str>,
-    statuses: &[Status],
-) -> std::io::Result<()> {
-    let file = std::fs::File::create(path)?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-    // the tail of a line per status, formatted once
-    let tails: Vec<String> = [
+/// The tail of a scores line per status (in [`Status`] order), formatted once.
+fn status_tails() -> Vec<String> {
+    [
         Status::Match,
         Status::Mismatch,
         Status::IdenticalQuery,
@@ -666,18 +794,38 @@ fn write_scores<'q>(
     ]
     .iter()
     .map(|st| format!(",\"ex\":{:.1},\"status\":\"{}\"}}\n", st.ex(), st.as_str()))
-    .collect();
+    .collect()
+}
+
+/// Append `{"qid":"<q>"` + `tail` (one line of the scores file).
+#[inline]
+fn push_score_line(w: &mut Vec<u8>, q: &str, tail: &str) {
+    w.extend_from_slice(b"{\"qid\":");
+    if q.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        // nothing to escape: the JSON string is the text in quotes
+        w.push(b'"');
+        w.extend_from_slice(q.as_bytes());
+        w.push(b'"');
+    } else {
+        // writing to a Vec cannot fail
+        let _ = serde_json::to_writer(&mut *w, q);
+    }
+    w.extend_from_slice(tail.as_bytes());
+}
+
+fn write_scores<'q>(
+    path: &Path,
+    qids: impl Iterator<Item = &'q str>,
+    statuses: &[Status],
+) -> std::io::Result<()> {
+    let file = std::fs::File::create(path)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let tails = status_tails();
+    let mut line = Vec::with_capacity(256);
     for (q, st) in qids.zip(statuses) {
-        w.write_all(b"{\"qid\":")?;
-        if q.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-            // nothing to escape: the JSON string is the text in quotes
-            w.write_all(b"\"")?;
-            w.write_all(q.as_bytes())?;
-            w.write_all(b"\"")?;
-        } else {
-            serde_json::to_writer(&mut w, q)?;
-        }
-        w.write_all(tails[*st as usize].as_bytes())?;
+        line.clear();
+        push_score_line(&mut line, q, &tails[*st as usize]);
+        w.write_all(&line)?;
     }
     w.flush()
 }
@@ -756,6 +904,112 @@ mod tests {
             e.ends_with("g.jsonl:2: duplicate qid \"x\" (first on line 1)"),
             "{e}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Output bytes and statuses do not depend on the chunk size, the number of threads or
+    /// the path taken (aligned files, or predictions in another order).
+    #[test]
+    fn parallel_output_is_byte_identical() {
+        let dir = std::env::temp_dir().join(format!("kgbench-score-par-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut gold = String::new();
+        let mut pred = String::new();
+        for i in 0..3_000 {
+            let (g, p) = match i % 6 {
+                0 => ("[[1, \"a\"], [2, \"b\"]]", "[[\"b\", 2.0], [\"a\", 1]]"),
+                1 => ("[[1, \"a\"], [2, \"b\"]]", "[[\"a\", 2], [\"b\", 1]]"),
+                2 => ("[[[3, 1], {\"x\": 1}]]", "[[{\"x\": 1.0}, [1, 3]]]"),
+                3 => (
+                    "[[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]]",
+                    "[[5, 4, 3, 2, 1], [1, 2, 3, 4, 5]]",
+                ),
+                4 => ("[[1], [1], [2]]", "[[1], [2], [2]]"),
+                _ => ("[]", "[[null]]"),
+            };
+            let qid = if i % 5 == 0 {
+                format!("{i}")
+            } else {
+                format!("\"q\\\"{i}\"")
+            };
+            let ord = if i % 7 == 0 {
+                ", \"order_matters\": true"
+            } else {
+                ""
+            };
+            gold.push_str(&format!("{{\"qid\": {qid}, \"rows\": {g}{ord}}}\n"));
+            if i % 11 == 0 {
+                pred.push_str(&format!(
+                    "{{\"qid\": {qid}, \"rows\": null, \"error\": \"x\"}}\n"
+                ));
+            } else {
+                pred.push_str(&format!("{{\"qid\": {qid}, \"rows\": {p}}}\n"));
+            }
+        }
+        let (gp, pp, op) = (
+            dir.join("g.jsonl"),
+            dir.join("p.jsonl"),
+            dir.join("o.jsonl"),
+        );
+        std::fs::write(&gp, &gold).unwrap();
+        let run = |pred: &str, chunk: usize, threads: usize| {
+            std::fs::write(&pp, pred).unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (st, s) = pool
+                .install(|| score_files_chunked(&gp, &pp, Some(&op), None, chunk))
+                .unwrap();
+            (st, s, std::fs::read(&op).unwrap())
+        };
+        let reference = run(&pred, 1, 1);
+        assert_eq!(reference.1.n_gold, 3_000);
+        assert!(reference.1.n_match > 1_000 && reference.1.n_mismatch > 1_000);
+        let text = String::from_utf8(reference.2.clone()).unwrap();
+        assert!(text.starts_with("{\"qid\":\"0\",\"ex\":0.0,\"status\":\"pred_error\"}\n"));
+        assert!(text.contains("{\"qid\":\"q\\\"1\",\"ex\":0.0,\"status\":\"mismatch\"}\n"));
+        let rev: String = pred.lines().rev().map(|l| format!("{l}\n")).collect();
+        for (chunk, threads) in [(1, 2), (7, 1), (7, 2), (1000, 2), (4096, 1), (4096, 2)] {
+            assert_eq!(run(&pred, chunk, threads), reference, "{chunk} {threads}");
+            assert_eq!(
+                run(&rev, chunk, threads),
+                reference,
+                "rev {chunk} {threads}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn aligned_errors_name_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("kgbench-score-err-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (gp, pp) = (dir.join("g.jsonl"), dir.join("p.jsonl"));
+        let mut lines: Vec<String> = (0..100)
+            .map(|i| format!("{{\"qid\": \"q{i}\", \"rows\": [[{i}]]}}"))
+            .collect();
+        std::fs::write(&gp, lines.join("\n")).unwrap();
+        lines[57] = "{\"qid\": \"q57\", \"rows\": [[1], [2, 3]]}".into();
+        std::fs::write(&pp, lines.join("\n")).unwrap();
+        for chunk in [1, 10, 4096] {
+            let e = score_files_chunked(&gp, &pp, None, None, chunk)
+                .unwrap_err()
+                .to_string();
+            assert!(e.ends_with("p.jsonl:58: invalid result record: row 1 has 2 columns, expected 1 at column 29"), "{e}");
+        }
+        lines[57] = "{\"qid\": \"q3\", \"rows\": [[57]]}".into();
+        std::fs::write(&gp, lines.join("\n")).unwrap();
+        std::fs::write(&pp, lines.join("\n")).unwrap();
+        for chunk in [1, 10, 4096] {
+            let e = score_files_chunked(&gp, &pp, None, None, chunk)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.ends_with("g.jsonl:58: duplicate qid \"q3\" (first on line 4)"),
+                "{e}"
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
