@@ -197,7 +197,7 @@ def test_offline_import_equals_bolt_loader(
     assert got[2] == want[2]  # constraints and indexes
     assert got_schema == want_schema
     # the stopped server's directory now has a database: replaced only with wipe=True
-    with pytest.raises(OfflineImportError, match="already exists.*pass wipe=True"):
+    with pytest.raises(OfflineImportError, match=r"already exists.*pass wipe=True"):
         import_graph(graph, data)
     # the edge cases really are in there (not two equally wrong databases)
     thing1 = next(n for n in got[0] if n[1] == "Thing#1")
@@ -248,11 +248,8 @@ def test_offline_import_csv_files(tmp_path: Path) -> None:
     assert thing2.endswith(',"aliases=\x1fdays\x1fnums\x1ftags="')
     assert ',,"https://en.wikipedia.org/wiki/A,B\x1fhe said ""hi"""' in thing2
     rels = [a for a in args if a.startswith("--relationships=")]
-    assert [a.split("=")[1] for a in rels] == ["basedIn", "citizenOf", "foundedBy", "hasCEO"] + [
-        "linksTo",
-        "linksTo",
-        "subsidiaryOf",
-    ]
+    want = ["basedIn", "citizenOf", "foundedBy", "hasCEO", "linksTo", "linksTo", "subsidiaryOf"]
+    assert [a.split("=")[1] for a in rels] == want
 
 
 def test_array_delimiter_avoids_list_elements(tmp_path: Path) -> None:
@@ -289,3 +286,69 @@ def test_offline_import_refuses_running_server(neo4j_server: Any) -> None:
     # the session server runs on its data directory (and holds Neo4j's store lock)
     with pytest.raises(OfflineImportError, match="is in use: a Neo4j process holds"):
         import_graph(edge_case_graph(), neo4j_server.data_dir, wipe=True)
+
+
+def test_load_cli_offline_refuses_foreign_directory(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(edge_case_graph()), encoding="utf-8")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "something").write_text("x", encoding="utf-8")
+    other = str(tmp_path / "other")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kgbench",
+            "load",
+            str(path),
+            "--offline",
+            "--data",
+            other,
+            "--wipe",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "is not a data directory of kgbench's local Neo4j" in proc.stderr
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_load_cli_offline(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    with open(GRAPHS / "mini_company.json", encoding="utf-8") as f:
+        graph = json.load(f)
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(graph), encoding="utf-8")
+    data = tmp_path / "srv"
+    cmd = [sys.executable, "-m", "kgbench", "load", str(path), "--offline", "--data", str(data)]
+    proc = subprocess.run(
+        [*cmd, "--heap", "512m", "--pagecache", "128m"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "nodes\tCompany\t5",
+        "nodes\tCountry\t3",
+        "nodes\tPerson\t6",
+        "relationships\tbasedIn\t4",
+        "relationships\tcitizenOf\t2",
+        "relationships\tfoundedBy\t4",
+        "relationships\thasCEO\t5",
+        "relationships\tsubsidiaryOf\t1",
+    ]
+    assert "counts verified" in proc.stderr
+    with LocalNeo4j(data_dir=data, heap="512m", pagecache="128m") as server, server.driver() as d:
+        records, _, _ = d.execute_query(
+            "MATCH (p:Person {name: 'Werner von Siemens'}) RETURN p.aliases AS a, "
+            "valueType(p.date_of_birth) AS t"
+        )
+    assert [(r["a"], r["t"]) for r in records] == [([], "DATE NOT NULL")]
+    again = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert again.returncode == 1 and "pass wipe=True (--wipe)" in again.stderr

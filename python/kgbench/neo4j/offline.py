@@ -3,18 +3,20 @@
 The standard Neo4j route for big loads: the graph (SPEC.md §2) is written as the import tool's
 CSV files (one file per entity label and per relation key, header on the first line, typed
 columns: ``long``, ``double``, ``boolean``, ``date``, ``string[]``, ``long[]``, ``double[]``,
-``date[]``) and Neo4j's own importer (``neo4j-admin database import full``, the
-``org.neo4j.cli.AdminTool`` class of the ``neo4j-import-tool`` artifact already on the local
-server's class path) writes the store files of the stopped server's database directly. The server
-is then started on the data directory, the loader's constraints and indexes are created, and the
-counts are verified — the same database contents as :func:`kgbench.neo4j.load_graph` gives
-(tests compare both on every node and relationship, with property types).
+``date[]``) and Neo4j's own importer (``neo4j-admin database import full``, from the
+``org.neo4j:neo4j-import-tool`` artifact, a dependency of the launcher in ``neo4j-local/``)
+writes the store files of the stopped server's database directly. The server is then started
+on the data directory, the loader's constraints and indexes are created, and the counts are
+verified — the same database contents as :func:`kgbench.neo4j.load_graph` gives (tests compare
+both on every node and relationship, with property types).
 
-Two things the import tool cannot express are set afterwards in Cypher, on the started server:
-the importer drops empty arrays, so ``[]`` lists (and ``[""]``, which the CSV array syntax cannot
-tell from ``[]``) are set with ``SET`` in batched transactions; everything else comes from the
-import. Source of the import tool's CSV format: Neo4j Operations Manual 5, "Import" (header
-format, array delimiter, ``--overwrite-destination``).
+The import tool's CSV syntax has no empty list (it drops empty array fields, and ``[""]`` reads
+as empty), while the Bolt loader stores ``[]`` for e.g. an entity without aliases. The import
+therefore runs through the launcher's ``org.kgbench.neo4j.KgbenchImport``: the stock
+``import full`` command whose input is wrapped so that one extra string-array column
+(:data:`EMPTY_LISTS_COLUMN`, not stored) names the properties to store as ``[]`` or ``[""]``.
+Source of the import tool's CSV format: Neo4j Operations Manual 5, "Import" (header format,
+array delimiter, ``--overwrite-destination``).
 
 Only for the project's local server (:class:`kgbench.neo4j.LocalNeo4j`, a data directory it
 created, or an empty / new directory), while no server runs on it: the import replaces the
@@ -42,7 +44,6 @@ from kgbench.neo4j.loader import (
     LoadReport,
     _create_schema,
     _Problems,
-    _q,
     _schema_props,
     _validate,
     _verify_counts,
@@ -108,7 +109,7 @@ def _dir_in_use(data_dir: Path) -> str | None:
         return f"a local Neo4j server (pid {state['pid']}, {state['uri']}) runs on it"
     # Neo4j holds a POSIX lock on these files while a database (or the DBMS) is open.
     databases = data_dir / "data" / "databases"
-    locks = [databases / "store_lock"] + sorted(databases.glob("*/database_lock"))
+    locks = [databases / "store_lock", *sorted(databases.glob("*/database_lock"))]
     for lock in locks:
         if not lock.is_file():
             continue
