@@ -426,6 +426,8 @@ def import_graph(
         raise GraphValidationError(source, problems.items, problems.total)
     path = check_data_dir(data_dir, database, wipe)
     path.mkdir(parents=True, exist_ok=True)
+    with open(path / LOG_FILE, "a", encoding="utf-8") as f:  # marks the directory as ours
+        f.write(f"kgbench offline import of {source} into database {database!r}\n")
     ent_props: dict[str, dict[str, str]] = {
         e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
         for e in graph["schema"].get("entities") or []
@@ -449,7 +451,7 @@ def import_graph(
         t1 = time.perf_counter()
         phases["csv_s"] = t1 - t0
         server = LocalNeo4j(data_dir=path, heap=heap, pagecache=pagecache)
-        run_import_tool(
+        output = run_import_tool(
             path,
             database,
             tool_args,
@@ -460,6 +462,8 @@ def import_graph(
         )
         t2 = time.perf_counter()
         phases["import_tool_s"] = t2 - t1
+        with open(path / LOG_FILE, "a", encoding="utf-8") as f:
+            f.write(output)
         if csv_dir is None:
             shutil.rmtree(work, ignore_errors=True)
     with server, server.driver() as driver:
