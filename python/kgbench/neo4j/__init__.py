@@ -3,6 +3,7 @@
 - :class:`LocalNeo4j` — Neo4j Community 5.26 (embedded, Bolt on 127.0.0.1, no authentication)
   built from Maven Central by the project's launcher in ``neo4j-local/``.
 - :func:`load_graph` / :func:`validate_graph` — load a CypherBench graph (SPEC.md §2).
+- :func:`import_graph` — offline bulk import (Neo4j's import tool) into the local server.
 - :func:`fetch_schema` — CypherBench's exact schema queries (seed Appendix B.4) without APOC.
 - :class:`QueryExecutor` / :class:`QueryResult` — concurrent read-only query execution with
   timeouts, error classes and plain-Python values (SPEC.md §4).
@@ -18,6 +19,7 @@ from kgbench.neo4j.loader import (
     validate_graph,
     wipe_database,
 )
+from kgbench.neo4j.offline import OfflineImportError, import_graph
 from kgbench.neo4j.schema import fetch_schema
 from kgbench.neo4j.server import LocalNeo4j, Neo4jServerError, ensure_built
 
@@ -28,10 +30,12 @@ __all__ = [
     "LoadVerificationError",
     "LocalNeo4j",
     "Neo4jServerError",
+    "OfflineImportError",
     "QueryExecutor",
     "QueryResult",
     "ensure_built",
     "fetch_schema",
+    "import_graph",
     "load_graph",
     "read_graph_file",
     "to_plain",

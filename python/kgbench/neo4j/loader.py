@@ -455,16 +455,7 @@ def _load(
         rels_by_key[(rel["label"], eid_label[rel["subj_id"]], eid_label[rel["obj_id"]])].append(rel)
 
     with driver.session(database=database, notifications_min_severity="OFF") as session:
-        for label in sorted(ent_props):
-            session.run(
-                f"CREATE CONSTRAINT {_q('kgbench_eid_' + label)} IF NOT EXISTS "
-                f"FOR (n:{_q(label)}) REQUIRE n.eid IS UNIQUE"
-            ).consume()
-            session.run(
-                f"CREATE INDEX {_q('kgbench_name_' + label)} IF NOT EXISTS "
-                f"FOR (n:{_q(label)}) ON (n.name)"
-            ).consume()
-        session.run("CALL db.awaitIndexes(600)").consume()
+        _create_schema(session, ent_props)
 
         def count_nodes(label: str) -> int:
             return int(session.run(f"MATCH (n:{_q(label)}) RETURN count(n) AS c").single()["c"])
@@ -509,28 +500,8 @@ def _load(
                     bar.update(len(rows))
         t2 = time.perf_counter()
 
-        got_nodes = {label: count_nodes(label) for label in sorted(ent_props)}
-        got_rels = {rtype: count_rels(rtype) for rtype in sorted({k[0] for k in rel_props})}
+        got_nodes, got_rels = _verify_counts(session, graph, ent_props, rel_props, verify)
 
-    if verify:
-        want_nodes = {label: len(nodes_by_label.get(label, [])) for label in got_nodes}
-        want_rels: dict[str, int] = defaultdict(int)
-        for key, rels in rels_by_key.items():
-            want_rels[key[0]] += len(rels)
-        diffs = [
-            f"label {label}: expected {want_nodes[label]} nodes, found {got}"
-            for label, got in got_nodes.items()
-            if got != want_nodes[label]
-        ] + [
-            f"type {rtype}: expected {want_rels.get(rtype, 0)} relationships, found {got}"
-            for rtype, got in got_rels.items()
-            if got != want_rels.get(rtype, 0)
-        ]
-        if diffs:
-            raise LoadVerificationError(
-                "counts in the database differ from the graph (was it loaded over other data? "
-                "use wipe / --wipe): " + "; ".join(diffs)
-            )
     report = LoadReport(
         nodes_by_label=got_nodes,
         relationships_by_type=got_rels,
@@ -550,3 +521,58 @@ def _load(
 
 def _run_write(tx: Any, query: str, rows: list[dict[str, Any]]) -> None:
     tx.run(query, rows=rows).consume()
+
+
+def _create_schema(session: Any, ent_props: Mapping[str, Any]) -> None:
+    """The uniqueness constraint on ``eid`` and the index on ``name`` of every entity label."""
+    for label in sorted(ent_props):
+        session.run(
+            f"CREATE CONSTRAINT {_q('kgbench_eid_' + label)} IF NOT EXISTS "
+            f"FOR (n:{_q(label)}) REQUIRE n.eid IS UNIQUE"
+        ).consume()
+        session.run(
+            f"CREATE INDEX {_q('kgbench_name_' + label)} IF NOT EXISTS "
+            f"FOR (n:{_q(label)}) ON (n.name)"
+        ).consume()
+    session.run("CALL db.awaitIndexes(600)").consume()
+
+
+def _verify_counts(
+    session: Any,
+    graph: Mapping[str, Any],
+    ent_props: Mapping[str, Any],
+    rel_props: Mapping[tuple[str, str, str], Any],
+    verify: bool,
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Counts per label / relationship type in the database; with ``verify``, raise
+    :class:`LoadVerificationError` when they differ from the graph's."""
+    got_nodes = {
+        label: int(session.run(f"MATCH (n:{_q(label)}) RETURN count(n) AS c").single()["c"])
+        for label in sorted(ent_props)
+    }
+    got_rels = {
+        rtype: int(session.run(f"MATCH ()-[r:{_q(rtype)}]->() RETURN count(r) AS c").single()["c"])
+        for rtype in sorted({k[0] for k in rel_props})
+    }
+    if verify:
+        want_nodes: dict[str, int] = defaultdict(int)
+        for ent in graph["entities"]:
+            want_nodes[ent["label"]] += 1
+        want_rels: dict[str, int] = defaultdict(int)
+        for rel in graph["relations"]:
+            want_rels[rel["label"]] += 1
+        diffs = [
+            f"label {label}: expected {want_nodes.get(label, 0)} nodes, found {got}"
+            for label, got in got_nodes.items()
+            if got != want_nodes.get(label, 0)
+        ] + [
+            f"type {rtype}: expected {want_rels.get(rtype, 0)} relationships, found {got}"
+            for rtype, got in got_rels.items()
+            if got != want_rels.get(rtype, 0)
+        ]
+        if diffs:
+            raise LoadVerificationError(
+                "counts in the database differ from the graph (was it loaded over other data? "
+                "use wipe / --wipe): " + "; ".join(diffs)
+            )
+    return got_nodes, got_rels

@@ -1,0 +1,354 @@
+"""Offline bulk import (kgbench.neo4j.import_graph, Neo4j's import tool) on real local servers.
+
+The import must give exactly the database the Bolt loader (kgbench.neo4j.load_graph) gives:
+every node and relationship is compared with its labels / type, ends and properties, including
+the Cypher value type of every property (dates, lists, empty lists, floats from JSON ints).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgbench.neo4j import (
+    GraphValidationError,
+    LocalNeo4j,
+    OfflineImportError,
+    fetch_schema,
+    import_graph,
+)
+from kgbench.neo4j.offline import write_import_csv
+
+GRAPHS = Path(__file__).parent / "data" / "graphs"
+
+EDGE_SCHEMA_ENTITIES = [
+    {
+        "label": "Thing",
+        "properties": {
+            "code": "str",
+            "count": "int",
+            "score": "float",
+            "flag": "bool",
+            "day": "date",
+            "tags": "list[str]",
+            "nums": "list[int]",
+            "weights": "list[float]",
+            "days": "list[date]",
+        },
+    },
+    {"label": "9Numeric_Label", "properties": {}},
+]
+EDGE_SCHEMA_RELATIONS = [
+    {
+        "label": "linksTo",
+        "subj_label": "Thing",
+        "obj_label": "Thing",
+        "properties": {"note": "str", "tags": "list[str]"},
+    },
+    {
+        "label": "linksTo",
+        "subj_label": "Thing",
+        "obj_label": "9Numeric_Label",
+        "properties": {"weight": "float"},
+    },
+]
+
+
+def edge_case_graph() -> dict[str, Any]:
+    """mini_company plus entities/relations with every datatype and the CSV edge cases:
+    empty lists, ``[""]``, empty strings, quotes, commas, line breaks, the default array
+    delimiter inside a string, unicode, nulls, a relation type spanning two keys."""
+    with open(GRAPHS / "mini_company.json", encoding="utf-8") as f:
+        graph: dict[str, Any] = json.load(f)
+    graph["schema"]["entities"] += EDGE_SCHEMA_ENTITIES
+    graph["schema"]["relations"] += EDGE_SCHEMA_RELATIONS
+    things = [
+        {
+            "eid": "Thing#1",
+            "name": 'Quote "q", comma; semicolon',
+            "aliases": ["", "x"],
+            "description": "line one\nline two\r\nthree",
+            "provenance": [],
+            "properties": {
+                "code": "",
+                "count": -42,
+                "score": 3,
+                "flag": False,
+                "day": "0999-01-02",
+                "tags": [],
+                "nums": [1, -2, 9007199254740993],
+                "weights": [0.1, 2, 1e-300],
+                "days": ["2020-02-29", "1900-01-01"],
+            },
+        },
+        {
+            "eid": "Thing#2",
+            "name": "Zürich \u00e9t\u00e9 \u6771\u4eac \U0001f600",
+            "aliases": [""],
+            "description": None,
+            "provenance": ["https://en.wikipedia.org/wiki/A,B", 'he said "hi"'],
+            "properties": {
+                "code": "x\x1fy",
+                "count": None,
+                "flag": True,
+                "tags": [""],
+                "nums": [],
+                "weights": None,
+                "days": [],
+            },
+        },
+        {
+            "eid": "Thing#3",
+            "name": "  padded  ",
+            "aliases": ["a;b", "c|d", "  e  "],
+            "description": "",
+            "provenance": [""],
+            "properties": {"tags": ["only"], "score": -0.0, "day": "2024-12-31"},
+        },
+        {"eid": "9Numeric_Label#1", "name": "numeric", "label": "9Numeric_Label"},
+    ]
+    for t in things:
+        t.setdefault("label", "Thing")
+    graph["entities"] += things
+    graph["relations"] += [
+        {
+            "rid": "e1",
+            "label": "linksTo",
+            "subj_id": "Thing#1",
+            "obj_id": "Thing#2",
+            "properties": {"note": 'a,"b"\nc', "tags": []},
+            "provenance": [],
+        },
+        {
+            "rid": "e2",
+            "label": "linksTo",
+            "subj_id": "Thing#2",
+            "obj_id": "Thing#1",
+            "properties": {"note": None, "tags": ["", ""]},
+            "provenance": [""],
+        },
+        {
+            "rid": "e3",
+            "label": "linksTo",
+            "subj_id": "Thing#3",
+            "obj_id": "9Numeric_Label#1",
+            "properties": {"weight": 1},
+            "provenance": ["p"],
+        },
+        {
+            "rid": "e4",
+            "label": "linksTo",
+            "subj_id": "Thing#3",
+            "obj_id": "Thing#3",
+            "properties": {"tags": ["t"]},
+        },
+    ]
+    return graph
+
+
+def dump(driver: Any) -> tuple[list[Any], list[Any], list[Any]]:
+    """Every node and relationship with properties and Cypher value types, and the schema
+    objects (constraints and indexes), in a deterministic order."""
+    nodes, _, _ = driver.execute_query(
+        "MATCH (n) RETURN labels(n) AS labels, n.eid AS eid, "
+        "[k IN keys(n) | [k, n[k], valueType(n[k])]] AS props ORDER BY eid"
+    )
+    rels, _, _ = driver.execute_query(
+        "MATCH (s)-[r]->(o) RETURN type(r) AS type, r.rid AS rid, s.eid AS s, o.eid AS o, "
+        "[k IN keys(r) | [k, r[k], valueType(r[k])]] AS props ORDER BY rid"
+    )
+    schema, _, _ = driver.execute_query(
+        "SHOW INDEXES YIELD name, type, entityType, labelsOrTypes, properties, owningConstraint "
+        "RETURN name, type, entityType, labelsOrTypes, properties, owningConstraint ORDER BY name"
+    )
+    return (
+        [(r["labels"], r["eid"], sorted(map(tuple, r["props"]))) for r in nodes],
+        [(r["type"], r["rid"], r["s"], r["o"], sorted(map(tuple, r["props"]))) for r in rels],
+        [tuple(r.values()) for r in schema],
+    )
+
+
+@pytest.mark.neo4j
+def test_offline_import_equals_bolt_loader(
+    neo4j_load: Any, neo4j_driver: Any, tmp_path: Path
+) -> None:
+    graph = edge_case_graph()
+    bolt_report = neo4j_load(copy.deepcopy(graph))
+    want = dump(neo4j_driver)
+    want_schema = fetch_schema(neo4j_driver, name="g")
+
+    data = tmp_path / "offline"
+    report = import_graph(copy.deepcopy(graph), data, heap="512m", pagecache="256m")
+    assert report.nodes_by_label == bolt_report.nodes_by_label
+    assert report.relationships_by_type == bolt_report.relationships_by_type
+    assert (report.nodes, report.relationships) == (len(graph["entities"]), len(graph["relations"]))
+    assert report.wiped and report.extra["total_s"] > 0
+    assert {"csv_s", "import_tool_s", "server_start_s", "constraints_s"} <= set(report.extra)
+
+    with LocalNeo4j(data_dir=data, heap="512m", pagecache="256m") as server, server.driver() as d:
+        got = dump(d)
+        got_schema = fetch_schema(d, name="g")
+    assert got[0] == want[0]  # nodes: labels, eid, every property with its value type
+    assert got[1] == want[1]  # relationships: type, rid, ends, properties with value types
+    assert got[2] == want[2]  # constraints and indexes
+    assert got_schema == want_schema
+    # the stopped server's directory now has a database: replaced only with wipe=True
+    with pytest.raises(OfflineImportError, match=r"already exists.*pass wipe=True"):
+        import_graph(graph, data)
+    # the edge cases really are in there (not two equally wrong databases)
+    thing1 = next(n for n in got[0] if n[1] == "Thing#1")
+    props = {k: (v, t) for k, v, t in thing1[2]}
+    assert props["aliases"] == (["", "x"], "LIST<STRING NOT NULL> NOT NULL")
+    assert props["provenance"][0] == [] and props["tags"][0] == []
+    assert props["description"][0] == "line one\nline two\r\nthree"
+    assert props["code"] == ("", "STRING NOT NULL")
+    assert props["score"] == (3.0, "FLOAT NOT NULL")
+    assert props["nums"][0] == [1, -2, 9007199254740993]
+    assert str(props["day"][0]) == "0999-01-02" and props["day"][1] == "DATE NOT NULL"
+    thing2 = {k: v for k, v, _ in next(n for n in got[0] if n[1] == "Thing#2")[2]}
+    assert thing2["aliases"] == [""] and thing2["tags"] == [""] and thing2["nums"] == []
+    assert "description" not in thing2 and "count" not in thing2 and "weights" not in thing2
+    e2 = {k: v for k, v, _ in next(r for r in got[1] if r[1] == "e2")[4]}
+    assert e2 == {"rid": "e2", "provenance": [""], "tags": ["", ""]}
+
+
+def test_offline_import_csv_files(tmp_path: Path) -> None:
+    """The CSV files: typed header, quoted strings, empty unquoted nulls, the empty-list column."""
+    from kgbench.neo4j.loader import ENTITY_META, RELATION_META, _Problems, _schema_props
+
+    graph = edge_case_graph()
+    ent_props = {
+        e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
+        for e in graph["schema"]["entities"]
+    }
+    rel_props = {
+        (r["label"], r["subj_label"], r["obj_label"]): _schema_props(
+            r.get("properties"), "", RELATION_META, _Problems()
+        )
+        for r in graph["schema"]["relations"]
+    }
+    args = write_import_csv(graph, tmp_path, ent_props, rel_props)
+    # "\x1f" occurs in a string list element? no: in a plain string only, so it stays usable
+    assert "--array-delimiter=U+001F" in args and "--multiline-fields=true" in args
+    nodes = {a.split("=")[1]: a.split("=", 2)[2] for a in args if a.startswith("--nodes=")}
+    assert sorted(nodes) == ["9Numeric_Label", "Company", "Country", "Person", "Thing"]
+    lines = Path(nodes["Thing"]).read_text(encoding="utf-8").split("\n")
+    assert lines[0] == (
+        '"eid:ID","name","aliases:string[]","description","provenance:string[]",'
+        '"code:string","count:long","day:date","days:date[]","flag:boolean","nums:long[]",'
+        '"score:double","tags:string[]","weights:double[]","kgbench-empty-lists:string[]"'
+    )
+    assert lines[1].startswith('"Thing#1","Quote ""q"", comma; semicolon","\x1fx","line one')
+    thing2 = next(line for line in lines if line.startswith('"Thing#2"'))
+    # [""] aliases and tags, [] nums and days: named in the last column; null description empty
+    assert thing2.endswith(',"aliases=\x1fdays\x1fnums\x1ftags="')
+    assert ',,"https://en.wikipedia.org/wiki/A,B\x1fhe said ""hi"""' in thing2
+    rels = [a for a in args if a.startswith("--relationships=")]
+    want = ["basedIn", "citizenOf", "foundedBy", "hasCEO", "linksTo", "linksTo", "subsidiaryOf"]
+    assert [a.split("=")[1] for a in rels] == want
+
+
+def test_array_delimiter_avoids_list_elements(tmp_path: Path) -> None:
+    graph = edge_case_graph()
+    graph["entities"][0]["aliases"] = ["has \x1f unit separator", "and \x1e too"]
+    from kgbench.neo4j.offline import _pick_array_delimiter
+
+    assert _pick_array_delimiter(graph, ["tags"]) == "\x1d"
+
+
+def test_offline_import_refuses_invalid_graph_and_writes_nothing(tmp_path: Path) -> None:
+    graph = edge_case_graph()
+    graph["relations"][0]["obj_id"] = "Country#nope"
+    data = tmp_path / "new"
+    with pytest.raises(GraphValidationError, match="Country#nope"):
+        import_graph(graph, data)
+    assert not data.exists()
+
+
+def test_offline_import_refuses_foreign_directory(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "neo4j.conf").write_text("", encoding="utf-8")
+    with pytest.raises(OfflineImportError, match="not a data directory of kgbench's local Neo4j"):
+        import_graph(edge_case_graph(), tmp_path)
+    with pytest.raises(OfflineImportError, match="Neo4j installation"):
+        import_graph(edge_case_graph(), tmp_path)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(OfflineImportError, match="not a directory"):
+        import_graph(edge_case_graph(), tmp_path / "file")
+
+
+@pytest.mark.neo4j
+def test_offline_import_refuses_running_server(neo4j_server: Any) -> None:
+    # the session server runs on its data directory (and holds Neo4j's store lock)
+    with pytest.raises(OfflineImportError, match="is in use: a Neo4j process holds"):
+        import_graph(edge_case_graph(), neo4j_server.data_dir, wipe=True)
+
+
+def test_load_cli_offline_refuses_foreign_directory(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(edge_case_graph()), encoding="utf-8")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "something").write_text("x", encoding="utf-8")
+    other = str(tmp_path / "other")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kgbench",
+            "load",
+            str(path),
+            "--offline",
+            "--data",
+            other,
+            "--wipe",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "is not a data directory of kgbench's local Neo4j" in proc.stderr
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_load_cli_offline(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    with open(GRAPHS / "mini_company.json", encoding="utf-8") as f:
+        graph = json.load(f)
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(graph), encoding="utf-8")
+    data = tmp_path / "srv"
+    cmd = [sys.executable, "-m", "kgbench", "load", str(path), "--offline", "--data", str(data)]
+    proc = subprocess.run(
+        [*cmd, "--heap", "512m", "--pagecache", "128m"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "nodes\tCompany\t5",
+        "nodes\tCountry\t3",
+        "nodes\tPerson\t6",
+        "relationships\tbasedIn\t4",
+        "relationships\tcitizenOf\t2",
+        "relationships\tfoundedBy\t4",
+        "relationships\thasCEO\t5",
+        "relationships\tsubsidiaryOf\t1",
+    ]
+    assert "counts verified" in proc.stderr
+    with LocalNeo4j(data_dir=data, heap="512m", pagecache="128m") as server, server.driver() as d:
+        records, _, _ = d.execute_query(
+            "MATCH (p:Person {name: 'Werner von Siemens'}) RETURN p.aliases AS a, "
+            "valueType(p.date_of_birth) AS t"
+        )
+    assert [(r["a"], r["t"]) for r in records] == [([], "DATE NOT NULL")]
+    again = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert again.returncode == 1 and "pass wipe=True (--wipe)" in again.stderr
