@@ -110,6 +110,12 @@ pub(crate) fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize
     out
 }
 
+/// Identifiers of all items as [`TypeIds`] on the calling thread (for callers
+/// that run their own threads). Same results as [`isomorphism_type_ids`].
+pub fn isomorphism_type_ids_local(batch: &SubgraphBatch) -> TypeIds {
+    identify_chunk(batch, 0..batch.len())
+}
+
 /// Identifiers of all items as [`TypeIds`], in parallel on the rayon pool
 /// (chunks of 2048 items). Same results as [`analyze`](crate::iso::analyze) item by item.
 pub fn isomorphism_type_ids(batch: &SubgraphBatch) -> TypeIds {
@@ -158,6 +164,31 @@ impl TypeIdsBuilder {
         }));
     }
 
+    /// Overwrite the entries at `positions` (which must be `< len`) with the
+    /// items of `other`, in order: item `k` of `other` goes to `positions[k]`.
+    ///
+    /// # Panics
+    /// If `positions.len() != other.ids.len()` or a position is out of range.
+    pub fn patch(&mut self, positions: &[usize], other: TypeIds) {
+        assert_eq!(positions.len(), other.ids.len(), "one position per item");
+        let start = self.merged.ids.len();
+        self.push(other);
+        let patched = self.merged.ids.split_off(start);
+        for (&p, id) in positions.iter().zip(patched) {
+            self.merged.ids[p] = id;
+        }
+    }
+
+    /// Number of items pushed so far.
+    pub fn len(&self) -> usize {
+        self.merged.ids.len()
+    }
+
+    /// Whether no item was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.merged.ids.is_empty()
+    }
+
     /// All items pushed so far.
     pub fn finish(self) -> TypeIds {
         self.merged
@@ -176,6 +207,26 @@ pub fn isomorphism_types(batch: &SubgraphBatch) -> Vec<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patch_merges_type_tables() {
+        let mut b = TypeIdsBuilder::default();
+        b.push(TypeIds {
+            types: vec!["(1)".into(), "(2)".into()],
+            ids: vec![0, TypeIds::INVALID, 1, TypeIds::INVALID],
+        });
+        b.patch(
+            &[1, 3],
+            TypeIds {
+                types: vec!["(2)".into(), "(3)".into()],
+                ids: vec![1, 0],
+            },
+        );
+        let t = b.finish();
+        let got: Vec<Option<&str>> = (0..4).map(|i| t.get(i)).collect();
+        assert_eq!(got, [Some("(1)"), Some("(3)"), Some("(2)"), Some("(2)")]);
+        assert_eq!(t.types, ["(1)", "(2)", "(3)"]);
+    }
 
     #[test]
     fn batch_matches_single() {
