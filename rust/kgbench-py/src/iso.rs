@@ -474,7 +474,15 @@ struct RawAbi {
     /// on 3.10/3.11 it may first convert a legacy string, so it is only used on
     /// strings whose hash is cached, which implies they are ready).
     compare_uncached: bool,
+    /// Byte offset of `ob_item[0]` in a tuple (3.14 added a cached hash before it).
+    tuple_items: usize,
 }
+
+const WORD: usize = std::mem::size_of::<*mut ffi::PyObject>();
+/// Byte offset of `ob_size` in a list or tuple (`PyVarObject`), 3.10–3.14.
+const VAR_SIZE_OFFSET: usize = 2 * WORD;
+/// Byte offset of the `ob_item` array pointer in a list (`PyListObject`), 3.10–3.14.
+const LIST_ITEMS_OFFSET: usize = 3 * WORD;
 
 /// Byte offset of the cached hash in a `str` object: `PyASCIIObject.hash`,
 /// after `ob_refcnt`, `ob_type` and `length`. The same in the released headers
@@ -501,10 +509,44 @@ fn raw_abi(py: Python<'_>) -> Option<RawAbi> {
                 Err(_) => Ok(true),
             })
             .unwrap_or(false);
-        gil_enabled.then_some(RawAbi {
+        if !gil_enabled {
+            return None;
+        }
+        let abi = RawAbi {
             compare_uncached: minor >= (3, 12),
-        })
+            tuple_items: if minor >= (3, 14) { 4 * WORD } else { 3 * WORD },
+        };
+        // Check the layout assumptions on real objects; on any surprise, use
+        // the public functions on the GIL-holding thread only.
+        layout_ok(py, abi).unwrap_or(false).then_some(abi)
     })
+}
+
+/// Whether a 5-tuple and a 5-list read through the assumed layout give the
+/// same items as the public functions.
+fn layout_ok(py: Python<'_>, abi: RawAbi) -> PyResult<bool> {
+    let items: Vec<Bound<'_, PyAny>> = (0..5)
+        .map(|i| PyString::new(py, &format!("layout-probe-{i}")).into_any())
+        .collect();
+    let tuple = PyTuple::new(py, &items)?;
+    let list = PyList::new(py, &items)?;
+    for obj in [tuple.as_any(), list.as_any()] {
+        // SAFETY: GIL held; exact tuple/list with 5 items that nothing else can
+        // reach; the reads stay inside the objects for the assumed layout,
+        // which `raw_seq` uses only when this check passed.
+        let ok = unsafe {
+            let seq = raw_seq(obj.as_ptr(), Some(abi)).expect("exact tuple or list");
+            seq.len == 5
+                && (0..5).all(|i| {
+                    seq.get(i) == items[i as usize].as_ptr()
+                        && raw_item(obj.as_ptr(), seq.is_list, i) == seq.get(i)
+                })
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The cached hash of an exact `str` (`-1`: not computed yet).
@@ -636,19 +678,78 @@ impl RawInterner {
     }
 }
 
-/// Exact list or tuple: `(is_list, len)`.
+/// An exact list or tuple being read raw.
+#[derive(Clone, Copy)]
+struct RawSeq {
+    obj: *mut ffi::PyObject,
+    /// Its item array read through the known layout; null: use the functions
+    /// (`PyList_GetItem`/`PyTuple_GetItem`).
+    items: *const *mut ffi::PyObject,
+    is_list: bool,
+    len: isize,
+}
+
+impl RawSeq {
+    /// Borrowed item `i`.
+    ///
+    /// # Safety
+    /// `0 <= i < self.len`; the sequence is alive and unmodified since `raw_seq`.
+    #[inline]
+    unsafe fn get(&self, i: isize) -> *mut ffi::PyObject {
+        if self.items.is_null() {
+            unsafe { raw_item(self.obj, self.is_list, i) }
+        } else {
+            unsafe { self.items.offset(i).read() }
+        }
+    }
+}
+
+/// `o` as an exact list or tuple, read through the known layout when `abi` is
+/// given (checked by `layout_ok`), else through the public functions.
 ///
 /// # Safety
 /// `o` is a live object that no thread can modify during the call.
-unsafe fn raw_sequence(o: *mut ffi::PyObject) -> Option<(bool, isize)> {
+#[inline]
+unsafe fn raw_seq(o: *mut ffi::PyObject, abi: Option<RawAbi>) -> Option<RawSeq> {
     let ty = unsafe { ffi::Py_TYPE(o) };
-    if ty == &raw mut ffi::PyList_Type {
-        Some((true, unsafe { ffi::PyList_Size(o) }))
+    let is_list = if ty == &raw mut ffi::PyList_Type {
+        true
     } else if ty == &raw mut ffi::PyTuple_Type {
-        Some((false, unsafe { ffi::PyTuple_Size(o) }))
+        false
     } else {
-        None
-    }
+        return None;
+    };
+    let base = o.cast::<u8>();
+    Some(match abi {
+        Some(abi) => unsafe {
+            let len = base.add(VAR_SIZE_OFFSET).cast::<ffi::Py_ssize_t>().read();
+            let items = if is_list {
+                base.add(LIST_ITEMS_OFFSET)
+                    .cast::<*const *mut ffi::PyObject>()
+                    .read()
+            } else {
+                base.add(abi.tuple_items).cast::<*mut ffi::PyObject>()
+            };
+            RawSeq {
+                obj: o,
+                items: if len == 0 { std::ptr::null() } else { items },
+                is_list,
+                len,
+            }
+        },
+        None => RawSeq {
+            obj: o,
+            items: std::ptr::null(),
+            is_list,
+            len: unsafe {
+                if is_list {
+                    ffi::PyList_Size(o)
+                } else {
+                    ffi::PyTuple_Size(o)
+                }
+            },
+        },
+    })
 }
 
 /// Borrowed item `i` (no reference counting; cannot fail for these arguments).
@@ -680,22 +781,22 @@ unsafe fn raw_subgraph(
 ) -> Option<()> {
     interner.clear();
     let (e_before, s_before) = (batch.edges.len(), batch.seeds.len());
+    let abi = interner.abi;
     let result = (|| unsafe {
-        let (edges_list, n_edges) = raw_sequence(edges)?;
-        for i in 0..n_edges {
-            let edge = raw_item(edges, edges_list, i);
-            let (edge_list, len) = raw_sequence(edge)?;
-            if len != 2 && len != 3 {
+        let edges = raw_seq(edges, abi)?;
+        for i in 0..edges.len {
+            let edge = raw_seq(edges.get(i), abi)?;
+            if edge.len != 2 && edge.len != 3 {
                 return None;
             }
-            let a = interner.intern(raw_item(edge, edge_list, 0))?;
-            let b = interner.intern(raw_item(edge, edge_list, len - 1))?;
+            let a = interner.intern(edge.get(0))?;
+            let b = interner.intern(edge.get(edge.len - 1))?;
             batch.edges.push([a, b]);
         }
         let a = interner.intern(answer)?;
-        let (seeds_list, n_seeds) = raw_sequence(seeds)?;
-        for i in 0..n_seeds {
-            let s = interner.intern(raw_item(seeds, seeds_list, i))?;
+        let seeds = raw_seq(seeds, abi)?;
+        for i in 0..seeds.len {
+            let s = interner.intern(seeds.get(i))?;
             batch.seeds.push(s);
         }
         Some(a)
@@ -730,14 +831,10 @@ fn fast_item(
     // SAFETY: `item` is alive (owned by the caller), the GIL is held, and
     // `raw_subgraph` runs no Python code, so nothing can change meanwhile.
     unsafe {
-        if let Some((is_list, 3)) = raw_sequence(ptr) {
-            return raw_subgraph(
-                raw_item(ptr, is_list, 0),
-                raw_item(ptr, is_list, 1),
-                raw_item(ptr, is_list, 2),
-                interner,
-                batch,
-            );
+        if let Some(f) = raw_seq(ptr, interner.abi) {
+            if f.len == 3 {
+                return raw_subgraph(f.get(0), f.get(1), f.get(2), interner, batch);
+            }
         }
     }
     let d = item.cast_exact::<PyDict>().ok()?;
@@ -867,28 +964,36 @@ unsafe impl Sync for SharedSeq {}
 /// returned fallback positions.
 ///
 /// # Safety
-/// `seq` is a live exact list (`is_list`) or tuple with at least `range.end`
+/// `seq` is a live exact list or tuple with at least `range.end`
 /// items; neither it nor anything reachable from it can be modified or freed
 /// during the call (see `read_parallel`); `interner` as for `RawInterner::intern`.
 unsafe fn read_chunk(
     seq: *mut ffi::PyObject,
-    is_list: bool,
     range: std::ops::Range<usize>,
     interner: &mut RawInterner,
 ) -> (core::TypeIds, Vec<usize>) {
     let mut batch = new_batch(range.len());
     let mut fallback = Vec::new();
-    for i in range {
+    let abi = interner.abi;
+    // SAFETY (all blocks below): as for this function; indices are checked
+    // against `range` and the lengths read.
+    let seq = unsafe { raw_seq(seq, abi) }.expect("exact list or tuple");
+    let item_at = |i: usize| unsafe { seq.get(i as isize) };
+    for i in range.clone() {
+        // Software pipelining of the cache misses: the objects of item
+        // `i + k * PREFETCH_STEP` are requested `k` levels deep, so that item
+        // `i`'s objects are in cache when it is read.
+        for level in 0..PREFETCH_LEVELS {
+            let j = i + (PREFETCH_LEVELS - level) * PREFETCH_STEP;
+            if j < range.end {
+                unsafe { prefetch_item(item_at(j), level, abi) };
+            }
+        }
         let read = unsafe {
-            let item = raw_item(seq, is_list, i as isize);
-            match raw_sequence(item) {
-                Some((l, 3)) => raw_subgraph(
-                    raw_item(item, l, 0),
-                    raw_item(item, l, 1),
-                    raw_item(item, l, 2),
-                    interner,
-                    &mut batch,
-                ),
+            match raw_seq(item_at(i), abi) {
+                Some(f) if f.len == 3 => {
+                    raw_subgraph(f.get(0), f.get(1), f.get(2), interner, &mut batch)
+                }
                 _ => None,
             }
         };
@@ -902,6 +1007,88 @@ unsafe fn read_chunk(
         }
     }
     (core::isomorphism_type_ids_local(&batch), fallback)
+}
+
+/// Levels of objects below a batch item prefetched ahead of reading it (the
+/// item; its fields; the edge and seed lists' arrays; edges and seeds; node ids
+/// of edges) and the distance, in items, between levels.
+const PREFETCH_LEVELS: usize = 5;
+const PREFETCH_STEP: usize = 2;
+
+#[inline(always)]
+fn prefetch(p: *const ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Prefetch a node id: its type and, for a `str`, its cached hash, which may
+/// lie in the next cache line (pymalloc blocks start 48 bytes into a pool).
+#[inline(always)]
+fn prefetch_node(p: *const ffi::PyObject) {
+    prefetch(p);
+    prefetch(p.cast::<u8>().wrapping_add(STR_HASH_OFFSET + WORD - 1).cast());
+}
+
+/// Request the objects `level` steps below batch item `item` into the cache
+/// (walking down through objects requested earlier). Reads only, through the
+/// checked layout, and only below exact lists/tuples of the expected shapes.
+///
+/// # Safety
+/// As for `read_chunk`: `item` is live and nothing can be modified meanwhile.
+#[inline]
+unsafe fn prefetch_item(item: *mut ffi::PyObject, level: usize, abi: Option<RawAbi>) {
+    const MAX_FANOUT: isize = 8;
+    if level == 0 {
+        prefetch(item);
+        return;
+    }
+    let Some(f) = (unsafe { raw_seq(item, abi) }) else { return };
+    if f.len != 3 {
+        return;
+    }
+    let (edges, answer, seeds) = unsafe { (f.get(0), f.get(1), f.get(2)) };
+    if level == 1 {
+        prefetch(edges);
+        prefetch_node(answer);
+        prefetch(seeds);
+        return;
+    }
+    for (k, list) in [edges, seeds].into_iter().enumerate() {
+        let Some(l) = (unsafe { raw_seq(list, abi) }) else { continue };
+        if level == 2 {
+            if !l.items.is_null() {
+                prefetch(l.items.cast());
+            }
+            continue;
+        }
+        for i in 0..l.len.min(MAX_FANOUT) {
+            let x = unsafe { l.get(i) };
+            if level == 3 || k == 1 {
+                if level == 3 {
+                    if k == 0 {
+                        prefetch(x);
+                    } else {
+                        prefetch_node(x);
+                    }
+                }
+                continue;
+            }
+            // level 4: the node ids of an edge.
+            if let Some(e) = unsafe { raw_seq(x, abi) } {
+                if e.len == 2 || e.len == 3 {
+                    unsafe {
+                        prefetch_node(e.get(0));
+                        prefetch_node(e.get(e.len - 1));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Read and identify all items of the exact list/tuple `seq` on `threads`
@@ -934,7 +1121,6 @@ unsafe fn read_chunk(
 fn read_parallel(
     _gil: Python<'_>,
     seq: &Bound<'_, PyAny>,
-    is_list: bool,
     n: usize,
     abi: RawAbi,
     threads: usize,
@@ -955,7 +1141,7 @@ fn read_parallel(
             }
             let range = c * PAR_CHUNK..((c + 1) * PAR_CHUNK).min(n);
             // SAFETY: see the function's documentation; `range.end <= n`.
-            let r = unsafe { read_chunk(seq_ptr.0, is_list, range, &mut interner) };
+            let r = unsafe { read_chunk(seq_ptr.0, range, &mut interner) };
             done.push((c, r));
         }
         done
@@ -1000,21 +1186,16 @@ fn isomorphism_types<'py>(
             )))
         }
     };
-    let seq_kind = if subgraphs.is_exact_instance_of::<PyList>() {
-        Some(true)
-    } else if subgraphs.is_exact_instance_of::<PyTuple>() {
-        Some(false)
-    } else {
-        None
-    };
+    let exact_sequence = subgraphs.is_exact_instance_of::<PyList>()
+        || subgraphs.is_exact_instance_of::<PyTuple>();
     let abi = raw_abi(py);
-    let ids = match (path, abi, seq_kind) {
-        (ReadPath::Auto, Some(abi), Some(is_list)) => {
+    let ids = match (path, abi) {
+        (ReadPath::Auto, Some(abi)) if exact_sequence => {
             let n = subgraphs.len()?;
             let threads = threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, |p| p.get().min(16))
             });
-            let (mut builder, fallback) = read_parallel(py, subgraphs, is_list, n, abi, threads);
+            let (mut builder, fallback) = read_parallel(py, subgraphs, n, abi, threads);
             if !fallback.is_empty() {
                 let items = fallback.iter().map(|&i| subgraphs.get_item(i));
                 let index_of = |k: usize| fallback[k];
@@ -1067,6 +1248,13 @@ fn isomorphism_types<'py>(
             }
         }),
     )
+}
+
+/// Whether `isomorphism_types` may use its threaded raw reader on this
+/// interpreter (CPython 3.10 to 3.14 with the GIL; see `raw_abi`).
+#[pyfunction]
+fn raw_reader_available(py: Python<'_>) -> bool {
+    raw_abi(py).is_some()
 }
 
 fn identifier_error(py: Python<'_>, err: &core::IdentifierError) -> PyErr {
@@ -1171,6 +1359,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(analyze_answer_subgraph, &m)?)?;
     m.add_function(wrap_pyfunction!(isomorphism_types, &m)?)?;
+    m.add_function(wrap_pyfunction!(raw_reader_available, &m)?)?;
     m.add_function(wrap_pyfunction!(parse_isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(canonical_isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(grailqa_name, &m)?)?;
