@@ -554,7 +554,12 @@ fn layout_ok(py: Python<'_>, abi: RawAbi) -> PyResult<bool> {
 /// # Safety
 /// `o` is a live exact `str` and `raw_abi` returned `Some`.
 unsafe fn cached_str_hash(o: *mut ffi::PyObject) -> ffi::Py_hash_t {
-    unsafe { o.cast::<u8>().add(STR_HASH_OFFSET).cast::<ffi::Py_hash_t>().read() }
+    unsafe {
+        o.cast::<u8>()
+            .add(STR_HASH_OFFSET)
+            .cast::<ffi::Py_hash_t>()
+            .read()
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -583,7 +588,10 @@ const RAW_MAX_NODES: usize = 64;
 
 impl RawInterner {
     fn new(abi: Option<RawAbi>, shared: bool) -> Self {
-        assert!(abi.is_some() || !shared, "shared reading needs a known layout");
+        assert!(
+            abi.is_some() || !shared,
+            "shared reading needs a known layout"
+        );
         RawInterner {
             ptrs: Vec::with_capacity(RAW_MAX_NODES),
             keys: Vec::with_capacity(RAW_MAX_NODES),
@@ -959,6 +967,13 @@ struct SharedSeq(*mut ffi::PyObject);
 unsafe impl Send for SharedSeq {}
 unsafe impl Sync for SharedSeq {}
 
+impl SharedSeq {
+    /// The pointer (a method, so that closures capture the whole `SharedSeq`).
+    fn ptr(&self) -> *mut ffi::PyObject {
+        self.0
+    }
+}
+
 /// Read and identify items `range` of the exact list/tuple `seq` with the raw
 /// reader; items it cannot read get a placeholder and are listed in the
 /// returned fallback positions.
@@ -1031,7 +1046,11 @@ fn prefetch(p: *const ffi::PyObject) {
 #[inline(always)]
 fn prefetch_node(p: *const ffi::PyObject) {
     prefetch(p);
-    prefetch(p.cast::<u8>().wrapping_add(STR_HASH_OFFSET + WORD - 1).cast());
+    prefetch(
+        p.cast::<u8>()
+            .wrapping_add(STR_HASH_OFFSET + WORD - 1)
+            .cast(),
+    );
 }
 
 /// Request the objects `level` steps below batch item `item` into the cache
@@ -1047,7 +1066,9 @@ unsafe fn prefetch_item(item: *mut ffi::PyObject, level: usize, abi: Option<RawA
         prefetch(item);
         return;
     }
-    let Some(f) = (unsafe { raw_seq(item, abi) }) else { return };
+    let Some(f) = (unsafe { raw_seq(item, abi) }) else {
+        return;
+    };
     if f.len != 3 {
         return;
     }
@@ -1059,7 +1080,9 @@ unsafe fn prefetch_item(item: *mut ffi::PyObject, level: usize, abi: Option<RawA
         return;
     }
     for (k, list) in [edges, seeds].into_iter().enumerate() {
-        let Some(l) = (unsafe { raw_seq(list, abi) }) else { continue };
+        let Some(l) = (unsafe { raw_seq(list, abi) }) else {
+            continue;
+        };
         if level == 2 {
             if !l.items.is_null() {
                 prefetch(l.items.cast());
@@ -1131,7 +1154,6 @@ fn read_parallel(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let seq_ptr = SharedSeq(seq.as_ptr());
     let work = || {
-        let seq_ptr = seq_ptr;
         let mut interner = RawInterner::new(Some(abi), shared);
         let mut done = Vec::new();
         loop {
@@ -1141,7 +1163,7 @@ fn read_parallel(
             }
             let range = c * PAR_CHUNK..((c + 1) * PAR_CHUNK).min(n);
             // SAFETY: see the function's documentation; `range.end <= n`.
-            let r = unsafe { read_chunk(seq_ptr.0, range, &mut interner) };
+            let r = unsafe { read_chunk(seq_ptr.ptr(), range, &mut interner) };
             done.push((c, r));
         }
         done
@@ -1186,8 +1208,8 @@ fn isomorphism_types<'py>(
             )))
         }
     };
-    let exact_sequence = subgraphs.is_exact_instance_of::<PyList>()
-        || subgraphs.is_exact_instance_of::<PyTuple>();
+    let exact_sequence =
+        subgraphs.is_exact_instance_of::<PyList>() || subgraphs.is_exact_instance_of::<PyTuple>();
     let abi = raw_abi(py);
     let ids = match (path, abi) {
         (ReadPath::Auto, Some(abi)) if exact_sequence => {
