@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::graph::{identify_into, AnswerSubgraph, Workspace};
+use super::small::shape_key;
 
 /// Many answer subgraphs in flat arrays (item `i` uses
 /// `edges[edge_offsets[i]..edge_offsets[i + 1]]` and likewise for seeds; node
@@ -89,10 +90,18 @@ pub(crate) fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize
         types: Vec::new(),
         ids: Vec::with_capacity(range.len()),
     };
+    // Valid small trees: identifier memoised by rooted shape.
+    let mut shapes: FxHashMap<u64, u32> = FxHashMap::default();
     let mut buf = String::new();
     for i in range {
+        let g = batch.get(i);
+        let shape = shape_key(&g);
+        if let Some(&id) = shape.and_then(|k| shapes.get(&k)) {
+            out.ids.push(id);
+            continue;
+        }
         buf.clear();
-        if identify_into(&mut ws, &batch.get(i), &mut buf) {
+        if identify_into(&mut ws, &g, &mut buf) {
             let id = match local.get(buf.as_str()) {
                 Some(&id) => id,
                 None => {
@@ -102,6 +111,9 @@ pub(crate) fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize
                     id
                 }
             };
+            if let Some(k) = shape {
+                shapes.insert(k, id);
+            }
             out.ids.push(id);
         } else {
             out.ids.push(TypeIds::INVALID);
