@@ -180,9 +180,15 @@ def isomorphism_types(
 ) -> list[str | None]:
     """Identifiers of many answer subgraphs, computed in parallel in Rust (rayon).
 
-    The calling thread reads the Python objects (with a no-refcount fast path
-    when node ids are exact ``str`` / ``int``) while worker threads classify the
-    chunks already read (16,384 items each); ``benches/bench_iso.py`` measures it.
+    When ``subgraphs`` is a list or tuple, items that are ``(edges, answer,
+    seeds)`` tuples/lists of lists/tuples with exact ``str`` / ``int`` node ids
+    are read and classified on all cores in chunks of 4,096, with read-only
+    C-API access while the calling thread holds the GIL (CPython 3.10-3.14; the
+    soundness argument is in ``rust/kgbench-py/src/iso.rs``, ``read_parallel``).
+    Every other item (records, other id types, subclasses, malformed items)
+    then goes through the general reader, with dict semantics for node ids,
+    while a worker thread classifies; results do not depend on the reader.
+    ``benches/bench_iso.py`` measures it.
 
     Args:
         subgraphs: items that are either ``(edges, answer, seeds)`` tuples/lists

@@ -457,76 +457,314 @@ fn push_item<'py>(
     }
 }
 
-/// Node-id interner for the fast path: exact `str` and `int` ids only, kept
-/// as borrowed pointers (no reference counting).
+// --- Raw fast paths ----------------------------------------------------------
+//
+// Node ids that are exact `str` or exact `int` (the common case: GTSQA ids such
+// as "Q42", or integers) are read through the C API without reference counting
+// or creating Python objects. Anything else (subclasses, floats, tuples as ids,
+// big ints, dict records in the parallel reader, malformed items) goes through
+// the general path above, which has Python dict semantics and reports errors;
+// both give the same identifiers (tests/test_iso_fast_paths.py).
+
+/// What the raw readers may assume about the running interpreter (`raw_abi`).
+#[derive(Clone, Copy, Debug)]
+struct RawAbi {
+    /// `PyUnicode_Compare` of two exact `str` objects only reads them, whatever
+    /// their state (3.12+, where PEP 623 removed the legacy "not ready" strings;
+    /// on 3.10/3.11 it may first convert a legacy string, so it is only used on
+    /// strings whose hash is cached, which implies they are ready).
+    compare_uncached: bool,
+    /// Byte offset of `ob_item[0]` in a tuple (3.14 added a cached hash before it).
+    tuple_items: usize,
+}
+
+const WORD: usize = std::mem::size_of::<*mut ffi::PyObject>();
+/// Byte offset of `ob_size` in a list or tuple (`PyVarObject`), 3.10–3.14.
+const VAR_SIZE_OFFSET: usize = 2 * WORD;
+/// Byte offset of the `ob_item` array pointer in a list (`PyListObject`), 3.10–3.14.
+const LIST_ITEMS_OFFSET: usize = 3 * WORD;
+
+/// Byte offset of the cached hash in a `str` object: `PyASCIIObject.hash`,
+/// after `ob_refcnt`, `ob_type` and `length`. The same in the released headers
+/// of every GIL build of CPython 3.10 to 3.14 (`-1` when not computed yet).
+const STR_HASH_OFFSET: usize =
+    2 * std::mem::size_of::<ffi::Py_ssize_t>() + std::mem::size_of::<*mut ffi::PyTypeObject>();
+
+static RAW_ABI: PyOnceLock<Option<RawAbi>> = PyOnceLock::new();
+
+/// `Some` on the CPython versions whose object layout the raw readers were
+/// written against (3.10 to 3.14, with the GIL); `None` elsewhere (then only
+/// public functions are used and only on the thread holding the GIL).
+fn raw_abi(py: Python<'_>) -> Option<RawAbi> {
+    *RAW_ABI.get_or_init(py, || {
+        let v = py.version_info();
+        let minor = (v.major, v.minor);
+        if !((3, 10)..=(3, 14)).contains(&minor) {
+            return None;
+        }
+        let gil_enabled = py
+            .import("sys")
+            .and_then(|sys| match sys.getattr("_is_gil_enabled") {
+                Ok(f) => f.call0()?.extract::<bool>(),
+                Err(_) => Ok(true),
+            })
+            .unwrap_or(false);
+        if !gil_enabled {
+            return None;
+        }
+        let abi = RawAbi {
+            compare_uncached: minor >= (3, 12),
+            tuple_items: if minor >= (3, 14) { 4 * WORD } else { 3 * WORD },
+        };
+        // Check the layout assumptions on real objects; on any surprise, use
+        // the public functions on the GIL-holding thread only.
+        layout_ok(py, abi).unwrap_or(false).then_some(abi)
+    })
+}
+
+/// Whether a 5-tuple and a 5-list read through the assumed layout give the
+/// same items as the public functions.
+fn layout_ok(py: Python<'_>, abi: RawAbi) -> PyResult<bool> {
+    let items: Vec<Bound<'_, PyAny>> = (0..5)
+        .map(|i| PyString::new(py, &format!("layout-probe-{i}")).into_any())
+        .collect();
+    let tuple = PyTuple::new(py, &items)?;
+    let list = PyList::new(py, &items)?;
+    for obj in [tuple.as_any(), list.as_any()] {
+        // SAFETY: GIL held; exact tuple/list with 5 items that nothing else can
+        // reach; the reads stay inside the objects for the assumed layout,
+        // which `raw_seq` uses only when this check passed.
+        let ok = unsafe {
+            let seq = raw_seq(obj.as_ptr(), Some(abi)).expect("exact tuple or list");
+            seq.len == 5
+                && (0..5).all(|i| {
+                    seq.get(i) == items[i as usize].as_ptr()
+                        && raw_item(obj.as_ptr(), seq.is_list, i) == seq.get(i)
+                })
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The cached hash of an exact `str` (`-1`: not computed yet).
 ///
-/// Sound because the fast path calls only C functions that cannot run Python
-/// code (type checks, `PyObject_Hash` of str/int, `PyUnicode_Compare`, int
-/// comparison, tuple/list item access), so no container can change and every
-/// borrowed object stays alive while an item is read.
+/// # Safety
+/// `o` is a live exact `str` and `raw_abi` returned `Some`.
+unsafe fn cached_str_hash(o: *mut ffi::PyObject) -> ffi::Py_hash_t {
+    unsafe {
+        o.cast::<u8>()
+            .add(STR_HASH_OFFSET)
+            .cast::<ffi::Py_hash_t>()
+            .read()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RawKey {
+    /// An exact `str` with its hash (`-1` when unknown: only in shared mode).
+    Str(ffi::Py_hash_t),
+    /// An exact `int` with its value.
+    Int(i64),
+}
+
+/// Node-id interner of the raw paths: exact `str` and `int` ids only, kept as
+/// borrowed pointers (no reference counting). Two ids are the same node when
+/// they are the same object, or both `str` with equal text, or both `int` with
+/// equal value: exactly what a dict would do for these types.
 struct RawInterner {
-    keys: Vec<(ffi::Py_hash_t, *mut ffi::PyObject, bool)>,
+    ptrs: Vec<*mut ffi::PyObject>,
+    keys: Vec<RawKey>,
+    abi: Option<RawAbi>,
+    /// Other threads read the same objects at the same time: never write to an
+    /// object (no `PyObject_Hash`, which caches the hash in the `str`) and call
+    /// only functions that cannot fail for the arguments given.
+    shared: bool,
 }
 
 const RAW_MAX_NODES: usize = 64;
 
 impl RawInterner {
+    fn new(abi: Option<RawAbi>, shared: bool) -> Self {
+        assert!(
+            abi.is_some() || !shared,
+            "shared reading needs a known layout"
+        );
+        RawInterner {
+            ptrs: Vec::with_capacity(RAW_MAX_NODES),
+            keys: Vec::with_capacity(RAW_MAX_NODES),
+            abi,
+            shared,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.ptrs.clear();
+        self.keys.clear();
+    }
+
+    fn len(&self) -> u32 {
+        self.ptrs.len() as u32
+    }
+
+    /// The local id of `o`, or `None` when `o` is not an exact str/int (or the
+    /// comparison cannot be done here): the caller then takes the general path.
+    ///
     /// # Safety
-    /// `o` is a live object and the GIL is held.
+    /// `o` is a live object that no thread can modify or free during the call;
+    /// if `!self.shared` the GIL is held by the calling thread.
     unsafe fn intern(&mut self, o: *mut ffi::PyObject) -> Option<u32> {
+        // The same object: same node, whatever its type (checked when first seen).
+        if let Some(i) = self.ptrs.iter().position(|&p| p == o) {
+            return Some(i as u32);
+        }
         let ty = unsafe { ffi::Py_TYPE(o) };
-        let is_str = if ty == &raw mut ffi::PyUnicode_Type {
-            true
+        let key = if ty == &raw mut ffi::PyUnicode_Type {
+            let mut h = match self.abi {
+                Some(_) => unsafe { cached_str_hash(o) },
+                None => -1,
+            };
+            if h == -1 && !self.shared {
+                h = unsafe { ffi::PyObject_Hash(o) };
+                if h == -1 {
+                    unsafe { ffi::PyErr_Clear() };
+                    return None;
+                }
+            }
+            for (i, &k) in self.keys.iter().enumerate() {
+                let RawKey::Str(kh) = k else { continue };
+                if h != -1 && kh != -1 {
+                    if h != kh {
+                        continue;
+                    }
+                } else if !self.abi.is_some_and(|a| a.compare_uncached) {
+                    // Only in shared mode on 3.10/3.11 (see `RawAbi`).
+                    return None;
+                }
+                let kp = self.ptrs[i];
+                if self.shared {
+                    // Exact str arguments: returns -1/0/1, never fails.
+                    if unsafe { ffi::PyUnicode_Compare(kp, o) } == 0 {
+                        return Some(i as u32);
+                    }
+                } else {
+                    match unsafe { ffi::PyObject_RichCompareBool(kp, o, ffi::Py_EQ) } {
+                        1 => return Some(i as u32),
+                        0 => {}
+                        _ => {
+                            unsafe { ffi::PyErr_Clear() };
+                            return None;
+                        }
+                    }
+                }
+            }
+            RawKey::Str(h)
         } else if ty == &raw mut ffi::PyLong_Type {
-            false
+            let mut overflow = 0;
+            // Exact int: reads the digits, never fails (overflow is reported
+            // through `overflow` without setting an exception).
+            let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow) };
+            if overflow != 0 {
+                return None;
+            }
+            let key = RawKey::Int(v);
+            if let Some(i) = self.keys.iter().position(|&k| k == key) {
+                return Some(i as u32);
+            }
+            key
         } else {
             return None;
         };
-        let h = unsafe { ffi::PyObject_Hash(o) };
-        if h == -1 {
-            unsafe { ffi::PyErr_Clear() };
+        if self.ptrs.len() >= RAW_MAX_NODES {
             return None;
         }
-        for (i, &(kh, kp, ks)) in self.keys.iter().enumerate() {
-            if kp == o {
-                return Some(i as u32);
-            }
-            if kh == h && ks == is_str {
-                let equal = if is_str {
-                    unsafe { ffi::PyUnicode_Compare(kp, o) == 0 }
-                } else {
-                    unsafe { ffi::PyObject_RichCompareBool(kp, o, ffi::Py_EQ) == 1 }
-                };
-                if equal {
-                    return Some(i as u32);
-                }
-            }
-        }
-        if self.keys.len() >= RAW_MAX_NODES {
-            return None;
-        }
-        self.keys.push((h, o, is_str));
-        Some(self.keys.len() as u32 - 1)
+        self.ptrs.push(o);
+        self.keys.push(key);
+        Some(self.ptrs.len() as u32 - 1)
     }
 }
 
-/// Exact list or tuple: `(is_list, len)`.
+/// An exact list or tuple being read raw.
+#[derive(Clone, Copy)]
+struct RawSeq {
+    obj: *mut ffi::PyObject,
+    /// Its item array read through the known layout; null: use the functions
+    /// (`PyList_GetItem`/`PyTuple_GetItem`).
+    items: *const *mut ffi::PyObject,
+    is_list: bool,
+    len: isize,
+}
+
+impl RawSeq {
+    /// Borrowed item `i`.
+    ///
+    /// # Safety
+    /// `0 <= i < self.len`; the sequence is alive and unmodified since `raw_seq`.
+    #[inline]
+    unsafe fn get(&self, i: isize) -> *mut ffi::PyObject {
+        if self.items.is_null() {
+            unsafe { raw_item(self.obj, self.is_list, i) }
+        } else {
+            unsafe { self.items.offset(i).read() }
+        }
+    }
+}
+
+/// `o` as an exact list or tuple, read through the known layout when `abi` is
+/// given (checked by `layout_ok`), else through the public functions.
 ///
 /// # Safety
-/// `o` is a live object and the GIL is held.
-unsafe fn raw_sequence(o: *mut ffi::PyObject) -> Option<(bool, isize)> {
+/// `o` is a live object that no thread can modify during the call.
+#[inline]
+unsafe fn raw_seq(o: *mut ffi::PyObject, abi: Option<RawAbi>) -> Option<RawSeq> {
     let ty = unsafe { ffi::Py_TYPE(o) };
-    if ty == &raw mut ffi::PyList_Type {
-        Some((true, unsafe { ffi::PyList_Size(o) }))
+    let is_list = if ty == &raw mut ffi::PyList_Type {
+        true
     } else if ty == &raw mut ffi::PyTuple_Type {
-        Some((false, unsafe { ffi::PyTuple_Size(o) }))
+        false
     } else {
-        None
-    }
+        return None;
+    };
+    let base = o.cast::<u8>();
+    Some(match abi {
+        Some(abi) => unsafe {
+            let len = base.add(VAR_SIZE_OFFSET).cast::<ffi::Py_ssize_t>().read();
+            let items = if is_list {
+                base.add(LIST_ITEMS_OFFSET)
+                    .cast::<*const *mut ffi::PyObject>()
+                    .read()
+            } else {
+                base.add(abi.tuple_items).cast::<*mut ffi::PyObject>()
+            };
+            RawSeq {
+                obj: o,
+                items: if len == 0 { std::ptr::null() } else { items },
+                is_list,
+                len,
+            }
+        },
+        None => RawSeq {
+            obj: o,
+            items: std::ptr::null(),
+            is_list,
+            len: unsafe {
+                if is_list {
+                    ffi::PyList_Size(o)
+                } else {
+                    ffi::PyTuple_Size(o)
+                }
+            },
+        },
+    })
 }
 
+/// Borrowed item `i` (no reference counting; cannot fail for these arguments).
+///
 /// # Safety
-/// `o` is a live list (`is_list`) or tuple with more than `i` items; GIL held.
+/// `o` is a live exact list (`is_list`) or exact tuple with more than `i`
+/// items, that no thread can modify during the call.
 unsafe fn raw_item(o: *mut ffi::PyObject, is_list: bool, i: isize) -> *mut ffi::PyObject {
     if is_list {
         unsafe { ffi::PyList_GetItem(o, i) }
@@ -540,7 +778,8 @@ unsafe fn raw_item(o: *mut ffi::PyObject, is_list: bool, i: isize) -> *mut ffi::
 /// else is met, so the caller takes the general path.
 ///
 /// # Safety
-/// `edges`, `answer`, `seeds` are live objects kept alive by the caller; GIL held.
+/// `edges`, `answer`, `seeds` are live objects that no thread can modify or
+/// free during the call; as for [`RawInterner::intern`].
 unsafe fn raw_subgraph(
     edges: *mut ffi::PyObject,
     answer: *mut ffi::PyObject,
@@ -548,24 +787,24 @@ unsafe fn raw_subgraph(
     interner: &mut RawInterner,
     batch: &mut core::SubgraphBatch,
 ) -> Option<()> {
-    interner.keys.clear();
+    interner.clear();
     let (e_before, s_before) = (batch.edges.len(), batch.seeds.len());
+    let abi = interner.abi;
     let result = (|| unsafe {
-        let (edges_list, n_edges) = raw_sequence(edges)?;
-        for i in 0..n_edges {
-            let edge = raw_item(edges, edges_list, i);
-            let (edge_list, len) = raw_sequence(edge)?;
-            if len != 2 && len != 3 {
+        let edges = raw_seq(edges, abi)?;
+        for i in 0..edges.len {
+            let edge = raw_seq(edges.get(i), abi)?;
+            if edge.len != 2 && edge.len != 3 {
                 return None;
             }
-            let a = interner.intern(raw_item(edge, edge_list, 0))?;
-            let b = interner.intern(raw_item(edge, edge_list, len - 1))?;
+            let a = interner.intern(edge.get(0))?;
+            let b = interner.intern(edge.get(edge.len - 1))?;
             batch.edges.push([a, b]);
         }
         let a = interner.intern(answer)?;
-        let (seeds_list, n_seeds) = raw_sequence(seeds)?;
-        for i in 0..n_seeds {
-            let s = interner.intern(raw_item(seeds, seeds_list, i))?;
+        let seeds = raw_seq(seeds, abi)?;
+        for i in 0..seeds.len {
+            let s = interner.intern(seeds.get(i))?;
             batch.seeds.push(s);
         }
         Some(a)
@@ -573,7 +812,7 @@ unsafe fn raw_subgraph(
     match result {
         Some(a) => {
             batch.answers.push(a);
-            batch.n_nodes.push(interner.keys.len() as u32);
+            batch.n_nodes.push(interner.len());
             batch.edge_offsets.push(batch.edges.len());
             batch.seed_offsets.push(batch.seeds.len());
             Some(())
@@ -586,26 +825,24 @@ unsafe fn raw_subgraph(
     }
 }
 
-/// Fast path for one batch item: an exact 3-tuple/list `(edges, answer, seeds)`
-/// or a dict record (fields looked up safely, then read raw).
+/// Fast path for one batch item on the thread holding the GIL: an exact
+/// 3-tuple/list `(edges, answer, seeds)` or a dict record (fields looked up
+/// safely, then read raw).
 fn fast_item(
     item: &Bound<'_, PyAny>,
     keys: &[Bound<'_, PyString>; 3],
     interner: &mut RawInterner,
     batch: &mut core::SubgraphBatch,
 ) -> Option<()> {
+    debug_assert!(!interner.shared);
     let ptr = item.as_ptr();
     // SAFETY: `item` is alive (owned by the caller), the GIL is held, and
-    // `raw_subgraph` runs no Python code.
+    // `raw_subgraph` runs no Python code, so nothing can change meanwhile.
     unsafe {
-        if let Some((is_list, 3)) = raw_sequence(ptr) {
-            return raw_subgraph(
-                raw_item(ptr, is_list, 0),
-                raw_item(ptr, is_list, 1),
-                raw_item(ptr, is_list, 2),
-                interner,
-                batch,
-            );
+        if let Some(f) = raw_seq(ptr, interner.abi) {
+            if f.len == 3 {
+                return raw_subgraph(f.get(0), f.get(1), f.get(2), interner, batch);
+            }
         }
     }
     let d = item.cast_exact::<PyDict>().ok()?;
@@ -620,10 +857,37 @@ fn fast_item(
 /// `c + 1` from Python, a worker thread identifies chunk `c` (rayon).
 const PIPELINE_CHUNK: usize = 16_384;
 
-/// Read items from `items` into chunks and hand them to `sink`.
+fn new_batch(capacity: usize) -> core::SubgraphBatch {
+    let mut b = core::SubgraphBatch::new();
+    b.answers.reserve(capacity);
+    b.n_nodes.reserve(capacity);
+    b.edge_offsets.reserve(capacity + 1);
+    b.seed_offsets.reserve(capacity + 1);
+    b.edges.reserve(4 * capacity);
+    b.seeds.reserve(2 * capacity);
+    b
+}
+
+/// Which reader `isomorphism_types` uses (the non-default ones exist so that
+/// the tests can check that all give the same results).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReadPath {
+    /// Parallel raw reader when possible, else `Pipeline`.
+    Auto,
+    /// The GIL-holding thread reads (raw fast path, else general) while a
+    /// worker identifies the chunks already read.
+    Pipeline,
+    /// Like `Pipeline` but every item through the general path.
+    General,
+}
+
+/// Read `items` into chunks and hand them to `sink`; `index_of(k)` is the
+/// position (for error messages) of the `k`-th item.
 fn read_items<'py>(
     py: Python<'py>,
-    subgraphs: &Bound<'py, PyAny>,
+    items: impl Iterator<Item = PyResult<Bound<'py, PyAny>>>,
+    index_of: &dyn Fn(usize) -> usize,
+    raw_enabled: bool,
     mut sink: impl FnMut(core::SubgraphBatch),
 ) -> PyResult<usize> {
     let keys = [
@@ -632,42 +896,18 @@ fn read_items<'py>(
         PyString::intern(py, "seed_entities"),
     ];
     let mut interner = Interner::new();
-    let mut raw = RawInterner {
-        keys: Vec::with_capacity(RAW_MAX_NODES),
-    };
-    let ctx = |i: usize, e: PyErr| with_context(py, e, &format!("subgraph {i}"));
-    let new_batch = || {
-        let mut b = core::SubgraphBatch::new();
-        b.answers.reserve(PIPELINE_CHUNK);
-        b.n_nodes.reserve(PIPELINE_CHUNK);
-        b.edge_offsets.reserve(PIPELINE_CHUNK + 1);
-        b.seed_offsets.reserve(PIPELINE_CHUNK + 1);
-        b.edges.reserve(4 * PIPELINE_CHUNK);
-        b.seeds.reserve(2 * PIPELINE_CHUNK);
-        b
-    };
-    let mut batch = new_batch();
+    let mut raw = RawInterner::new(raw_abi(py), false);
+    let mut batch = new_batch(PIPELINE_CHUNK);
     let mut n = 0usize;
-    let mut push = |item: &Bound<'py, PyAny>, batch: &mut core::SubgraphBatch| -> PyResult<()> {
-        if fast_item(item, &keys, &mut raw, batch).is_none() {
-            push_item(py, item, &keys, &mut interner, batch).map_err(|e| ctx(n, e))?;
+    for item in items {
+        let item = item.map_err(|e| with_context(py, e, &format!("subgraph {}", index_of(n))))?;
+        if !raw_enabled || fast_item(&item, &keys, &mut raw, &mut batch).is_none() {
+            push_item(py, &item, &keys, &mut interner, &mut batch)
+                .map_err(|e| with_context(py, e, &format!("subgraph {}", index_of(n))))?;
         }
         n += 1;
-        Ok(())
-    };
-    if let Ok(list) = subgraphs.cast::<PyList>() {
-        for item in list.iter() {
-            push(&item, &mut batch)?;
-            if batch.len() == PIPELINE_CHUNK {
-                sink(std::mem::replace(&mut batch, new_batch()));
-            }
-        }
-    } else {
-        for item in subgraphs.try_iter()? {
-            push(&item?, &mut batch)?;
-            if batch.len() == PIPELINE_CHUNK {
-                sink(std::mem::replace(&mut batch, new_batch()));
-            }
+        if batch.len() == PIPELINE_CHUNK {
+            sink(std::mem::replace(&mut batch, new_batch(PIPELINE_CHUNK)));
         }
     }
     if !batch.is_empty() {
@@ -676,43 +916,326 @@ fn read_items<'py>(
     Ok(n)
 }
 
+/// Identifiers of `items` (`len` of them) read on this thread, identified on a
+/// worker thread (pipelined) when there are more than one chunk.
+fn classify_pipelined<'py>(
+    py: Python<'py>,
+    items: impl Iterator<Item = PyResult<Bound<'py, PyAny>>>,
+    len: usize,
+    index_of: &dyn Fn(usize) -> usize,
+    raw_enabled: bool,
+) -> PyResult<core::TypeIds> {
+    if len <= PIPELINE_CHUNK {
+        let mut chunks = Vec::with_capacity(1);
+        read_items(py, items, index_of, raw_enabled, |b| chunks.push(b))?;
+        let mut builder = core::TypeIdsBuilder::default();
+        for b in chunks {
+            builder.push(py.detach(|| core::isomorphism_type_ids(&b)));
+        }
+        return Ok(builder.finish());
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel::<core::SubgraphBatch>(4);
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            let mut acc = core::TypeIdsBuilder::default();
+            for b in rx {
+                acc.push(core::isomorphism_type_ids(&b));
+            }
+            acc.finish()
+        });
+        let read = read_items(py, items, index_of, raw_enabled, |b| {
+            // The worker only stops early by panicking; join reports it.
+            let _ = tx.send(b);
+        });
+        drop(tx);
+        let joined = py.detach(|| worker.join());
+        read?;
+        joined.map_err(|_| pyo3::exceptions::PyRuntimeError::new_err("worker thread panicked"))
+    })
+}
+
+/// Items per chunk of the parallel raw reader (a chunk is read and identified
+/// by one thread, its data still in cache).
+const PAR_CHUNK: usize = 4096;
+
+/// The input sequence, shared with the worker threads of `read_parallel`.
+#[derive(Clone, Copy)]
+struct SharedSeq(*mut ffi::PyObject);
+
+// SAFETY: the pointer is only dereferenced (read-only) while the thread that
+// created it holds the GIL and runs no Python code; see `read_parallel`.
+unsafe impl Send for SharedSeq {}
+unsafe impl Sync for SharedSeq {}
+
+impl SharedSeq {
+    /// The pointer (a method, so that closures capture the whole `SharedSeq`).
+    fn ptr(&self) -> *mut ffi::PyObject {
+        self.0
+    }
+}
+
+/// Read and identify items `range` of the exact list/tuple `seq` with the raw
+/// reader; items it cannot read get a placeholder and are listed in the
+/// returned fallback positions.
+///
+/// # Safety
+/// `seq` is a live exact list or tuple with at least `range.end`
+/// items; neither it nor anything reachable from it can be modified or freed
+/// during the call (see `read_parallel`); `interner` as for `RawInterner::intern`.
+unsafe fn read_chunk(
+    seq: *mut ffi::PyObject,
+    range: std::ops::Range<usize>,
+    interner: &mut RawInterner,
+) -> (core::TypeIds, Vec<usize>) {
+    let mut batch = new_batch(range.len());
+    let mut fallback = Vec::new();
+    let abi = interner.abi;
+    // SAFETY (all blocks below): as for this function; indices are checked
+    // against `range` and the lengths read.
+    let seq = unsafe { raw_seq(seq, abi) }.expect("exact list or tuple");
+    let item_at = |i: usize| unsafe { seq.get(i as isize) };
+    for i in range.clone() {
+        // Software pipelining of the cache misses: the objects of item
+        // `i + k * PREFETCH_STEP` are requested `k` levels deep, so that item
+        // `i`'s objects are in cache when it is read.
+        for level in 0..PREFETCH_LEVELS {
+            let j = i + (PREFETCH_LEVELS - level) * PREFETCH_STEP;
+            if j < range.end {
+                unsafe { prefetch_item(item_at(j), level, abi) };
+            }
+        }
+        let read = unsafe {
+            match raw_seq(item_at(i), abi) {
+                Some(f) if f.len == 3 => {
+                    raw_subgraph(f.get(0), f.get(1), f.get(2), interner, &mut batch)
+                }
+                _ => None,
+            }
+        };
+        if read.is_none() {
+            fallback.push(i);
+            // A one-node graph without seeds: identified as invalid, replaced later.
+            batch.n_nodes.push(1);
+            batch.answers.push(0);
+            batch.edge_offsets.push(batch.edges.len());
+            batch.seed_offsets.push(batch.seeds.len());
+        }
+    }
+    (core::isomorphism_type_ids_local(&batch), fallback)
+}
+
+/// Levels of objects below a batch item prefetched ahead of reading it (the
+/// item; its fields; the edge and seed lists' arrays; edges and seeds; node ids
+/// of edges) and the distance, in items, between levels.
+const PREFETCH_LEVELS: usize = 5;
+const PREFETCH_STEP: usize = 2;
+
+#[inline(always)]
+fn prefetch(p: *const ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Prefetch a node id: its type and, for a `str`, its cached hash, which may
+/// lie in the next cache line (pymalloc blocks start 48 bytes into a pool).
+#[inline(always)]
+fn prefetch_node(p: *const ffi::PyObject) {
+    prefetch(p);
+    prefetch(
+        p.cast::<u8>()
+            .wrapping_add(STR_HASH_OFFSET + WORD - 1)
+            .cast(),
+    );
+}
+
+/// Request the objects `level` steps below batch item `item` into the cache
+/// (walking down through objects requested earlier). Reads only, through the
+/// checked layout, and only below exact lists/tuples of the expected shapes.
+///
+/// # Safety
+/// As for `read_chunk`: `item` is live and nothing can be modified meanwhile.
+#[inline]
+unsafe fn prefetch_item(item: *mut ffi::PyObject, level: usize, abi: Option<RawAbi>) {
+    const MAX_FANOUT: isize = 8;
+    if level == 0 {
+        prefetch(item);
+        return;
+    }
+    let Some(f) = (unsafe { raw_seq(item, abi) }) else {
+        return;
+    };
+    if f.len != 3 {
+        return;
+    }
+    let (edges, answer, seeds) = unsafe { (f.get(0), f.get(1), f.get(2)) };
+    if level == 1 {
+        prefetch(edges);
+        prefetch_node(answer);
+        prefetch(seeds);
+        return;
+    }
+    for (k, list) in [edges, seeds].into_iter().enumerate() {
+        let Some(l) = (unsafe { raw_seq(list, abi) }) else {
+            continue;
+        };
+        if level == 2 {
+            if !l.items.is_null() {
+                prefetch(l.items.cast());
+            }
+            continue;
+        }
+        for i in 0..l.len.min(MAX_FANOUT) {
+            let x = unsafe { l.get(i) };
+            if level == 3 || k == 1 {
+                if level == 3 {
+                    if k == 0 {
+                        prefetch(x);
+                    } else {
+                        prefetch_node(x);
+                    }
+                }
+                continue;
+            }
+            // level 4: the node ids of an edge.
+            if let Some(e) = unsafe { raw_seq(x, abi) } {
+                if e.len == 2 || e.len == 3 {
+                    unsafe {
+                        prefetch_node(e.get(0));
+                        prefetch_node(e.get(e.len - 1));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Read and identify all items of the exact list/tuple `seq` on `threads`
+/// threads (this one included), with the raw reader. Returns the identifiers
+/// (placeholders at the fallback positions) and the positions, ascending, of
+/// the items the raw reader could not read.
+///
+/// Soundness of reading Python objects from threads that do not hold the GIL:
+/// - This thread holds the GIL for the whole call (it is not released: no
+///   `detach`) and runs no Python code, and it allocates and frees no Python
+///   object (so neither the cyclic GC nor a finalizer can run). In a GIL build
+///   (`raw_abi` checks it) any other thread needs the GIL to run Python code or
+///   to touch these objects, so nothing reachable from `seq` is modified,
+///   resized or freed until this function returns; the worker threads are
+///   joined before it returns (scoped threads). Objects of this interpreter are
+///   not used by other interpreters, except immortal ones whose fields read
+///   here never change.
+/// - The workers only read: object types (`ob_type`), sizes and items of exact
+///   lists and tuples with checked bounds (`PyList_Size`/`PyList_GetItem`,
+///   `PyTuple_*`, which cannot fail for those arguments), the cached hash of
+///   exact `str` objects (a field read, see `STR_HASH_OFFSET`), `str` equality
+///   by `PyUnicode_Compare` (a pure read for exact str, see `RawAbi`), and the
+///   value of exact `int` objects (`PyLong_AsLongLongAndOverflow`, a pure read
+///   for exact int). None of these touches reference counts, allocates, raises
+///   or needs a thread state; no thread writes to any of these objects meanwhile
+///   (this thread uses the same read-only mode while the workers run), so the
+///   reads are not data races.
+/// - Anything else (subclasses, other id types, dicts, odd shapes) is left to
+///   the caller's general path, which runs after the workers have finished.
+fn read_parallel(
+    _gil: Python<'_>,
+    seq: &Bound<'_, PyAny>,
+    n: usize,
+    abi: RawAbi,
+    threads: usize,
+) -> (core::TypeIdsBuilder, Vec<usize>) {
+    let n_chunks = n.div_ceil(PAR_CHUNK);
+    let threads = threads.clamp(1, n_chunks.max(1));
+    let shared = threads > 1;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let seq_ptr = SharedSeq(seq.as_ptr());
+    let work = || {
+        let mut interner = RawInterner::new(Some(abi), shared);
+        let mut done = Vec::new();
+        loop {
+            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if c >= n_chunks {
+                break;
+            }
+            let range = c * PAR_CHUNK..((c + 1) * PAR_CHUNK).min(n);
+            // SAFETY: see the function's documentation; `range.end <= n`.
+            let r = unsafe { read_chunk(seq_ptr.ptr(), range, &mut interner) };
+            done.push((c, r));
+        }
+        done
+    };
+    let mut chunks = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut all = work();
+        for h in handles {
+            match h.join() {
+                Ok(part) => all.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all
+    });
+    chunks.sort_unstable_by_key(|(c, _)| *c);
+    let mut builder = core::TypeIdsBuilder::default();
+    let mut fallback = Vec::new();
+    for (_, (ids, fb)) in chunks {
+        builder.push(ids);
+        fallback.extend(fb);
+    }
+    (builder, fallback)
+}
+
 #[pyfunction]
-#[pyo3(signature = (subgraphs, strict=false))]
+#[pyo3(signature = (subgraphs, strict=false, *, path="auto", threads=None))]
 fn isomorphism_types<'py>(
     py: Python<'py>,
     subgraphs: &Bound<'py, PyAny>,
     strict: bool,
+    path: &str,
+    threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let small = subgraphs
-        .cast::<PyList>()
-        .map(|l| l.len() <= PIPELINE_CHUNK)
-        .unwrap_or(false);
-    let ids = if small {
-        let mut chunks = Vec::with_capacity(1);
-        read_items(py, subgraphs, |b| chunks.push(b))?;
-        match chunks.pop() {
-            Some(b) => py.detach(|| core::isomorphism_type_ids(&b)),
-            None => core::TypeIds::default(),
+    let path = match path {
+        "auto" => ReadPath::Auto,
+        "pipeline" => ReadPath::Pipeline,
+        "general" => ReadPath::General,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "path must be 'auto', 'pipeline' or 'general', not {other:?}"
+            )))
         }
-    } else {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<core::SubgraphBatch>(4);
-        std::thread::scope(|scope| {
-            let worker = scope.spawn(move || {
-                let mut acc = core::TypeIdsBuilder::default();
-                for b in rx {
-                    acc.push(core::isomorphism_type_ids(&b));
-                }
-                acc.finish()
+    };
+    let exact_sequence =
+        subgraphs.is_exact_instance_of::<PyList>() || subgraphs.is_exact_instance_of::<PyTuple>();
+    let abi = raw_abi(py);
+    let ids = match (path, abi) {
+        (ReadPath::Auto, Some(abi)) if exact_sequence => {
+            let n = subgraphs.len()?;
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, |p| p.get().min(16))
             });
-            let read = read_items(py, subgraphs, |b| {
-                // The worker only stops early by panicking; join reports it.
-                let _ = tx.send(b);
-            });
-            drop(tx);
-            let joined = py.detach(|| worker.join());
-            read?;
-            joined.map_err(|_| pyo3::exceptions::PyRuntimeError::new_err("worker thread panicked"))
-        })?
+            let (mut builder, fallback) = read_parallel(py, subgraphs, n, abi, threads);
+            if !fallback.is_empty() {
+                let items = fallback.iter().map(|&i| subgraphs.get_item(i));
+                let index_of = |k: usize| fallback[k];
+                let sub = classify_pipelined(py, items, fallback.len(), &index_of, true)?;
+                builder.patch(&fallback, sub);
+            }
+            builder.finish()
+        }
+        _ => {
+            let raw_enabled = path != ReadPath::General;
+            let len = subgraphs.len().unwrap_or(usize::MAX);
+            if let Ok(list) = subgraphs.cast::<PyList>() {
+                classify_pipelined(py, list.iter().map(Ok), len, &|k| k, raw_enabled)?
+            } else {
+                let iter = subgraphs.try_iter()?;
+                classify_pipelined(py, iter, len, &|k| k, raw_enabled)?
+            }
+        }
     };
     if strict {
         if let Some(i) = ids.ids.iter().position(|&id| id == core::TypeIds::INVALID) {
@@ -747,6 +1270,13 @@ fn isomorphism_types<'py>(
             }
         }),
     )
+}
+
+/// Whether `isomorphism_types` may use its threaded raw reader on this
+/// interpreter (CPython 3.10 to 3.14 with the GIL; see `raw_abi`).
+#[pyfunction]
+fn raw_reader_available(py: Python<'_>) -> bool {
+    raw_abi(py).is_some()
 }
 
 fn identifier_error(py: Python<'_>, err: &core::IdentifierError) -> PyErr {
@@ -851,6 +1381,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(analyze_answer_subgraph, &m)?)?;
     m.add_function(wrap_pyfunction!(isomorphism_types, &m)?)?;
+    m.add_function(wrap_pyfunction!(raw_reader_available, &m)?)?;
     m.add_function(wrap_pyfunction!(parse_isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(canonical_isomorphism_type, &m)?)?;
     m.add_function(wrap_pyfunction!(grailqa_name, &m)?)?;

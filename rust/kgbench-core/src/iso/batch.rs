@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::graph::{identify_into, AnswerSubgraph, Workspace};
+use super::small::shape_key;
 
 /// Many answer subgraphs in flat arrays (item `i` uses
 /// `edges[edge_offsets[i]..edge_offsets[i + 1]]` and likewise for seeds; node
@@ -89,10 +90,18 @@ pub(crate) fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize
         types: Vec::new(),
         ids: Vec::with_capacity(range.len()),
     };
+    // Valid small trees: identifier memoised by rooted shape.
+    let mut shapes: FxHashMap<u64, u32> = FxHashMap::default();
     let mut buf = String::new();
     for i in range {
+        let g = batch.get(i);
+        let shape = shape_key(&g);
+        if let Some(&id) = shape.and_then(|k| shapes.get(&k)) {
+            out.ids.push(id);
+            continue;
+        }
         buf.clear();
-        if identify_into(&mut ws, &batch.get(i), &mut buf) {
+        if identify_into(&mut ws, &g, &mut buf) {
             let id = match local.get(buf.as_str()) {
                 Some(&id) => id,
                 None => {
@@ -102,12 +111,21 @@ pub(crate) fn identify_chunk(batch: &SubgraphBatch, range: std::ops::Range<usize
                     id
                 }
             };
+            if let Some(k) = shape {
+                shapes.insert(k, id);
+            }
             out.ids.push(id);
         } else {
             out.ids.push(TypeIds::INVALID);
         }
     }
     out
+}
+
+/// Identifiers of all items as [`TypeIds`] on the calling thread (for callers
+/// that run their own threads). Same results as [`isomorphism_type_ids`].
+pub fn isomorphism_type_ids_local(batch: &SubgraphBatch) -> TypeIds {
+    identify_chunk(batch, 0..batch.len())
 }
 
 /// Identifiers of all items as [`TypeIds`], in parallel on the rayon pool
@@ -158,6 +176,31 @@ impl TypeIdsBuilder {
         }));
     }
 
+    /// Overwrite the entries at `positions` (which must be `< len`) with the
+    /// items of `other`, in order: item `k` of `other` goes to `positions[k]`.
+    ///
+    /// # Panics
+    /// If `positions.len() != other.ids.len()` or a position is out of range.
+    pub fn patch(&mut self, positions: &[usize], other: TypeIds) {
+        assert_eq!(positions.len(), other.ids.len(), "one position per item");
+        let start = self.merged.ids.len();
+        self.push(other);
+        let patched = self.merged.ids.split_off(start);
+        for (&p, id) in positions.iter().zip(patched) {
+            self.merged.ids[p] = id;
+        }
+    }
+
+    /// Number of items pushed so far.
+    pub fn len(&self) -> usize {
+        self.merged.ids.len()
+    }
+
+    /// Whether no item was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.merged.ids.is_empty()
+    }
+
     /// All items pushed so far.
     pub fn finish(self) -> TypeIds {
         self.merged
@@ -176,6 +219,26 @@ pub fn isomorphism_types(batch: &SubgraphBatch) -> Vec<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patch_merges_type_tables() {
+        let mut b = TypeIdsBuilder::default();
+        b.push(TypeIds {
+            types: vec!["(1)".into(), "(2)".into()],
+            ids: vec![0, TypeIds::INVALID, 1, TypeIds::INVALID],
+        });
+        b.patch(
+            &[1, 3],
+            TypeIds {
+                types: vec!["(2)".into(), "(3)".into()],
+                ids: vec![1, 0],
+            },
+        );
+        let t = b.finish();
+        let got: Vec<Option<&str>> = (0..4).map(|i| t.get(i)).collect();
+        assert_eq!(got, [Some("(1)"), Some("(3)"), Some("(2)"), Some("(2)")]);
+        assert_eq!(t.types, ["(1)", "(2)", "(3)"]);
+    }
 
     #[test]
     fn batch_matches_single() {

@@ -21,7 +21,10 @@ mod jsonl;
 mod small;
 
 pub use ahu::{canonical_form, NotATree};
-pub use batch::{isomorphism_type_ids, isomorphism_types, SubgraphBatch, TypeIds, TypeIdsBuilder};
+pub use batch::{
+    isomorphism_type_ids, isomorphism_type_ids_local, isomorphism_types, SubgraphBatch, TypeIds,
+    TypeIdsBuilder,
+};
 pub use graph::{
     analyze, analyze_general, Analysis, AnswerSubgraph, Defect, InvalidAnswerSubgraph, Workspace,
 };

@@ -146,10 +146,9 @@ fn emit(arena: &Arena, t: u8, out: &mut String) {
     out.push(')');
 }
 
-/// The identifier of `g` appended to `out`, if `g` is a valid answer tree with
-/// at most [`MAX_NODES`] nodes and no parallel edges; `None` otherwise (then
-/// `out` is unchanged).
-pub(crate) fn try_encode(g: &AnswerSubgraph<'_>, out: &mut String) -> Option<SmallTree> {
+/// Adjacency bit masks of `g` (indexed by node), if `g` is a valid answer tree
+/// with at most [`MAX_NODES`] nodes and no parallel edges; `None` otherwise.
+fn valid_tree(g: &AnswerSubgraph<'_>) -> Option<([u32; MAX_NODES], u32)> {
     let n = g.n_nodes as usize;
     if n > MAX_NODES || g.edges.len() + 1 != n || g.seeds.is_empty() {
         return None;
@@ -194,6 +193,55 @@ pub(crate) fn try_encode(g: &AnswerSubgraph<'_>, out: &mut String) -> Option<Sma
     if seen != all {
         return None;
     }
+    Some((adj, seeds))
+}
+
+/// AHU code of the rooted tree entering `v` (its children: `adj[v] & !from`):
+/// `1`, the children's codes in ascending order, `0`, read as a binary number
+/// whose highest set bit is the leading `1` (so the value determines the length).
+/// `stack[top..]` is scratch space (one entry per node below `v` suffices).
+fn shape_code(adj: &[u32; MAX_NODES], from: u32, v: usize, stack: &mut [u64], top: usize) -> u64 {
+    let mut m = 0;
+    let mut rest = adj[v] & !from;
+    while rest != 0 {
+        let c = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let code = shape_code(adj, 1 << v, c, stack, top + m);
+        // Insertion into the sorted `stack[top..top + m]`.
+        let mut j = top + m;
+        while j > top && stack[j - 1] > code {
+            stack[j] = stack[j - 1];
+            j -= 1;
+        }
+        stack[j] = code;
+        m += 1;
+    }
+    let mut bits = 1u64;
+    for &k in &stack[top..top + m] {
+        let len = 64 - k.leading_zeros();
+        bits = (bits << len) | k;
+    }
+    bits << 1
+}
+
+/// A key of the rooted shape of `g` (answer as root), if `g` is a valid answer
+/// tree with at most [`MAX_NODES`] nodes: two such trees get the same key iff
+/// they are isomorphic rooted at their answers. In a valid answer tree the
+/// seeds are exactly the leaves other than the answer, so the key determines
+/// the identifier (memoised by the batch encoder).
+pub(crate) fn shape_key(g: &AnswerSubgraph<'_>) -> Option<u64> {
+    // 2 bits per node: at most 64 bits.
+    let (adj, _) = valid_tree(g)?;
+    let mut stack = [0u64; MAX_NODES];
+    Some(shape_code(&adj, 0, g.answer as usize, &mut stack, 0))
+}
+
+/// The identifier of `g` appended to `out`, if `g` is a valid answer tree with
+/// at most [`MAX_NODES`] nodes and no parallel edges; `None` otherwise (then
+/// `out` is unchanged).
+pub(crate) fn try_encode(g: &AnswerSubgraph<'_>, out: &mut String) -> Option<SmallTree> {
+    let (adj, seeds) = valid_tree(g)?;
+    let answer = g.answer as usize;
     let mut arena = Arena {
         terms: [Term::default(); MAX_NODES],
         n_terms: 0,
@@ -283,5 +331,54 @@ mod tests {
             valid += usize::from(general.identifier.is_some());
         }
         assert!(fast > 5_000 && valid > fast, "fast {fast}, valid {valid}");
+    }
+
+    /// Shape keys exist exactly for the trees `try_encode` accepts, and equal
+    /// keys <=> equal identifiers (random trees of 2..=14 nodes, random ids).
+    #[test]
+    fn shape_keys_match_identifiers() {
+        use std::collections::HashMap;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % u64::from(m)) as u32
+        };
+        let mut by_key: HashMap<u64, String> = HashMap::new();
+        let mut by_id: HashMap<String, u64> = HashMap::new();
+        for round in 0..30_000 {
+            let n = 2 + rnd(13);
+            let mut edges: Vec<[u32; 2]> = (1..n).map(|c| [rnd(c), c]).collect();
+            let mut deg = vec![0u32; n as usize];
+            for &[a, b] in &edges {
+                deg[a as usize] += 1;
+                deg[b as usize] += 1;
+            }
+            let answer = rnd(n);
+            let seeds: Vec<u32> = (0..n)
+                .filter(|&v| deg[v as usize] == 1 && v != answer)
+                .collect();
+            if round % 13 == 0 {
+                edges.push([rnd(n), rnd(n)]);
+            }
+            let g = AnswerSubgraph {
+                n_nodes: n,
+                edges: &edges,
+                answer,
+                seeds: &seeds,
+            };
+            let mut out = String::new();
+            let encoded = try_encode(&g, &mut out).is_some();
+            match shape_key(&g) {
+                Some(k) => {
+                    assert!(encoded);
+                    assert_eq!(by_key.entry(k).or_insert_with(|| out.clone()), &out);
+                    assert_eq!(*by_id.entry(out).or_insert(k), k);
+                }
+                None => assert!(!encoded),
+            }
+        }
+        assert!(by_key.len() > 300, "{} shapes", by_key.len());
     }
 }
