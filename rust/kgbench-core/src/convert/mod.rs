@@ -244,6 +244,38 @@ struct Store {
 }
 
 impl Store {
+    /// Free the store, its big parts in parallel (rayon).
+    fn par_drop(self) {
+        let Store {
+            direct,
+            stmt_ids,
+            stmt_iris,
+            claims,
+            claim_list,
+            stmt_values,
+            stmt_nodes,
+            quals,
+            qual_nodes,
+            deprecated,
+            nodes,
+            labels,
+            descriptions,
+            aliases,
+            about,
+            enwiki_parts,
+            facts: _,
+        } = self;
+        rayon::scope(|s| {
+            s.spawn(move |_| drop(direct));
+            s.spawn(move |_| drop((stmt_ids, stmt_iris, claims, claim_list)));
+            s.spawn(move |_| drop(stmt_values));
+            s.spawn(move |_| drop((stmt_nodes, quals, qual_nodes, deprecated)));
+            s.spawn(move |_| drop(nodes));
+            s.spawn(move |_| drop((labels, descriptions)));
+            s.spawn(move |_| drop((aliases, about, enwiki_parts)));
+        });
+    }
+
     /// Sort the multimaps; index claims by property.
     fn finish(&mut self) {
         self.direct.finish();
@@ -528,9 +560,19 @@ pub fn convert(
     };
     let (graph, mut report) = r.run();
     timer.lap("resolve");
-    let (graph_json, tables) = rayon::join(
-        || pyjson::write_top_parallel(&graph),
-        || opts.tables.then(|| tables::tables(&graph)),
+    drop(r);
+    let facts_kept = store.facts;
+    // The fact store is freed (in parallel) while the outputs are written; the
+    // graph tree after them. Both before returning, so that the caller's memory
+    // use starts from what is kept.
+    let ((graph_json, tables), ()) = rayon::join(
+        || {
+            rayon::join(
+                || pyjson::write_top_parallel(&graph),
+                || opts.tables.then(|| tables::tables(&graph)),
+            )
+        },
+        || store.par_drop(),
     );
     let schema_json = match &graph {
         J::Obj(g) => g
@@ -540,12 +582,9 @@ pub fn convert(
             .unwrap_or_default(),
         _ => String::new(),
     };
-    timer.lap("write graph.json + tables");
-    let facts_kept = store.facts;
-    drop(r);
-    // Freeing the graph tree and the fact store is pure CPU work nobody waits
-    // for: it runs on its own thread while the caller goes on.
-    std::thread::spawn(move || drop((graph, store)));
+    timer.lap("write graph.json + tables (and free the store)");
+    pyjson::par_drop(graph);
+    timer.lap("free the graph tree");
     report.insert(
         0,
         (

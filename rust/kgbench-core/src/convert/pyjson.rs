@@ -166,6 +166,18 @@ pub fn write_top_parallel(v: &J) -> String {
     out
 }
 
+/// Free `v`, the elements of the top-level object's arrays in parallel (rayon).
+pub fn par_drop(v: J) {
+    use rayon::prelude::*;
+    if let J::Obj(o) = v {
+        o.into_par_iter().for_each(|(_, x)| {
+            if let J::Arr(a) = x {
+                a.into_par_iter().with_min_len(1024).for_each(drop);
+            }
+        });
+    }
+}
+
 /// `v` as Python's `json.dumps(v)` (one line, `", "` / `": "` separators).
 pub fn compact(v: &J) -> String {
     let mut out = String::new();
