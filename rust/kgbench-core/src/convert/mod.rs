@@ -185,14 +185,14 @@ impl<K, V> Default for Multi<K, V> {
     }
 }
 
-impl<K: Ord + Copy, V: PartialEq> Multi<K, V> {
+impl<K: Ord + Copy + Send, V: PartialEq + Send> Multi<K, V> {
     fn push(&mut self, k: K, v: V) {
         self.pending.push((k, v));
     }
 
     fn finish(&mut self) {
         let mut p = std::mem::take(&mut self.pending);
-        p.sort_by_key(|a| a.0);
+        p.par_sort_by_key(|a| a.0);
         self.keys.reserve(p.len());
         self.vals.reserve(p.len());
         let mut group_start = 0;
@@ -278,12 +278,17 @@ impl Store {
 
     /// Sort the multimaps; index claims by property.
     fn finish(&mut self) {
-        self.direct.finish();
-        self.claims.finish();
-        self.stmt_values.finish();
-        self.stmt_nodes.finish();
-        self.quals.finish();
-        self.qual_nodes.finish();
+        // Independent multimaps, sorted in parallel (rayon; stable sorts, so the
+        // result does not depend on the thread count).
+        rayon::join(
+            || rayon::join(|| self.direct.finish(), || self.claims.finish()),
+            || {
+                rayon::join(
+                    || rayon::join(|| self.stmt_values.finish(), || self.stmt_nodes.finish()),
+                    || rayon::join(|| self.quals.finish(), || self.qual_nodes.finish()),
+                )
+            },
+        );
         for (&(s, p), &st) in self.claims.iter() {
             self.claim_list.entry(p).or_default().push((s, st));
         }
@@ -519,9 +524,6 @@ pub fn convert(
                     store.add(f);
                 }
             }
-            let mut timer = Timer::new();
-            store.finish();
-            timer.lap("store finish (sort multimaps; at end of reading)");
             store
         });
         let read = input::read_all(
@@ -539,8 +541,11 @@ pub fn convert(
         (merger.join().expect("fact merger thread panicked"), read)
     });
     read?;
-    let read_secs = t0.elapsed().as_secs_f64();
     timer.lap("read+parse+store");
+    let mut store = store;
+    store.finish();
+    let read_secs = t0.elapsed().as_secs_f64();
+    timer.lap("store finish (sort the multimaps, in parallel)");
     let mut item_edges: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
     for (&(s, p), o) in store.direct.iter() {
         if let Obj::Item(o) = o {
