@@ -261,6 +261,10 @@ mod parallel_tests {
             write(&mut s, &v, 0);
             assert_eq!(write_top_parallel(&v), s, "n = {n}");
         }
+        // Python's ensure_ascii escapes everything outside ' '..'~', DEL included.
+        let mut del = String::new();
+        write(&mut del, &J::Str("a\u{7f}b\u{1}".into()), 0);
+        assert_eq!(del, "\"a\\u007fb\\u0001\"");
         assert_eq!(
             compact(&J::Obj(vec![(
                 "a".into(),
