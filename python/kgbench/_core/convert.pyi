@@ -14,11 +14,17 @@ def convert(
     threads: int | None = None,
     entity_prefix: str = "http://www.wikidata.org/entity/",
     prop_prefix: str = "http://www.wikidata.org/prop/",
-) -> tuple[str, str]:
+    tables: bool = False,
+) -> tuple[bytes, str, str, bytes | None, bytes | None]:
     """Convert RDF files (``"-"`` = stdin) with a CypherBench schema (JSON text).
 
-    Returns ``(graph_json, report_json)``. Raises ``ValueError`` for an invalid schema,
-    malformed RDF (file, line, byte offset, excerpt) or unreadable / truncated input,
+    Returns ``(graph_json, report_json, schema_json, entity_rows, relation_rows)``:
+    ``graph.json`` as UTF-8 bytes, the report and the graph's ``schema`` block as JSON
+    text, and with ``tables`` the rows of the Parquet tables as NDJSON bytes (one
+    object per entity / relation, columns as in ``kgbench.convert.write_parquet``,
+    dates as ``YYYY-MM-DD`` strings; ``None`` without ``tables`` or when a value is a
+    non-finite float). Raises ``ValueError`` for an invalid schema, malformed RDF
+    (file, line, byte offset, excerpt) or unreadable / truncated input,
     ``RuntimeError`` for bad options.
     """
 

@@ -39,13 +39,15 @@ from __future__ import annotations
 
 import datetime
 import gc
+import io
 import json
 import os
 import sys
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from kgbench._core import convert as _native
 from kgbench.errors import InputError
@@ -96,6 +98,7 @@ def unit_table() -> list[tuple[str, str, str, float, float]]:
     return list(_native.unit_table())
 
 
+@overload
 def convert(
     schema: SchemaLike,
     inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
@@ -109,7 +112,43 @@ def convert(
     parquet: bool = True,
     entity_prefix: str = "http://www.wikidata.org/entity/",
     prop_prefix: str = "http://www.wikidata.org/prop/",
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    return_graph: Literal[True] = ...,
+) -> tuple[dict[str, Any], dict[str, Any]]: ...
+
+
+@overload
+def convert(
+    schema: SchemaLike,
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    max_entities_per_root: int | None = None,
+    threads: int | None = None,
+    skip_invalid: bool = False,
+    format: str | None = None,
+    progress: bool | None = None,
+    parquet: bool = True,
+    entity_prefix: str = "http://www.wikidata.org/entity/",
+    prop_prefix: str = "http://www.wikidata.org/prop/",
+    return_graph: Literal[False],
+) -> tuple[None, dict[str, Any]]: ...
+
+
+def convert(
+    schema: SchemaLike,
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    max_entities_per_root: int | None = None,
+    threads: int | None = None,
+    skip_invalid: bool = False,
+    format: str | None = None,
+    progress: bool | None = None,
+    parquet: bool = True,
+    entity_prefix: str = "http://www.wikidata.org/entity/",
+    prop_prefix: str = "http://www.wikidata.org/prop/",
+    return_graph: bool = True,
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """Convert Wikidata RDF to a CypherBench SimpleKG graph.
 
     Args:
@@ -130,9 +169,15 @@ def convert(
         progress: progress bar on stderr (default: when stderr is a terminal).
         parquet: also write the Parquet pair when ``out_dir`` is given.
         entity_prefix, prop_prefix: IRI namespaces of the Wikibase instance.
+        return_graph: build the Python graph dict (the default). ``False`` skips it
+            and returns ``None`` in its place — for callers that only want the files
+            in ``out_dir`` (the ``kgbench convert`` CLI does this): parsing the graph
+            back into Python objects costs about as much as the conversion itself
+            on large graphs (see BENCHMARKS.md).
 
     Returns:
-        ``(graph, report)``: the SimpleKG dict (SPEC.md §2) and the report dict.
+        ``(graph, report)``: the SimpleKG dict (SPEC.md §2), or ``None`` when
+        ``return_graph`` is false, and the report dict.
 
     Raises:
         InputError: invalid schema (every problem with its JSON path), malformed RDF
@@ -146,8 +191,9 @@ def convert(
     if progress is None:
         progress = sys.stderr.isatty()
     schema_text = _schema_text(schema)
+    want_tables = out_dir is not None and parquet
     try:
-        graph_text, report_text = _native.convert(
+        graph_json, report_text, schema_block, entity_rows, relation_rows = _native.convert(
             schema_text,
             paths,
             max_entities_per_root=max_entities_per_root,
@@ -157,47 +203,72 @@ def convert(
             threads=threads,
             entity_prefix=entity_prefix,
             prop_prefix=prop_prefix,
+            tables=want_tables,
         )
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    report = json.loads(report_text)
+    if out_dir is None:
+        return (_load_graph(graph_json) if return_graph else None), report
+    graph: dict[str, Any] | None = None
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            parquet_done: Future[None] | None = None
+            if parquet:
+                tmp_dir = Path(tempfile.mkdtemp(prefix=".kgbench-", dir=out))
+                staged.append((tmp_dir / ENTITIES_PARQUET, out / ENTITIES_PARQUET))
+                staged.append((tmp_dir / RELATIONS_PARQUET, out / RELATIONS_PARQUET))
+                if entity_rows is not None and relation_rows is not None:
+                    # Rows made in Rust, no Python graph needed; polars works without
+                    # the GIL, so this overlaps with writing graph.json below.
+                    parquet_done = pool.submit(
+                        _write_parquet_rows,
+                        json.loads(schema_block),
+                        entity_rows,
+                        relation_rows,
+                        tmp_dir,
+                    )
+                else:  # a value JSON numbers cannot carry (e.g. inf): from the graph
+                    graph = _load_graph(graph_json)
+                    write_parquet(graph, tmp_dir)
+            staged.insert(0, _stage_bytes(out, GRAPH_FILE, graph_json))
+            if return_graph and graph is None:
+                graph = _load_graph(graph_json)
+            if parquet_done is not None:
+                parquet_done.result()
+        staged.append(_stage_bytes(out, REPORT_FILE, (report_text + "\n").encode()))
+        for tmp, final in staged:
+            os.replace(tmp, final)
+    finally:
+        for tmp, _ in staged:
+            if tmp.exists():
+                tmp.unlink()
+        for d in out.glob(".kgbench-*"):
+            if d.is_dir() and not any(d.iterdir()):
+                d.rmdir()
+    return (graph if return_graph else None), report
+
+
+def _load_graph(graph_json: bytes) -> dict[str, Any]:
     # The graph is one big tree of fresh containers: the cyclic GC has nothing to
     # collect in it, and its passes while building it cost ~10% of a conversion.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        graph = json.loads(graph_text)
+        graph: dict[str, Any] = json.loads(graph_json)
     finally:
         if gc_was_enabled:
             gc.enable()
-    report = json.loads(report_text)
-    if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        staged: list[tuple[Path, Path]] = []
-        try:
-            staged.append(_stage_text(out, GRAPH_FILE, graph_text))
-            if parquet:
-                tmp_dir = Path(tempfile.mkdtemp(prefix=".kgbench-", dir=out))
-                write_parquet(graph, tmp_dir)
-                staged.append((tmp_dir / ENTITIES_PARQUET, out / ENTITIES_PARQUET))
-                staged.append((tmp_dir / RELATIONS_PARQUET, out / RELATIONS_PARQUET))
-            staged.append(_stage_text(out, REPORT_FILE, report_text + "\n"))
-            for tmp, final in staged:
-                os.replace(tmp, final)
-        finally:
-            for tmp, _ in staged:
-                if tmp.exists():
-                    tmp.unlink()
-            for d in out.glob(".kgbench-*"):
-                if d.is_dir() and not any(d.iterdir()):
-                    d.rmdir()
-    return graph, report
+    return graph
 
 
-def _stage_text(out: Path, name: str, text: str) -> tuple[Path, Path]:
+def _stage_bytes(out: Path, name: str, data: bytes) -> tuple[Path, Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
     os.chmod(tmp, 0o644)
     return Path(tmp), out / name
 
@@ -255,48 +326,15 @@ def write_parquet(graph: dict[str, Any], out_dir: str | os.PathLike[str]) -> Non
     out = Path(out_dir)
     schema = graph["schema"]
     eid2label = {e["eid"]: e["label"] for e in graph["entities"]}
-    ent_cols: dict[str, list[Any]] = {
-        k: [] for k in ("eid", "label", "name", "aliases", "description", "provenance")
-    }
-    ent_types: dict[str, Any] = {
-        "eid": pl.String,
-        "label": pl.String,
-        "name": pl.String,
-        "aliases": pl.List(pl.String),
-        "description": pl.String,
-        "provenance": pl.List(pl.String),
-    }
-    ent_props: list[tuple[str, str, str, str]] = []  # (column, label, prop, datatype)
-    for es in schema["entities"]:
-        for prop, dt in es["properties"].items():
-            col = f"prop.{es['label']}.{prop}"
-            ent_props.append((col, es["label"], prop, dt))
-            ent_cols[col] = []
-            ent_types[col] = _polars_type(dt)
+    ent_types, ent_props, rel_types, rel_props = _table_types(schema)
+    ent_cols: dict[str, list[Any]] = {k: [] for k in ent_types}
     for e in graph["entities"]:
         for k in ("eid", "label", "name", "aliases", "description", "provenance"):
             ent_cols[k].append(e.get(k))
         for col, label, prop, dt in ent_props:
             v = e["properties"].get(prop) if e["label"] == label else None
             ent_cols[col].append(_to_column(v, dt))
-    rel_cols: dict[str, list[Any]] = {
-        k: [] for k in ("rid", "label", "subj_id", "obj_id", "provenance")
-    }
-    rel_types: dict[str, Any] = {
-        "rid": pl.String,
-        "label": pl.String,
-        "subj_id": pl.String,
-        "obj_id": pl.String,
-        "provenance": pl.List(pl.String),
-    }
-    rel_props: list[tuple[str, str, str, str]] = []
-    for rs in schema["relations"]:
-        key = _rel_key(rs["label"], rs["subj_label"], rs["obj_label"])
-        for prop, dt in rs["properties"].items():
-            col = f"prop.{key}.{prop}"
-            rel_props.append((col, key, prop, dt))
-            rel_cols[col] = []
-            rel_types[col] = _polars_type(dt)
+    rel_cols: dict[str, list[Any]] = {k: [] for k in rel_types}
     for r in graph["relations"]:
         for k in ("rid", "label", "subj_id", "obj_id", "provenance"):
             rel_cols[k].append(r.get(k, []) if k == "provenance" else r[k])
@@ -311,6 +349,85 @@ def write_parquet(graph: dict[str, Any], out_dir: str | os.PathLike[str]) -> Non
     meta = {_SCHEMA_META_KEY: json.dumps(schema)}
     pl.DataFrame(ent_cols, schema=ent_types).write_parquet(out / ENTITIES_PARQUET, metadata=meta)
     pl.DataFrame(rel_cols, schema=rel_types).write_parquet(out / RELATIONS_PARQUET, metadata=meta)
+
+
+_PropColumns = list[tuple[str, str, str, str]]  # (column, owner, property, datatype)
+
+
+def _table_types(
+    schema: dict[str, Any],
+) -> tuple[dict[str, Any], _PropColumns, dict[str, Any], _PropColumns]:
+    """Column types (polars) and property columns of the two tables of a SimpleKG
+    schema block: ``(entity types, entity property columns, relation types,
+    relation property columns)``."""
+    import polars as pl
+
+    ent_types: dict[str, Any] = {
+        "eid": pl.String,
+        "label": pl.String,
+        "name": pl.String,
+        "aliases": pl.List(pl.String),
+        "description": pl.String,
+        "provenance": pl.List(pl.String),
+    }
+    ent_props: _PropColumns = []
+    for es in schema["entities"]:
+        for prop, dt in es["properties"].items():
+            col = f"prop.{es['label']}.{prop}"
+            ent_props.append((col, es["label"], prop, dt))
+            ent_types[col] = _polars_type(dt)
+    rel_types: dict[str, Any] = {
+        "rid": pl.String,
+        "label": pl.String,
+        "subj_id": pl.String,
+        "obj_id": pl.String,
+        "provenance": pl.List(pl.String),
+    }
+    rel_props: _PropColumns = []
+    for rs in schema["relations"]:
+        key = _rel_key(rs["label"], rs["subj_label"], rs["obj_label"])
+        for prop, dt in rs["properties"].items():
+            col = f"prop.{key}.{prop}"
+            rel_props.append((col, key, prop, dt))
+            rel_types[col] = _polars_type(dt)
+    return ent_types, ent_props, rel_types, rel_props
+
+
+def _write_parquet_rows(
+    schema: dict[str, Any], entity_rows: bytes, relation_rows: bytes, out: Path
+) -> None:
+    """Write the Parquet pair of :func:`write_parquet` from the NDJSON table rows
+    the native converter makes (one object per entity / relation, flattened column
+    names, dates as ``YYYY-MM-DD`` strings): polars parses them with the tables'
+    column types (dates read as strings, then cast), no Python graph involved."""
+    import polars as pl
+
+    ent_types, ent_props, rel_types, rel_props = _table_types(schema)
+    meta = {_SCHEMA_META_KEY: json.dumps(schema)}
+    for rows, types, props, name in (
+        (entity_rows, ent_types, ent_props, ENTITIES_PARQUET),
+        (relation_rows, rel_types, rel_props, RELATIONS_PARQUET),
+    ):
+        dates = {col: dt for col, _, _, dt in props if dt in ("date", "list[date]")}
+        read_types = {
+            col: (pl.List(pl.String) if dates.get(col) == "list[date]" else pl.String)
+            if col in dates
+            else t
+            for col, t in types.items()
+        }
+        if rows:
+            frame = pl.read_ndjson(io.BytesIO(rows), schema=read_types)
+        else:
+            frame = pl.DataFrame(schema=read_types)
+        casts = [
+            pl.col(col).list.eval(pl.element().str.to_date("%Y-%m-%d"))
+            if dt == "list[date]"
+            else pl.col(col).str.to_date("%Y-%m-%d")
+            for col, dt in dates.items()
+        ]
+        if casts:
+            frame = frame.with_columns(casts)
+        frame.write_parquet(out / name, metadata=meta)
 
 
 def read_graph(path: str | os.PathLike[str]) -> dict[str, Any]:

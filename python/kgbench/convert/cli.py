@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         parquet=not args.no_parquet,
         entity_prefix=args.entity_prefix,
         prop_prefix=args.prop_prefix,
+        return_graph=False,  # the CLI only writes files
     )
     if not args.quiet:
         print(summary(report, args.out))

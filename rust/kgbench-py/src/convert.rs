@@ -3,18 +3,31 @@
 use kgbench_core::convert::{self as core, input::Format, ConvertError, Options};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+type ConvertResult = (
+    Py<PyBytes>,
+    String,
+    String,
+    Option<Py<PyBytes>>,
+    Option<Py<PyBytes>>,
+);
 
 /// Convert Wikidata RDF files to a CypherBench SimpleKG (SPEC.md §1–§2).
 ///
-/// Returns `(graph_json, report_json)` as text. Raises `ValueError` for an invalid
-/// schema (every problem with its JSON path), malformed RDF (file, line, byte
-/// offset, excerpt) or unreadable / truncated input. The GIL is released while
-/// converting.
+/// Returns `(graph_json, report_json, schema_json, entity_rows, relation_rows)`:
+/// `graph.json` as UTF-8 bytes, the report and the graph's schema block as text,
+/// and, when `tables` is true and every value fits JSON numbers, the NDJSON rows
+/// of the Parquet tables as bytes (else `None`; see `kgbench_core::convert::tables`).
+/// Raises `ValueError` for an invalid schema (every problem with its JSON path),
+/// malformed RDF (file, line, byte offset, excerpt) or unreadable / truncated
+/// input. The GIL is released while converting.
 #[pyfunction]
 #[pyo3(signature = (schema_json, inputs, *, max_entities_per_root=None, skip_invalid=false,
                     format=None, progress=false, threads=None,
                     entity_prefix="http://www.wikidata.org/entity/".to_string(),
-                    prop_prefix="http://www.wikidata.org/prop/".to_string()))]
+                    prop_prefix="http://www.wikidata.org/prop/".to_string(),
+                    tables=false))]
 #[allow(clippy::too_many_arguments)]
 fn convert(
     py: Python<'_>,
@@ -27,7 +40,8 @@ fn convert(
     threads: Option<usize>,
     entity_prefix: String,
     prop_prefix: String,
-) -> PyResult<(String, String)> {
+    tables: bool,
+) -> PyResult<ConvertResult> {
     let format = match format.as_deref() {
         None | Some("auto") => None,
         Some("nt") | Some("ntriples") => Some(Format::NTriples),
@@ -48,13 +62,25 @@ fn convert(
         progress,
         entity_prefix,
         prop_prefix,
+        tables,
     };
     let result = py.detach(move || {
         let pool = thread_pool(threads)?;
         pool.install(|| core::convert(&schema_json, &inputs, &opts))
     });
     match result {
-        Ok(out) => Ok((out.graph_json, out.report_json)),
+        Ok(out) => {
+            let graph = PyBytes::new(py, out.graph_json.as_bytes()).unbind();
+            drop(out.graph_json);
+            let (ents, rels) = match out.tables {
+                Some(t) if !t.lossy => (
+                    Some(PyBytes::new(py, t.entities.as_bytes()).unbind()),
+                    Some(PyBytes::new(py, t.relations.as_bytes()).unbind()),
+                ),
+                _ => (None, None),
+            };
+            Ok((graph, out.report_json, out.schema_json, ents, rels))
+        }
         Err(e @ ConvertError::Options(_)) => Err(PyRuntimeError::new_err(e.to_string())),
         Err(e) => Err(PyValueError::new_err(e.to_string())),
     }

@@ -125,6 +125,9 @@ pub struct Vocab {
     qualifier_value: String,
     /// Property ids (numbers) that may matter; others are skipped early.
     pids: FxHashSet<u32>,
+    /// Property ids whose statement IRIs are kept ([`Fact::Claim`]'s `iri`;
+    /// empty for the others). `None`: all.
+    iri_pids: Option<FxHashSet<u32>>,
 }
 
 impl Vocab {
@@ -140,7 +143,16 @@ impl Vocab {
             qualifier: format!("{prop}qualifier/"),
             qualifier_value: format!("{prop}qualifier/value/"),
             pids,
+            iri_pids: None,
         }
+    }
+
+    /// Keep the statement IRI of [`Fact::Claim`]s only for these properties
+    /// (the relation sources, whose relations are ordered by statement IRI);
+    /// the others get an empty `iri` (no allocation).
+    pub fn with_statement_iris(mut self, pids: FxHashSet<u32>) -> Self {
+        self.iri_pids = Some(pids);
+        self
     }
 
     pub fn entity_prefix(&self) -> &str {
@@ -197,7 +209,10 @@ impl Vocab {
                         s,
                         p: pid,
                         stmt: key(n.as_str()),
-                        iri: n.as_str().into(),
+                        iri: match &self.iri_pids {
+                            Some(keep) if !keep.contains(&pid) => Box::from(""),
+                            _ => n.as_str().into(),
+                        },
                     }),
                     _ => None,
                 };

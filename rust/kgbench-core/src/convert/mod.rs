@@ -31,6 +31,7 @@ pub mod input;
 pub mod ntfast;
 pub mod pyjson;
 pub mod schema;
+pub mod tables;
 pub mod units;
 pub mod values;
 
@@ -40,12 +41,57 @@ use std::collections::BTreeMap;
 
 use facts::{Fact, Key, Obj, Vocab};
 use input::{Format, ReadStats};
-use pyjson::J;
+use pyjson::{JKey, J};
 use schema::{Constraint, DataType, Hop, PropSchema, PropSource, RankFilter, RelSource, Schema};
 use values::PV;
 
 pub use oxrdf;
 pub use schema::{parse_schema, SchemaErrors};
+
+/// Phase timer: with `KGBENCH_CONVERT_TIMING` set, prints each phase's wall
+/// time to stderr (for profiling; no effect on the output).
+struct Timer {
+    on: bool,
+    last: std::time::Instant,
+    last_cpu: f64,
+}
+
+/// CPU seconds of the whole process (Linux `/proc/self/stat`; 0 elsewhere).
+fn process_cpu_secs() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let rest = stat.rsplit_once(')').map_or("", |x| x.1);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    // fields 14 and 15 (utime, stime) are 12 and 13 after the command name
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+impl Timer {
+    fn new() -> Self {
+        let on = std::env::var_os("KGBENCH_CONVERT_TIMING").is_some();
+        Self {
+            on,
+            last: std::time::Instant::now(),
+            last_cpu: if on { process_cpu_secs() } else { 0.0 },
+        }
+    }
+
+    fn lap(&mut self, what: &str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            let cpu = process_cpu_secs();
+            eprintln!(
+                "[convert] {what}: wall {:.3}s, cpu {:.2}s",
+                (now - self.last).as_secs_f64(),
+                cpu - self.last_cpu
+            );
+            self.last = now;
+            self.last_cpu = cpu;
+        }
+    }
+}
 
 /// Errors of a conversion.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +128,8 @@ pub struct Options {
     pub entity_prefix: String,
     /// Property namespace root (`http://www.wikidata.org/prop/`).
     pub prop_prefix: String,
+    /// Also produce the table rows of the Parquet form ([`Output::tables`]).
+    pub tables: bool,
 }
 
 impl Default for Options {
@@ -93,6 +141,7 @@ impl Default for Options {
             progress: false,
             entity_prefix: "http://www.wikidata.org/entity/".into(),
             prop_prefix: "http://www.wikidata.org/prop/".into(),
+            tables: false,
         }
     }
 }
@@ -104,6 +153,10 @@ pub struct Output {
     pub graph_json: String,
     /// `report.json`.
     pub report_json: String,
+    /// The graph's `schema` block as compact JSON text.
+    pub schema_json: String,
+    /// Table rows for the Parquet form, when [`Options::tables`] is set.
+    pub tables: Option<tables::Tables>,
 }
 
 #[derive(Default)]
@@ -132,14 +185,14 @@ impl<K, V> Default for Multi<K, V> {
     }
 }
 
-impl<K: Ord + Copy, V: PartialEq> Multi<K, V> {
+impl<K: Ord + Copy + Send, V: PartialEq + Send> Multi<K, V> {
     fn push(&mut self, k: K, v: V) {
         self.pending.push((k, v));
     }
 
     fn finish(&mut self) {
         let mut p = std::mem::take(&mut self.pending);
-        p.sort_by_key(|a| a.0);
+        p.par_sort_by_key(|a| a.0);
         self.keys.reserve(p.len());
         self.vals.reserve(p.len());
         let mut group_start = 0;
@@ -191,14 +244,51 @@ struct Store {
 }
 
 impl Store {
+    /// Free the store, its big parts in parallel (rayon).
+    fn par_drop(self) {
+        let Store {
+            direct,
+            stmt_ids,
+            stmt_iris,
+            claims,
+            claim_list,
+            stmt_values,
+            stmt_nodes,
+            quals,
+            qual_nodes,
+            deprecated,
+            nodes,
+            labels,
+            descriptions,
+            aliases,
+            about,
+            enwiki_parts,
+            facts: _,
+        } = self;
+        rayon::scope(|s| {
+            s.spawn(move |_| drop(direct));
+            s.spawn(move |_| drop((stmt_ids, stmt_iris, claims, claim_list)));
+            s.spawn(move |_| drop(stmt_values));
+            s.spawn(move |_| drop((stmt_nodes, quals, qual_nodes, deprecated)));
+            s.spawn(move |_| drop(nodes));
+            s.spawn(move |_| drop((labels, descriptions)));
+            s.spawn(move |_| drop((aliases, about, enwiki_parts)));
+        });
+    }
+
     /// Sort the multimaps; index claims by property.
     fn finish(&mut self) {
-        self.direct.finish();
-        self.claims.finish();
-        self.stmt_values.finish();
-        self.stmt_nodes.finish();
-        self.quals.finish();
-        self.qual_nodes.finish();
+        // Independent multimaps, sorted in parallel (rayon; stable sorts, so the
+        // result does not depend on the thread count).
+        rayon::join(
+            || rayon::join(|| self.direct.finish(), || self.claims.finish()),
+            || {
+                rayon::join(
+                    || rayon::join(|| self.stmt_values.finish(), || self.stmt_nodes.finish()),
+                    || rayon::join(|| self.quals.finish(), || self.qual_nodes.finish()),
+                )
+            },
+        );
         for (&(s, p), &st) in self.claims.iter() {
             self.claim_list.entry(p).or_default().push((s, st));
         }
@@ -397,6 +487,7 @@ pub fn convert(
     opts: &Options,
 ) -> Result<Output, ConvertError> {
     let t0 = std::time::Instant::now();
+    let mut timer = Timer::new();
     let schema = parse_schema(schema_json).map_err(ConvertError::Schema)?;
     if inputs.is_empty() {
         return Err(ConvertError::Options("no input given".into()));
@@ -410,6 +501,16 @@ pub fn convert(
         &opts.entity_prefix,
         &opts.prop_prefix,
         relevant_pids(&schema),
+    )
+    .with_statement_iris(
+        schema
+            .relations
+            .iter()
+            .filter_map(|r| match r.source {
+                RelSource::Pid(p) => Some(p),
+                _ => None,
+            })
+            .collect(),
     );
     let mut stats = ReadStats::default();
     let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
@@ -423,7 +524,6 @@ pub fn convert(
                     store.add(f);
                 }
             }
-            store.finish();
             store
         });
         let read = input::read_all(
@@ -441,7 +541,11 @@ pub fn convert(
         (merger.join().expect("fact merger thread panicked"), read)
     });
     read?;
+    timer.lap("read+parse+store");
+    let mut store = store;
+    store.finish();
     let read_secs = t0.elapsed().as_secs_f64();
+    timer.lap("store finish (sort the multimaps, in parallel)");
     let mut item_edges: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
     for (&(s, p), o) in store.direct.iter() {
         if let Obj::Item(o) = o {
@@ -451,6 +555,7 @@ pub fn convert(
     for v in item_edges.values_mut() {
         v.sort_unstable();
     }
+    timer.lap("item edges");
     let mut r = Resolver {
         s: &schema,
         st: &store,
@@ -459,8 +564,32 @@ pub fn convert(
         item_edges,
     };
     let (graph, mut report) = r.run();
-    let mut graph_json = String::with_capacity(1 << 16);
-    pyjson::write(&mut graph_json, &graph, 0);
+    timer.lap("resolve");
+    drop(r);
+    let facts_kept = store.facts;
+    // The fact store is freed (in parallel) while the outputs are written; the
+    // graph tree after them. Both before returning, so that the caller's memory
+    // use starts from what is kept.
+    let ((graph_json, tables), ()) = rayon::join(
+        || {
+            rayon::join(
+                || pyjson::write_top_parallel(&graph),
+                || opts.tables.then(|| tables::tables(&graph)),
+            )
+        },
+        || store.par_drop(),
+    );
+    let schema_json = match &graph {
+        J::Obj(g) => g
+            .iter()
+            .find(|(k, _)| k == "schema")
+            .map(|(_, v)| pyjson::compact(v))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    timer.lap("write graph.json + tables (and free the store)");
+    pyjson::par_drop(graph);
+    timer.lap("free the graph tree");
     report.insert(
         0,
         (
@@ -496,7 +625,7 @@ pub fn convert(
             ),
         ),
     );
-    report.insert(5, ("facts_kept".into(), J::Int(store.facts as i64)));
+    report.insert(5, ("facts_kept".into(), J::Int(facts_kept as i64)));
     report.push((
         "seconds_reading".into(),
         J::Float((read_secs * 1000.0).round() / 1000.0),
@@ -510,6 +639,8 @@ pub fn convert(
     Ok(Output {
         graph_json,
         report_json,
+        schema_json,
+        tables,
     })
 }
 
@@ -531,6 +662,18 @@ struct Row<'a> {
 /// Scalar properties `(key, value, is_list)` and list properties of one statement.
 type PropMaps = (Vec<(String, PV, bool)>, Vec<(String, Vec<PV>)>);
 
+/// Relations found from one subject item, with what was dropped on the way.
+#[derive(Default)]
+struct SubjectRels {
+    found: Vec<((String, String, String), PropMaps)>,
+    /// Relations whose ends were not kept.
+    dropped: u64,
+    /// Statements skipped for their deprecated rank (subject kept).
+    deprecated: u64,
+    /// (property index, reason) of dropped relation property values.
+    drops: Vec<(usize, &'static str)>,
+}
+
 struct Rel {
     label: String,
     subj_id: String,
@@ -543,7 +686,11 @@ impl Resolver<'_> {
     fn english_name(&self, q: u32) -> Option<&str> {
         let l = self.st.labels.get(&q)?;
         let l: &str = l;
-        (!l.is_empty() && l != qid(q)).then_some(l)
+        // `l != qid(q)` without formatting the QID
+        let is_qid = l
+            .strip_prefix('Q')
+            .is_some_and(|d| facts::parse_num(d) == Some(q));
+        (!l.is_empty() && !is_qid).then_some(l)
     }
 
     /// Items in class `class` per the entity's membership pattern.
@@ -657,7 +804,11 @@ impl Resolver<'_> {
     }
 
     /// Rows (value with its value node data) of a statement's `values` / `nodes`.
-    fn rows<'b>(&'b self, values: &'b [Obj], nodes: &'b [Key]) -> Vec<Row<'b>> {
+    fn rows<'b>(
+        &'b self,
+        values: impl IntoIterator<Item = &'b Obj>,
+        nodes: &'b [Key],
+    ) -> Vec<Row<'b>> {
         let mut rows = Vec::new();
         for v in values {
             let lex = match v {
@@ -756,8 +907,15 @@ impl Resolver<'_> {
                     let Some(v) = values::py_float(amount) else {
                         return Err("datatype conversion failure");
                     };
-                    let same = uq.map(qid).as_deref() == Some(tq.as_str())
-                        || ulabel.to_lowercase() == tu.label.to_lowercase();
+                    // `qid(uq) == tq or ulabel.lower() == tu.label.lower()`, no allocation
+                    let same = uq.is_some_and(|u| {
+                        tq.strip_prefix('Q')
+                            .is_some_and(|d| facts::parse_num(d) == Some(u))
+                    }) || if ulabel.is_ascii() && tu.label.is_ascii() {
+                        ulabel.eq_ignore_ascii_case(tu.label)
+                    } else {
+                        ulabel.to_lowercase() == tu.label.to_lowercase()
+                    };
                     if !p.quantity_convert_unit {
                         return if same {
                             Ok(PV::Float(v))
@@ -819,7 +977,8 @@ impl Resolver<'_> {
         }
     }
 
-    fn run(&mut self) -> (J, Vec<(String, J)>) {
+    fn run(&mut self) -> (J, Vec<(JKey, J)>) {
+        let mut timer = Timer::new();
         let s = self.s;
         let st = self.st;
         let n = s.entities.len();
@@ -886,6 +1045,7 @@ impl Resolver<'_> {
             named.sort_by_cached_key(|&q| qid(q));
             kept[i] = named;
         }
+        timer.lap("  candidates");
         let kept_sets: Vec<FxHashSet<u32>> =
             kept.iter().map(|v| v.iter().copied().collect()).collect();
         let enabled: Vec<bool> = s.entities.iter().map(|e| !e.disable).collect();
@@ -903,7 +1063,7 @@ impl Resolver<'_> {
             if e.disable {
                 continue;
             }
-            ent_counts.push((e.label.clone(), J::Int(kept[i].len() as i64)));
+            ent_counts.push((e.label.clone().into(), J::Int(kept[i].len() as i64)));
             let owners: Vec<String> = e
                 .properties
                 .iter()
@@ -947,17 +1107,16 @@ impl Resolver<'_> {
                                     }) {
                                         continue;
                                     }
-                                    let vals: Vec<Obj> = st
+                                    let vals: Vec<&Obj> = st
                                         .stmt_values
                                         .get(&(sid, pp))
                                         .into_iter()
                                         .flatten()
                                         .filter(|v| truthy.is_some_and(|t| t.contains(v)))
-                                        .cloned()
                                         .collect();
                                     let nodes = st.stmt_nodes.get(&(sid, pp)).unwrap_or(&[]);
                                     let results: Vec<Result<PV, &str>> = self
-                                        .rows(&vals, nodes)
+                                        .rows(vals, nodes)
                                         .iter()
                                         .map(|row| this.value(row, p))
                                         .collect();
@@ -991,10 +1150,11 @@ impl Resolver<'_> {
             }
         }
 
+        timer.lap("  entities");
         // Relations.
         let mut rels: Vec<Rel> = Vec::new();
         let mut rel_counts_raw: Vec<(String, usize)> = Vec::new();
-        let mut out_of_scope: Vec<(String, J)> = Vec::new();
+        let mut out_of_scope: Vec<(JKey, J)> = Vec::new();
         for r in &s.relations {
             let key = format!("{}({}->{})", r.label, r.subj_label, r.obj_label);
             let (Some(si), Some(oi)) =
@@ -1010,127 +1170,36 @@ impl Resolver<'_> {
                 .iter()
                 .map(|pr| format!("{}.{}", r.label, pr.label))
                 .collect();
-            // (subj, obj, statement iri) -> props
-            let mut found: BTreeMap<(String, String, String), PropMaps> = BTreeMap::new();
-            let mut dropped = 0u64;
             let subj_pool: Vec<u32> = {
                 let mut v: Vec<u32> = cand_sets[si].iter().copied().collect();
                 v.sort_unstable();
                 v
             };
-            let keep = |a: u32, b: u32| kept_sets[si].contains(&a) && kept_sets[oi].contains(&b);
-            match (&r.source, r.transitive, &r.suffix) {
-                (RelSource::Identical, _, _) => {
-                    for &a in &subj_pool {
-                        if cand_sets[oi].contains(&a) {
-                            if keep(a, a) {
-                                found
-                                    .entry((qid(a), qid(a), "IDENTICAL".into()))
-                                    .or_default();
-                            } else {
-                                dropped += 1;
-                            }
-                        }
-                    }
+            // Per subject in parallel (rayon); every key holds its subject, so the
+            // per-subject results are disjoint and the sorted map below does not
+            // depend on the thread count. Dropped-value counts are summed after.
+            let this: &Resolver = self;
+            let per_subject: Vec<SubjectRels> = subj_pool
+                .par_iter()
+                .map(|&a| this.relations_of(r, si, oi, a, &cand_sets, &kept_sets))
+                .collect();
+            // (subj, obj, statement iri) -> props
+            let mut found: BTreeMap<(String, String, String), PropMaps> = BTreeMap::new();
+            let mut dropped = 0u64;
+            for sr in per_subject {
+                dropped += sr.dropped;
+                for _ in 0..sr.deprecated {
+                    bump(&mut self.counts.dropped, "deprecated rank (relation)");
                 }
-                (RelSource::Pid(p), true, _) | (RelSource::Pid(p), false, Some(_)) => {
-                    let mut steps = vec![schema::PathStep {
-                        pid: *p,
-                        modifier: if r.transitive { '*' } else { '1' },
-                    }];
-                    steps.extend(r.suffix.iter().flatten().copied());
-                    let tag = if r.transitive {
-                        "TRANSITIVE"
-                    } else {
-                        "WITH_SUFFIX"
-                    };
-                    for &a in &subj_pool {
-                        let mut cur: FxHashSet<u32> = [a].into_iter().collect();
-                        for stp in &steps {
-                            cur = self.path_step(&cur, stp);
-                        }
-                        let mut objs: Vec<u32> = cur.into_iter().collect();
-                        objs.sort_unstable();
-                        for b in objs {
-                            if keep(a, b) {
-                                found.entry((qid(a), qid(b), tag.into())).or_default();
-                            } else if cand_sets[oi].contains(&b) || kept_sets[si].contains(&a) {
-                                dropped += 1;
-                            }
-                        }
-                    }
+                for (pi, reason) in sr.drops {
+                    self.counts.drop(&rel_owners[pi], reason);
                 }
-                (RelSource::Pid(p), false, None) => {
-                    for &a in &subj_pool {
-                        for &sid in st.claims.get(&(a, *p)).into_iter().flatten() {
-                            if r.rank == RankFilter::NonDeprecated && st.deprecated.contains(&sid) {
-                                if kept_sets[si].contains(&a) {
-                                    *self
-                                        .counts
-                                        .dropped
-                                        .entry("deprecated rank (relation)".into())
-                                        .or_default() += 1;
-                                }
-                                continue;
-                            }
-                            let objs = match r.qualifier_pid {
-                                Some(qp) => st.quals.get(&(sid, qp)),
-                                None => st.stmt_values.get(&(sid, *p)),
-                            };
-                            for o in objs.into_iter().flatten() {
-                                let Obj::Item(b) = o else { continue };
-                                if r.rank == RankFilter::Highest
-                                    && !st.direct_items(a, *p).any(|x| x == *b)
-                                {
-                                    continue;
-                                }
-                                if !keep(a, *b) {
-                                    dropped += 1;
-                                    continue;
-                                }
-                                let k = (qid(a), qid(*b), st.stmt_iris[sid as usize].to_string());
-                                if found.contains_key(&k) {
-                                    continue;
-                                }
-                                let mut props = Vec::new();
-                                let mut lists = Vec::new();
-                                for (pi, pr) in
-                                    r.properties.iter().enumerate().filter(|(_, x)| !x.disable)
-                                {
-                                    let PropSource::Pid(pp) = pr.source else {
-                                        continue;
-                                    };
-                                    let owner = rel_owners[pi].as_str();
-                                    let (vals, nodes) = if pr.is_qualifier {
-                                        (st.quals.get(&(sid, pp)), st.qual_nodes.get(&(sid, pp)))
-                                    } else {
-                                        (
-                                            st.stmt_values.get(&(sid, pp)),
-                                            st.stmt_nodes.get(&(sid, pp)),
-                                        )
-                                    };
-                                    let vals = vals.unwrap_or(&[]);
-                                    let nodes = nodes.unwrap_or(&[]);
-                                    let results: Vec<Result<PV, &str>> = self
-                                        .rows(vals, nodes)
-                                        .iter()
-                                        .map(|row| self.value(row, pr))
-                                        .collect();
-                                    for res in results {
-                                        match res {
-                                            Ok(v) => Self::fold(&mut props, &mut lists, pr, v),
-                                            Err(reason) => self.counts.drop(owner, reason),
-                                        }
-                                    }
-                                }
-                                found.insert(k, (props, lists));
-                            }
-                        }
-                    }
+                for (k, v) in sr.found {
+                    found.entry(k).or_insert(v);
                 }
             }
             rel_counts_raw.push((key.clone(), found.len()));
-            out_of_scope.push((key, J::Int(dropped as i64)));
+            out_of_scope.push((key.into(), J::Int(dropped as i64)));
             for ((a, b, _), (props, lists)) in found {
                 let mut all: Vec<(String, PV, bool)> = Vec::new();
                 // Keep schema order of properties.
@@ -1156,44 +1225,48 @@ impl Resolver<'_> {
                 });
             }
         }
+        timer.lap("  relations");
         // Merge (the original's convert_wd_to_simple_kg).
         let before_merge = rels.len();
+        // Relations of one (label, subj_id, obj_id) are adjacent in `rels`: they come
+        // from one schema relation ((label, subj, obj) is unique, schema::parse_schema)
+        // whose `found` map is ordered by (subject, object, statement). So groups
+        // are runs, in the order of their first relation.
         let mut groups: Vec<Vec<Rel>> = Vec::new();
-        let mut gindex: FxHashMap<(String, String, String), usize> = FxHashMap::default();
         for rel in rels {
-            let k = (rel.label.clone(), rel.subj_id.clone(), rel.obj_id.clone());
-            let gi = *gindex.entry(k).or_insert_with(|| {
-                groups.push(Vec::new());
-                groups.len() - 1
+            let same = groups.last().and_then(|g| g.first()).is_some_and(|r0| {
+                r0.label == rel.label && r0.subj_id == rel.subj_id && r0.obj_id == rel.obj_id
             });
-            let group = &mut groups[gi];
-            let mut merged = false;
-            for r0 in group.iter_mut() {
-                if mergeable(r0, &rel) {
-                    merge_into(r0, &rel);
-                    merged = true;
-                    break;
-                }
+            if !same {
+                groups.push(vec![rel]);
+                continue;
             }
-            if !merged {
-                group.push(rel);
+            let group = groups.last_mut().expect("a group");
+            match group.iter_mut().find(|r0| mergeable(r0, &rel)) {
+                Some(r0) => merge_into(r0, &rel),
+                None => group.push(rel),
             }
         }
         let mut relations_json = Vec::new();
-        let mut rel_counts: Vec<(String, J)> = Vec::new();
+        let mut rel_counts: Vec<(JKey, J)> = Vec::new();
         let mut per_key: FxHashMap<String, i64> = FxHashMap::default();
         for rel in groups.into_iter().flatten() {
-            let sl = rel.subj_id.split('#').next().unwrap_or("").to_string();
-            let ol = rel.obj_id.split('#').next().unwrap_or("").to_string();
-            *per_key
-                .entry(format!("{}({}->{})", rel.label, sl, ol))
-                .or_default() += 1;
+            let sl = rel.subj_id.split('#').next().unwrap_or("");
+            let ol = rel.obj_id.split('#').next().unwrap_or("");
+            let k = format!("{}({}->{})", rel.label, sl, ol);
+            match per_key.get_mut(&k) {
+                Some(c) => *c += 1,
+                None => {
+                    per_key.insert(k, 1);
+                }
+            }
             relations_json.push(relation_json(rel));
         }
         for (k, _) in &rel_counts_raw {
-            rel_counts.push((k.clone(), J::Int(*per_key.get(k).unwrap_or(&0))));
+            rel_counts.push((k.clone().into(), J::Int(*per_key.get(k).unwrap_or(&0))));
         }
 
+        timer.lap("  merge");
         // Schema block.
         let ents_schema: Vec<J> = s
             .entities
@@ -1209,7 +1282,9 @@ impl Resolver<'_> {
                             e.properties
                                 .iter()
                                 .filter(|p| !p.disable)
-                                .map(|p| (p.label.clone(), J::Str(p.datatype.as_str().into())))
+                                .map(|p| {
+                                    (p.label.clone().into(), J::Str(p.datatype.as_str().into()))
+                                })
                                 .collect(),
                         ),
                     ),
@@ -1235,7 +1310,9 @@ impl Resolver<'_> {
                             r.properties
                                 .iter()
                                 .filter(|p| !p.disable)
-                                .map(|p| (p.label.clone(), J::Str(p.datatype.as_str().into())))
+                                .map(|p| {
+                                    (p.label.clone().into(), J::Str(p.datatype.as_str().into()))
+                                })
                                 .collect(),
                         ),
                     ),
@@ -1259,7 +1336,7 @@ impl Resolver<'_> {
         let to_obj = |m: &BTreeMap<String, u64>| {
             J::Obj(
                 m.iter()
-                    .map(|(k, v)| (k.clone(), J::Int(*v as i64)))
+                    .map(|(k, v)| (k.clone().into(), J::Int(*v as i64)))
                     .collect(),
             )
         };
@@ -1275,7 +1352,7 @@ impl Resolver<'_> {
                         .iter()
                         .enumerate()
                         .filter(|(_, e)| !e.disable)
-                        .map(|(i, e)| (e.label.clone(), J::Int(candidates[i] as i64)))
+                        .map(|(i, e)| (e.label.clone().into(), J::Int(candidates[i] as i64)))
                         .collect(),
                 ),
             ),
@@ -1300,12 +1377,123 @@ impl Resolver<'_> {
                     self.counts
                         .dropped_by_prop
                         .iter()
-                        .map(|(k, m)| (k.clone(), to_obj(m)))
+                        .map(|(k, m)| (k.clone().into(), to_obj(m)))
                         .collect(),
                 ),
             ),
         ];
         (graph, report)
+    }
+
+    /// Relations of schema relation `r` from one subject item `a` (step 5 of
+    /// the module docs), in the sequential engine's order.
+    fn relations_of(
+        &self,
+        r: &schema::RelationSchema,
+        si: usize,
+        oi: usize,
+        a: u32,
+        cand_sets: &[FxHashSet<u32>],
+        kept_sets: &[FxHashSet<u32>],
+    ) -> SubjectRels {
+        let st = self.st;
+        let mut out = SubjectRels::default();
+        let keep = |a: u32, b: u32| kept_sets[si].contains(&a) && kept_sets[oi].contains(&b);
+        match (&r.source, r.transitive, &r.suffix) {
+            (RelSource::Identical, _, _) => {
+                if cand_sets[oi].contains(&a) {
+                    if keep(a, a) {
+                        out.found
+                            .push(((qid(a), qid(a), "IDENTICAL".into()), Default::default()));
+                    } else {
+                        out.dropped += 1;
+                    }
+                }
+            }
+            (RelSource::Pid(p), true, _) | (RelSource::Pid(p), false, Some(_)) => {
+                let mut steps = vec![schema::PathStep {
+                    pid: *p,
+                    modifier: if r.transitive { '*' } else { '1' },
+                }];
+                steps.extend(r.suffix.iter().flatten().copied());
+                let tag = if r.transitive {
+                    "TRANSITIVE"
+                } else {
+                    "WITH_SUFFIX"
+                };
+                let mut cur: FxHashSet<u32> = [a].into_iter().collect();
+                for stp in &steps {
+                    cur = self.path_step(&cur, stp);
+                }
+                let mut objs: Vec<u32> = cur.into_iter().collect();
+                objs.sort_unstable();
+                for b in objs {
+                    if keep(a, b) {
+                        out.found
+                            .push(((qid(a), qid(b), tag.into()), Default::default()));
+                    } else if cand_sets[oi].contains(&b) || kept_sets[si].contains(&a) {
+                        out.dropped += 1;
+                    }
+                }
+            }
+            (RelSource::Pid(p), false, None) => {
+                let mut seen: FxHashSet<(u32, &str)> = FxHashSet::default();
+                for &sid in st.claims.get(&(a, *p)).into_iter().flatten() {
+                    if r.rank == RankFilter::NonDeprecated && st.deprecated.contains(&sid) {
+                        if kept_sets[si].contains(&a) {
+                            out.deprecated += 1;
+                        }
+                        continue;
+                    }
+                    let objs = match r.qualifier_pid {
+                        Some(qp) => st.quals.get(&(sid, qp)),
+                        None => st.stmt_values.get(&(sid, *p)),
+                    };
+                    for o in objs.into_iter().flatten() {
+                        let Obj::Item(b) = o else { continue };
+                        if r.rank == RankFilter::Highest && !st.direct_items(a, *p).any(|x| x == *b)
+                        {
+                            continue;
+                        }
+                        if !keep(a, *b) {
+                            out.dropped += 1;
+                            continue;
+                        }
+                        let iri: &str = &st.stmt_iris[sid as usize];
+                        if !seen.insert((*b, iri)) {
+                            continue;
+                        }
+                        let mut props = Vec::new();
+                        let mut lists = Vec::new();
+                        for (pi, pr) in r.properties.iter().enumerate().filter(|(_, x)| !x.disable)
+                        {
+                            let PropSource::Pid(pp) = pr.source else {
+                                continue;
+                            };
+                            let (vals, nodes) = if pr.is_qualifier {
+                                (st.quals.get(&(sid, pp)), st.qual_nodes.get(&(sid, pp)))
+                            } else {
+                                (
+                                    st.stmt_values.get(&(sid, pp)),
+                                    st.stmt_nodes.get(&(sid, pp)),
+                                )
+                            };
+                            let vals = vals.unwrap_or(&[]);
+                            let nodes = nodes.unwrap_or(&[]);
+                            for row in self.rows(vals, nodes) {
+                                match self.value(&row, pr) {
+                                    Ok(v) => Self::fold(&mut props, &mut lists, pr, v),
+                                    Err(reason) => out.drops.push((pi, reason)),
+                                }
+                            }
+                        }
+                        out.found
+                            .push(((qid(a), qid(*b), iri.to_string()), (props, lists)));
+                    }
+                }
+            }
+        }
+        out
     }
 
     fn path_step(&self, cur: &FxHashSet<u32>, stp: &schema::PathStep) -> FxHashSet<u32> {
@@ -1397,15 +1585,15 @@ fn pv_json(v: &PV) -> J {
 }
 
 fn props_json(props: &[(String, PV, bool)]) -> J {
-    let mut out: Vec<(String, J)> = Vec::new();
+    let mut out: Vec<(JKey, J)> = Vec::new();
     for (k, v, is_list) in props {
         if *is_list {
             match out.iter_mut().find(|(k0, _)| k0 == k) {
                 Some((_, J::Arr(a))) => a.push(pv_json(v)),
-                _ => out.push((k.clone(), J::Arr(vec![pv_json(v)]))),
+                _ => out.push((k.clone().into(), J::Arr(vec![pv_json(v)]))),
             }
         } else {
-            out.push((k.clone(), pv_json(v)));
+            out.push((k.clone().into(), pv_json(v)));
         }
     }
     J::Obj(out)

@@ -79,6 +79,14 @@ static IRI_CLASS: [u8; 256] = {
     t
 };
 
+const KNOWN_PREFIXES: [&str; 5] = [
+    "http://www.wikidata.org/",
+    "http://wikiba.se/ontology#",
+    "http://www.w3.org/",
+    "http://schema.org/",
+    "https://en.wikipedia.org/",
+];
+
 fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize), Reject> {
     // l[i] == b'<'
     i += 1;
@@ -88,6 +96,15 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
     let mut colon = usize::MAX;
     let mut pct = false;
     let mut j = start;
+    // Namespaces most IRIs of a Wikidata dump start with: valid IRI text, no
+    // escape, no '%', scheme ends at the first ':'; scanning resumes after them.
+    for known in KNOWN_PREFIXES {
+        if l[start..].starts_with(known.as_bytes()) {
+            colon = start + known.find(':').unwrap_or(0);
+            j = start + known.len();
+            break;
+        }
+    }
     loop {
         while j < l.len() && IRI_CLASS[l[j] as usize] == 0 {
             j += 1;
