@@ -272,6 +272,28 @@ def _schema_props(
     return out
 
 
+def declared_properties(
+    graph: Mapping[str, Any],
+) -> tuple[dict[str, dict[str, str]], dict[tuple[str, str, str], dict[str, str]]]:
+    """The declared properties of a validated graph's schema (SPEC.md §2).
+
+    Returns ``(entity_props, relation_props)``: ``{label: {property: datatype}}`` and
+    ``{(label, subj_label, obj_label): {property: datatype}}``, without the CypherBench
+    metadata fields (``eid``/``rid``, ``name``, ``aliases``, ``description``, ``provenance``).
+    """
+    ent_props = {
+        e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
+        for e in graph["schema"].get("entities") or []
+    }
+    rel_props = {
+        (r["label"], r["subj_label"], r["obj_label"]): _schema_props(
+            r.get("properties"), "", RELATION_META, _Problems()
+        )
+        for r in graph["schema"].get("relations") or []
+    }
+    return ent_props, rel_props
+
+
 def _check_props(
     props: Any, declared: dict[str, str], where: str, owner: str, pr: _Problems
 ) -> None:
@@ -409,16 +431,7 @@ def load_graph(
     if batch_size < 1:
         raise InputError(f"batch_size must be >= 1, got {batch_size}")
 
-    ent_props: dict[str, dict[str, str]] = {
-        e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
-        for e in graph["schema"].get("entities") or []
-    }
-    rel_props: dict[tuple[str, str, str], dict[str, str]] = {
-        (r["label"], r["subj_label"], r["obj_label"]): _schema_props(
-            r.get("properties"), "", RELATION_META, _Problems()
-        )
-        for r in graph["schema"].get("relations") or []
-    }
+    ent_props, rel_props = declared_properties(graph)
 
     driver, owned = _open_driver(driver_or_uri, user, password)
     try:

@@ -38,15 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.neo4j.loader import (
-    ENTITY_META,
-    RELATION_META,
     GraphValidationError,
     LoadReport,
     _create_schema,
-    _Problems,
-    _schema_props,
     _validate,
     _verify_counts,
+    declared_properties,
     read_graph_file,
 )
 from kgbench.neo4j.server import (
@@ -227,6 +224,30 @@ def _empty_list_entry(key: str, value: list[Any]) -> str | None:
     return None
 
 
+def _append_properties(
+    row: list[Any],
+    empty: list[str | None],
+    props: Mapping[str, Any],
+    declared: Mapping[str, str],
+    names: list[str],
+    lists: list[str],
+    delim: str,
+) -> None:
+    """Append the declared property fields of one node or relationship row (``names`` in
+    header order; ``NULL`` when absent), then its :data:`EMPTY_LISTS_COLUMN` field: the
+    ``empty`` entries already collected plus every list property in ``lists`` whose value is
+    ``[]`` or ``[""]``."""
+    for k in names:
+        v = props.get(k)
+        row.append(NULL if v is None else _field(v, declared[k], delim))
+    for k in lists:
+        v = props.get(k)
+        if v is not None and (not v or v == [""]):
+            empty.append(_empty_list_entry(k, v))
+    entries = [e for e in empty if e is not None]
+    row.append(delim.join(entries) if entries else NULL)
+
+
 def write_import_csv(
     graph: Mapping[str, Any],
     out_dir: str | os.PathLike[str],
@@ -281,14 +302,7 @@ def write_import_csv(
                 empty.append(_empty_list_entry("aliases", aliases))
             if not prov or prov == [""]:
                 empty.append(_empty_list_entry("provenance", prov))
-            for k in names:
-                v = props.get(k)
-                row.append(NULL if v is None else _field(v, declared[k], delim))
-            for k in lists:
-                v = props.get(k)
-                if v is not None and (not v or v == [""]):
-                    empty.append(_empty_list_entry(k, v))
-            row.append(join(empty) if empty else NULL)  # type: ignore[arg-type]
+            _append_properties(row, empty, props, declared, names, lists, delim)
             rows.append(row)
         _write_csv(path, header, rows)
         args.append(f"--nodes={label}={path}")
@@ -312,14 +326,7 @@ def write_import_csv(
             empty = []
             if not prov or prov == [""]:
                 empty.append(_empty_list_entry("provenance", prov))
-            for k in names:
-                v = props.get(k)
-                row.append(NULL if v is None else _field(v, declared[k], delim))
-            for k in lists:
-                v = props.get(k)
-                if v is not None and (not v or v == [""]):
-                    empty.append(_empty_list_entry(k, v))
-            row.append(join(empty) if empty else NULL)  # type: ignore[arg-type]
+            _append_properties(row, empty, props, declared, names, lists, delim)
             rows.append(row)
         _write_csv(path, header, rows)
         args.append(f"--relationships={key[0]}={path}")
@@ -428,16 +435,7 @@ def import_graph(
     path.mkdir(parents=True, exist_ok=True)
     with open(path / LOG_FILE, "a", encoding="utf-8") as f:  # marks the directory as ours
         f.write(f"kgbench offline import of {source} into database {database!r}\n")
-    ent_props: dict[str, dict[str, str]] = {
-        e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
-        for e in graph["schema"].get("entities") or []
-    }
-    rel_props: dict[tuple[str, str, str], dict[str, str]] = {
-        (r["label"], r["subj_label"], r["obj_label"]): _schema_props(
-            r.get("properties"), "", RELATION_META, _Problems()
-        )
-        for r in graph["schema"].get("relations") or []
-    }
+    ent_props, rel_props = declared_properties(graph)
 
     phases: dict[str, float] = {}
     t0 = time.perf_counter()
