@@ -272,6 +272,27 @@ def _schema_props(
     return out
 
 
+def read_valid_graph(
+    graph: Mapping[str, Any] | str | os.PathLike[str],
+) -> tuple[Mapping[str, Any], str]:
+    """The SimpleKG graph (SPEC.md §2) given as a dict or a path (``graph.json`` or a directory
+    of :func:`kgbench.convert.read_graph`), after validation, and its source for messages
+    (the path, or ``"graph"``).
+
+    Raises :class:`GraphValidationError` listing the first problems (with the file as its
+    source) when the graph is invalid, and :class:`kgbench.errors.InputError` when the file
+    cannot be read.
+    """
+    source = "graph"
+    if not isinstance(graph, Mapping):
+        source = str(graph)
+        graph = read_graph_file(graph)
+    problems = _validate(graph)
+    if problems.total:
+        raise GraphValidationError(source, problems.items, problems.total)
+    return graph, source
+
+
 def declared_properties(
     graph: Mapping[str, Any],
 ) -> tuple[dict[str, dict[str, str]], dict[tuple[str, str, str], dict[str, str]]]:
@@ -421,13 +442,7 @@ def load_graph(
     :class:`LoadVerificationError` when the database's counts per label / relationship type
     differ from the graph's afterwards.
     """
-    source = "graph"
-    if not isinstance(graph, Mapping):
-        source = str(graph)
-        graph = read_graph_file(graph)
-    problems = _validate(graph)
-    if problems.total:
-        raise GraphValidationError(source, problems.items, problems.total)
+    graph, _ = read_valid_graph(graph)
     if batch_size < 1:
         raise InputError(f"batch_size must be >= 1, got {batch_size}")
 

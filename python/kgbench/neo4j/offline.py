@@ -38,13 +38,11 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.neo4j.loader import (
-    GraphValidationError,
     LoadReport,
     _create_schema,
-    _validate,
     _verify_counts,
     declared_properties,
-    read_graph_file,
+    read_valid_graph,
 )
 from kgbench.neo4j.server import (
     LOG_FILE,
@@ -424,13 +422,7 @@ def import_graph(
     :class:`OfflineImportError` (data directory in use / not a local server's / import failed)
     and :class:`~kgbench.neo4j.LoadVerificationError`.
     """
-    source = "graph"
-    if not isinstance(graph, Mapping):
-        source = str(graph)
-        graph = read_graph_file(graph)
-    problems = _validate(graph)
-    if problems.total:
-        raise GraphValidationError(source, problems.items, problems.total)
+    graph, source = read_valid_graph(graph)
     path = check_data_dir(data_dir, database, wipe)
     path.mkdir(parents=True, exist_ok=True)
     with open(path / LOG_FILE, "a", encoding="utf-8") as f:  # marks the directory as ours

@@ -279,16 +279,20 @@ mod tests {
     use super::super::graph::{analyze_general, Workspace};
     use super::*;
 
-    /// Fast and general paths agree on random trees of 1..=40 nodes, valid or not.
-    #[test]
-    fn fast_path_matches_general_path() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = |m: u32| {
+    /// A deterministic xorshift64 generator: `rnd(m)` is uniform-ish in `0..m`.
+    fn xorshift(mut x: u64) -> impl FnMut(u32) -> u32 {
+        move |m: u32| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             (x % u64::from(m)) as u32
-        };
+        }
+    }
+
+    /// Fast and general paths agree on random trees of 1..=40 nodes, valid or not.
+    #[test]
+    fn fast_path_matches_general_path() {
+        let mut rnd = xorshift(0x2545_f491_4f6c_dd1d);
         let mut ws = Workspace::default();
         let (mut fast, mut valid) = (0, 0);
         for round in 0..20_000 {
@@ -338,13 +342,7 @@ mod tests {
     #[test]
     fn shape_keys_match_identifiers() {
         use std::collections::HashMap;
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = |m: u32| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % u64::from(m)) as u32
-        };
+        let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut by_key: HashMap<u64, String> = HashMap::new();
         let mut by_id: HashMap<String, u64> = HashMap::new();
         for round in 0..30_000 {
