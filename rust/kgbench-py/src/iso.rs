@@ -881,6 +881,16 @@ enum ReadPath {
     General,
 }
 
+/// The GTSQA record fields of an answer subgraph, as interned strings:
+/// `answer_subgraph`, `answer_node`, `seed_entities`.
+fn record_keys(py: Python<'_>) -> [Bound<'_, PyString>; 3] {
+    [
+        PyString::intern(py, "answer_subgraph"),
+        PyString::intern(py, "answer_node"),
+        PyString::intern(py, "seed_entities"),
+    ]
+}
+
 /// Read `items` into chunks and hand them to `sink`; `index_of(k)` is the
 /// position (for error messages) of the `k`-th item.
 fn read_items<'py>(
@@ -890,11 +900,7 @@ fn read_items<'py>(
     raw_enabled: bool,
     mut sink: impl FnMut(core::SubgraphBatch),
 ) -> PyResult<usize> {
-    let keys = [
-        PyString::intern(py, "answer_subgraph"),
-        PyString::intern(py, "answer_node"),
-        PyString::intern(py, "seed_entities"),
-    ];
+    let keys = record_keys(py);
     let mut interner = Interner::new();
     let mut raw = RawInterner::new(raw_abi(py), false);
     let mut batch = new_batch(PIPELINE_CHUNK);
@@ -1244,11 +1250,7 @@ fn isomorphism_types<'py>(
                 return Err(invalid_subgraph(py, &[], Some(i)));
             };
             let mut b = core::SubgraphBatch::new();
-            let keys = [
-                PyString::intern(py, "answer_subgraph"),
-                PyString::intern(py, "answer_node"),
-                PyString::intern(py, "seed_entities"),
-            ];
+            let keys = record_keys(py);
             push_item(py, &item, &keys, &mut Interner::new(), &mut b)?;
             let a = core::analyze(&mut core::Workspace::default(), &b.get(0));
             return Err(invalid_subgraph(py, &a.defects(), Some(i)));

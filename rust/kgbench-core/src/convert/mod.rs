@@ -1267,7 +1267,16 @@ impl Resolver<'_> {
         }
 
         timer.lap("  merge");
-        // Schema block.
+        // Schema block: enabled properties as {label: datatype}.
+        let schema_properties = |props: &[schema::PropSchema]| {
+            J::Obj(
+                props
+                    .iter()
+                    .filter(|p| !p.disable)
+                    .map(|p| (p.label.clone().into(), J::Str(p.datatype.as_str().into())))
+                    .collect(),
+            )
+        };
         let ents_schema: Vec<J> = s
             .entities
             .iter()
@@ -1276,18 +1285,7 @@ impl Resolver<'_> {
                 J::Obj(vec![
                     ("label".into(), J::Str(e.label.clone())),
                     ("description".into(), J::Null),
-                    (
-                        "properties".into(),
-                        J::Obj(
-                            e.properties
-                                .iter()
-                                .filter(|p| !p.disable)
-                                .map(|p| {
-                                    (p.label.clone().into(), J::Str(p.datatype.as_str().into()))
-                                })
-                                .collect(),
-                        ),
-                    ),
+                    ("properties".into(), schema_properties(&e.properties)),
                 ])
             })
             .collect();
@@ -1304,18 +1302,7 @@ impl Resolver<'_> {
                     ("label".into(), J::Str(r.label.clone())),
                     ("subj_label".into(), J::Str(r.subj_label.clone())),
                     ("obj_label".into(), J::Str(r.obj_label.clone())),
-                    (
-                        "properties".into(),
-                        J::Obj(
-                            r.properties
-                                .iter()
-                                .filter(|p| !p.disable)
-                                .map(|p| {
-                                    (p.label.clone().into(), J::Str(p.datatype.as_str().into()))
-                                })
-                                .collect(),
-                        ),
-                    ),
+                    ("properties".into(), schema_properties(&r.properties)),
                 ])
             })
             .collect();

@@ -403,22 +403,11 @@ impl<'a> Reader<'a> {
                 self.pos += 1;
                 let mut list = self.lists.pop().unwrap_or_default();
                 list.clear();
-                if self.peek() == Some(b']') {
-                    self.pos += 1;
-                } else {
-                    loop {
-                        self.cell_key(list.item_buf())?;
-                        list.end_item();
-                        match self.peek() {
-                            Some(b',') => self.pos += 1,
-                            Some(b']') => {
-                                self.pos += 1;
-                                break;
-                            }
-                            _ => return self.err("expected ',' or ']'"),
-                        }
-                    }
-                }
+                self.elements(|r| {
+                    r.cell_key(list.item_buf())?;
+                    list.end_item();
+                    Ok(())
+                })?;
                 list.finish_list_reuse(out);
                 self.lists.push(list);
             }
@@ -426,25 +415,12 @@ impl<'a> Reader<'a> {
                 self.pos += 1;
                 let mut map = self.maps.pop().unwrap_or_default();
                 map.clear();
-                if self.peek() == Some(b'}') {
-                    self.pos += 1;
-                } else {
-                    loop {
-                        let k = self.string()?;
-                        map.entry_buf(&k);
-                        self.expect(b':')?;
-                        self.cell_key(map.value_buf())?;
-                        map.end_entry();
-                        match self.peek() {
-                            Some(b',') => self.pos += 1,
-                            Some(b'}') => {
-                                self.pos += 1;
-                                break;
-                            }
-                            _ => return self.err("expected ',' or '}'"),
-                        }
-                    }
-                }
+                self.members(|r, k| {
+                    map.entry_buf(k);
+                    r.cell_key(map.value_buf())?;
+                    map.end_entry();
+                    Ok(())
+                })?;
                 map.finish_reuse(out);
                 self.maps.push(map);
             }
@@ -484,22 +460,12 @@ impl<'a> Reader<'a> {
             Some(b'[') => {
                 self.pos += 1;
                 let mut n = 0;
-                if self.peek() == Some(b']') {
-                    self.pos += 1;
-                    return Ok(Some(0));
-                }
-                loop {
-                    self.skip()?;
+                self.elements(|r| {
+                    r.skip()?;
                     n += 1;
-                    match self.peek() {
-                        Some(b',') => self.pos += 1,
-                        Some(b']') => {
-                            self.pos += 1;
-                            return Ok(Some(n));
-                        }
-                        _ => return self.err("expected ',' or ']'"),
-                    }
-                }
+                    Ok(())
+                })?;
+                Ok(Some(n))
             }
             _ => self.err("expected an array or null"),
         }
@@ -516,95 +482,83 @@ impl<'a> Reader<'a> {
             _ => return self.err("\"rows\" must be an array of rows"),
         }
         let mut b = TableBuilder::new(arena, ncols);
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            return Ok(Some(b.finish()));
-        }
-        loop {
-            let row_pos = self.pos;
-            match self.peek() {
+        self.elements(|r| {
+            let row_pos = r.pos;
+            let shape = match r.peek() {
                 Some(b'[') => {
-                    self.pos += 1;
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
-                    } else {
-                        loop {
-                            self.cell_key(b.cell_buf())?;
-                            b.end_cell();
-                            match self.peek() {
-                                Some(b',') => self.pos += 1,
-                                Some(b']') => {
-                                    self.pos += 1;
-                                    break;
-                                }
-                                _ => return self.err("expected ',' or ']'"),
-                            }
-                        }
-                    }
-                    if let Err(e) = b.end_row() {
-                        self.pos = row_pos;
-                        return self.err(e.to_string());
-                    }
+                    r.pos += 1;
+                    r.elements(|r| {
+                        r.cell_key(b.cell_buf())?;
+                        b.end_cell();
+                        Ok(())
+                    })?;
+                    b.end_row()
                 }
                 Some(b'{') => {
-                    self.pos += 1;
+                    r.pos += 1;
                     let mut cells = Vec::new();
-                    if self.peek() == Some(b'}') {
-                        self.pos += 1;
-                    } else {
-                        loop {
-                            let k = self.string()?.into_owned();
-                            self.expect(b':')?;
-                            let mut key = Vec::new();
-                            self.cell_key(&mut key)?;
-                            cells.push((k, key));
-                            match self.peek() {
-                                Some(b',') => self.pos += 1,
-                                Some(b'}') => {
-                                    self.pos += 1;
-                                    break;
-                                }
-                                _ => return self.err("expected ',' or '}'"),
-                            }
-                        }
-                    }
-                    if let Err(e) = b.push_record(cells) {
-                        self.pos = row_pos;
-                        return self.err(e.to_string());
-                    }
+                    r.members(|r, k| {
+                        let mut key = Vec::new();
+                        r.cell_key(&mut key)?;
+                        cells.push((k.to_owned(), key));
+                        Ok(())
+                    })?;
+                    b.push_record(cells)
                 }
-                _ => return self.err("a row must be an array or an object"),
-            }
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Some(b.finish()));
-                }
-                _ => return self.err("expected ',' or ']'"),
-            }
-        }
+                _ => return r.err("a row must be an array or an object"),
+            };
+            shape.or_else(|e| {
+                r.pos = row_pos;
+                r.err(e.to_string())
+            })
+        })?;
+        Ok(Some(b.finish()))
     }
 
     /// Iterate the keys of an object: call `f(self, key)` for each, which must consume the
     /// value.
-    pub fn object(&mut self, mut f: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+    pub fn object(&mut self, f: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
         self.expect(b'{')?;
-        if self.peek() == Some(b'}') {
+        self.members(f)
+    }
+
+    /// The elements of an array whose `[` was consumed, up to and including its `]`:
+    /// `item(self)` reads each one.
+    fn elements(&mut self, mut item: impl FnMut(&mut Self) -> R<()>) -> R<()> {
+        self.sequence(b']', "expected ',' or ']'", |r| item(r))
+    }
+
+    /// The members of an object whose `{` was consumed, up to and including its `}`:
+    /// `member(self, key)` reads each value.
+    fn members(&mut self, mut member: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+        self.sequence(b'}', "expected ',' or '}'", |r| {
+            let k = r.string()?;
+            r.expect(b':')?;
+            member(r, &k)
+        })
+    }
+
+    /// Comma-separated items up to the closing byte `close` (an empty sequence allowed).
+    #[inline(always)]
+    fn sequence(
+        &mut self,
+        close: u8,
+        expected: &str,
+        mut item: impl FnMut(&mut Self) -> R<()>,
+    ) -> R<()> {
+        if self.peek() == Some(close) {
             self.pos += 1;
             return Ok(());
         }
         loop {
-            let k = self.string()?;
-            self.expect(b':')?;
-            f(self, &k)?;
+            item(self)?;
             match self.peek() {
                 Some(b',') => self.pos += 1,
-                Some(b'}') => {
+                Some(c) if c == close => {
                     self.pos += 1;
                     return Ok(());
                 }
-                _ => return self.err("expected ',' or '}'"),
+                _ => return self.err(expected),
             }
         }
     }
