@@ -266,7 +266,7 @@ fn utf8<'a>(data: &'a [u8], path: &Path) -> Result<&'a str, ScoreError> {
 }
 
 /// Non-blank lines as (1-based line number, start, end) byte offsets.
-fn split_lines(data: &str, path: &Path) -> Result<Vec<(u32, u32, u32)>, ScoreError> {
+fn split_lines(data: &[u8], path: &Path) -> Result<Vec<(u32, u32, u32)>, ScoreError> {
     if data.len() > u32::MAX as usize {
         return Err(ScoreError::Line {
             path: path.to_path_buf(),
@@ -277,15 +277,12 @@ fn split_lines(data: &str, path: &Path) -> Result<Vec<(u32, u32, u32)>, ScoreErr
     let mut lines = Vec::with_capacity(data.len() / 64);
     let mut start = 0usize;
     let mut no = 0u32;
-    for end in memchr::memchr_iter(b'\n', data.as_bytes()).chain(std::iter::once(data.len())) {
+    for end in memchr::memchr_iter(b'\n', data).chain(std::iter::once(data.len())) {
         no += 1;
         if start > end {
             break;
         }
-        if !data.as_bytes()[start..end]
-            .iter()
-            .all(u8::is_ascii_whitespace)
-        {
+        if !data[start..end].iter().all(u8::is_ascii_whitespace) {
             lines.push((no, start as u32, end as u32));
         }
         start = end + 1;
@@ -360,9 +357,8 @@ fn check_duplicates_with<'q>(
 /// name `path` and the 1-based line (the first bad line in file order). Blank lines are
 /// skipped. Duplicate qids are an error naming both lines.
 pub fn parse_jsonl(data: &[u8], path: &Path) -> Result<ResultFile, ScoreError> {
-    let data = utf8(data, path)?;
     let lines = split_lines(data, path)?;
-    parse_indexed(data, &lines, path)
+    parse_indexed(utf8(data, path)?, &lines, path)
 }
 
 /// [`parse_jsonl`] on text whose non-blank lines are indexed by [`split_lines`].
@@ -535,7 +531,7 @@ pub fn score_files_chunked(
     // read, validate and index both files at once (one per core)
     let (g, p) = rayon::join(|| load(gold_path), || load(pred_path));
     let (gd, pd) = (g?, p?);
-    timer.phase("read + UTF-8 + line index");
+    timer.phase("map + line index");
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
@@ -575,6 +571,9 @@ pub fn score_files_chunked(
         timer.phase("duplicate check + summary + write");
         return Ok((statuses, summary));
     }
+    // invalid UTF-8 anywhere is reported before any other error of either file
+    gd.text(gold_path)?;
+    pd.text(pred_path)?;
     let (gold, pred) = rayon::join(
         || parse_lines(&gd, gold_path),
         || parse_lines(&pd, pred_path),
@@ -628,35 +627,68 @@ impl PhaseTimer {
     }
 }
 
-/// A file read into memory, checked to be UTF-8, with its non-blank lines indexed.
+/// A file's bytes (memory-mapped when possible) with its non-blank lines indexed. UTF-8 is
+/// checked later: chunk by chunk in the aligned path (while the bytes are in cache), for
+/// the whole file in the general path ([`Loaded::text`]).
 struct Loaded {
-    data: String,
+    data: Bytes,
     lines: Vec<(u32, u32, u32)>,
 }
 
+/// The contents of an input file.
+enum Bytes {
+    /// A read-only mapping of a regular file (no copy; pages come from the page cache).
+    Mapped(memmap2::Mmap),
+    /// Read into memory (empty files, pipes and anything that cannot be mapped).
+    Read(Vec<u8>),
+}
+
 impl Loaded {
-    fn text(&self) -> &str {
-        &self.data
+    fn bytes(&self) -> &[u8] {
+        match &self.data {
+            Bytes::Mapped(m) => m,
+            Bytes::Read(v) => v,
+        }
+    }
+
+    /// The whole file as text, or an error naming the line of the first invalid byte.
+    fn text(&self, path: &Path) -> Result<&str, ScoreError> {
+        utf8(self.bytes(), path)
     }
 }
 
 fn load(path: &Path) -> Result<Loaded, ScoreError> {
-    // validated once; the conversion takes ownership of the bytes (no copy)
-    let data = String::from_utf8(read(path)?).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        ScoreError::Line {
-            path: path.to_path_buf(),
-            line: 1 + memchr::memchr_iter(b'\n', &e.as_bytes()[..valid]).count(),
-            message: "invalid UTF-8".into(),
+    let io = |source| ScoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let data = if meta.is_file() && meta.len() > 0 {
+        // SAFETY: the mapping is read-only and private to this call; like any reader of a
+        // file, scoring assumes the input is not modified while it runs (a concurrent
+        // truncation would fault instead of reporting an I/O error). The bytes are only
+        // used through `&[u8]` and UTF-8 checked `&str` slices of them.
+        match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+            Ok(m) => Bytes::Mapped(m),
+            Err(_) => Bytes::Read(read(path)?),
         }
-    })?;
-    let lines = split_lines(&data, path)?;
+    } else {
+        Bytes::Read(read(path)?)
+    };
+    let lines = split_lines(
+        match &data {
+            Bytes::Mapped(m) => m,
+            Bytes::Read(v) => v,
+        },
+        path,
+    )?;
     Ok(Loaded { data, lines })
 }
 
 /// [`parse_jsonl`] on a file already loaded.
 fn parse_lines(file: &Loaded, path: &Path) -> Result<ResultFile, ScoreError> {
-    parse_indexed(file.text(), &file.lines, path)
+    parse_indexed(file.text(path)?, &file.lines, path)
 }
 
 /// The qids, statuses, qid hashes and (optionally) score lines of one chunk of pairs.
@@ -694,7 +726,7 @@ fn score_aligned(
     chunk_lines: usize,
     write: bool,
 ) -> Option<Vec<QidChunk>> {
-    let (gtext, ptext) = (gold.text(), pred.text());
+    let (gbytes, pbytes) = (gold.bytes(), pred.bytes());
     let (glines, plines) = (&gold.lines, &pred.lines);
     if glines.len() != plines.len() || glines.len() > u32::MAX as usize {
         return None;
@@ -713,6 +745,11 @@ fn score_aligned(
                 records: Vec::new(),
                 arenas: vec![TableArena::with_capacity(256, 4096)],
             };
+            // UTF-8 of the chunk's lines, checked while they are in cache (blank lines,
+            // the only bytes between them, are ASCII)
+            let (gbase, pbase) = (gc[0].1 as usize, pc[0].1 as usize);
+            let gtext = std::str::from_utf8(&gbytes[gbase..gc[gc.len() - 1].2 as usize]).ok()?;
+            let ptext = std::str::from_utf8(&pbytes[pbase..pc[pc.len() - 1].2 as usize]).ok()?;
             let (mut gr, mut pr) = (Reader::new(""), Reader::new(""));
             let (mut g, mut p) = (ResultRecord::default(), ResultRecord::default());
             let mut out = QidChunk {
@@ -726,9 +763,9 @@ fn score_aligned(
             for (j, (&(gno, gs, ge), &(pno, ps, pe))) in gc.iter().zip(pc).enumerate() {
                 ga.arenas[0].clear();
                 pa.arenas[0].clear();
-                gr.reset(&gtext[gs as usize..ge as usize]);
+                gr.reset(&gtext[gs as usize - gbase..ge as usize - gbase]);
                 parse_record_into(&mut gr, gno as usize, &mut ga.arenas[0], &mut g).ok()?;
-                pr.reset(&ptext[ps as usize..pe as usize]);
+                pr.reset(&ptext[ps as usize - pbase..pe as usize - pbase]);
                 parse_record_into(&mut pr, pno as usize, &mut pa.arenas[0], &mut p).ok()?;
                 if g.qid != p.qid {
                     return None;

@@ -144,7 +144,8 @@ pub fn push_float(out: &mut Vec<u8>, f: f64) {
     if f.is_nan() {
         out.push(tag::FLOAT);
         out.extend_from_slice(&f64::NAN.to_bits().to_be_bytes());
-    } else if f.fract() == 0.0 && (-TWO_POW_63..TWO_POW_63).contains(&f) {
+    } else if (-TWO_POW_63..TWO_POW_63).contains(&f) && (f as i64) as f64 == f {
+        // in range, the conversion truncates: exact iff `f` is integral (no libm call)
         push_int(out, f as i64);
     } else {
         out.push(tag::FLOAT);
