@@ -60,6 +60,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An error at the current position.
+    #[cold]
     pub fn err<T>(&self, message: impl Into<String>) -> R<T> {
         Err(JsonError {
             column: self.pos + 1,
@@ -113,53 +114,46 @@ impl<'a> Reader<'a> {
     }
 
     /// Read a string (the opening quote is next).
+    #[inline]
     pub fn string(&mut self) -> R<Cow<'a, str>> {
         self.expect(b'"')?;
+        self.string_body()
+    }
+
+    /// The rest of a string whose opening quote was consumed.
+    #[inline]
+    fn string_body(&mut self) -> R<Cow<'a, str>> {
         let start = self.pos;
-        // one pass: stop at the closing quote, a backslash or a control character
-        let mut p = start;
-        let b = self.buf;
-        // eight bytes at a time: flag '"', '\\' and control characters (SWAR). The lowest
-        // flag of each test is exact (false flags only follow a true one), so the first
-        // special byte is found without rescanning.
-        const LO: u64 = 0x0101_0101_0101_0101;
-        const HI: u64 = 0x8080_8080_8080_8080;
-        loop {
-            if let Some(w) = b.get(p..p + 8) {
-                let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-                let q = v ^ (LO * b'"' as u64);
-                let s = v ^ (LO * b'\\' as u64);
-                let special = ((q.wrapping_sub(LO) & !q)
-                    | (s.wrapping_sub(LO) & !s)
-                    | (v.wrapping_sub(LO * 0x20) & !v))
-                    & HI;
-                if special == 0 {
-                    p += 8;
-                    continue;
-                }
-                p += (special.trailing_zeros() / 8) as usize;
-            } else {
-                while p < b.len() && b[p] != b'"' && b[p] != b'\\' && b[p] >= 0x20 {
-                    p += 1;
-                }
-                if p == b.len() {
-                    return self.err("unterminated string");
-                }
-            }
-            let c = b[p];
-            if c == b'"' {
+        let p = special_byte(self.buf, start);
+        match self.buf.get(p) {
+            Some(b'"') => {
                 self.pos = p + 1;
                 // '"' is ASCII, so both ends are character boundaries
-                return Ok(Cow::Borrowed(&self.text[start..p]));
+                Ok(Cow::Borrowed(&self.text[start..p]))
             }
-            if c == b'\\' {
-                return self.escaped_string(start).map(Cow::Owned);
+            Some(b'\\') => self.escaped_string(start).map(Cow::Owned),
+            Some(_) => {
+                self.pos = p;
+                self.control_character()
             }
-            self.pos = p;
-            return self.err("control character in string");
+            None => self.unterminated(),
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn unterminated<T>(&self) -> R<T> {
+        self.err("unterminated string")
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn control_character<T>(&self) -> R<T> {
+        self.err("control character in string")
+    }
+
+    #[cold]
+    #[inline(never)]
     fn escaped_string(&mut self, start: usize) -> R<String> {
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
@@ -289,47 +283,13 @@ impl<'a> Reader<'a> {
     /// Read a number (the next byte is `-` or a digit) and append its canonical key.
     #[inline]
     fn number_key(&mut self, out: &mut Vec<u8>) -> R<()> {
-        // fast path, one pass: an integer of at most 18 digits (always fits in i64)
-        let b = self.buf;
-        let mut p = self.pos;
-        let neg = b.get(p) == Some(&b'-');
-        p += neg as usize;
-        let digits = p;
-        let mut v: i64 = 0;
-        while p < b.len() && p - digits < 18 && b[p].is_ascii_digit() {
-            v = v * 10 + (b[p] - b'0') as i64;
-            p += 1;
-        }
-        let n = p - digits;
-        if n == 0 || (n > 1 && b[digits] == b'0') {
-            return self.number_key_slow(out); // an error, reported there
-        }
-        match b.get(p) {
-            Some(b'0'..=b'9' | b'e' | b'E') => {}
-            Some(b'.') if n <= 15 => {
-                // a plain decimal of at most 15 digits: exact as in `fast_decimal`
-                let mut m = v as u64;
-                let mut q = p + 1;
-                while q < b.len() && n + (q - p - 1) < 15 && b[q].is_ascii_digit() {
-                    m = m * 10 + (b[q] - b'0') as u64;
-                    q += 1;
-                }
-                let frac = q - p - 1;
-                if frac > 0 && !matches!(b.get(q), Some(b'0'..=b'9' | b'e' | b'E')) {
-                    self.pos = q;
-                    let f = m as f64 / POW10[frac];
-                    value::push_float(out, if neg { -f } else { f });
-                    return Ok(());
-                }
-            }
-            Some(b'.') => {}
-            _ => {
+        match short_number_key(self.buf, self.pos, out) {
+            Some(p) => {
                 self.pos = p;
-                value::push_int(out, if neg { -v } else { v });
-                return Ok(());
+                Ok(())
             }
+            None => self.number_key_slow(out),
         }
-        self.number_key_slow(out)
     }
 
     /// [`Reader::number_key`] for anything but a short integer (and for errors).
@@ -371,7 +331,8 @@ impl<'a> Reader<'a> {
     pub fn cell_key(&mut self, out: &mut Vec<u8>) -> R<()> {
         match self.peek() {
             Some(b'"') => {
-                let s = self.string()?;
+                self.pos += 1;
+                let s = self.string_body()?;
                 value::push_str(out, &s);
                 Ok(())
             }
@@ -384,7 +345,8 @@ impl<'a> Reader<'a> {
     pub fn value_key(&mut self, out: &mut Vec<u8>) -> R<()> {
         match self.peek() {
             Some(b'"') => {
-                let s = self.string()?;
+                self.pos += 1;
+                let s = self.string_body()?;
                 value::push_str(out, &s);
             }
             Some(b'n') => {
@@ -487,11 +449,7 @@ impl<'a> Reader<'a> {
             let shape = match r.peek() {
                 Some(b'[') => {
                     r.pos += 1;
-                    r.elements(|r| {
-                        r.cell_key(b.cell_buf())?;
-                        b.end_cell();
-                        Ok(())
-                    })?;
+                    r.row_cells(&mut b)?;
                     b.end_row()
                 }
                 Some(b'{') => {
@@ -513,6 +471,58 @@ impl<'a> Reader<'a> {
             })
         })?;
         Ok(Some(b.finish()))
+    }
+
+    /// The cells of an array row whose `[` was consumed, up to and including its `]`, into
+    /// `b`. The same as `elements` + [`Reader::cell_key`] per cell, with plain strings and
+    /// short numbers read in one loop whose position stays in a register; anything else
+    /// (escapes, long numbers, lists, maps, literals, errors) goes through
+    /// [`Reader::value_key`] from the cell's first byte.
+    fn row_cells(&mut self, b: &mut TableBuilder<'_>) -> R<()> {
+        let buf = self.buf;
+        let mut p = skip_ws(buf, self.pos);
+        if buf.get(p) == Some(&b']') {
+            self.pos = p + 1;
+            return Ok(());
+        }
+        loop {
+            let out = b.cell_buf();
+            let done = match buf.get(p) {
+                Some(b'"') => {
+                    let e = special_byte(buf, p + 1);
+                    if buf.get(e) == Some(&b'"') {
+                        // '"' is ASCII, so both ends are character boundaries
+                        value::push_str(out, &self.text[p + 1..e]);
+                        Some(e + 1)
+                    } else {
+                        None
+                    }
+                }
+                Some(b'-' | b'0'..=b'9') => short_number_key(buf, p, out),
+                _ => None,
+            };
+            p = match done {
+                Some(e) => e,
+                None => {
+                    self.pos = p;
+                    self.value_key(out)?;
+                    self.pos
+                }
+            };
+            b.end_cell();
+            p = skip_ws(buf, p);
+            match buf.get(p) {
+                Some(b',') => p = skip_ws(buf, p + 1),
+                Some(b']') => {
+                    self.pos = p + 1;
+                    return Ok(());
+                }
+                _ => {
+                    self.pos = p;
+                    return self.err("expected ',' or ']'");
+                }
+            }
+        }
     }
 
     /// Iterate the keys of an object: call `f(self, key)` for each, which must consume the
@@ -562,6 +572,91 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
+
+/// Position of the first `"`, `\\` or control character at or after `start` (`b.len()`
+/// if none): eight bytes at a time (SWAR). The lowest flag of each test is exact (false
+/// flags only follow a true one), so the first special byte is found without rescanning.
+#[inline(always)]
+fn special_byte(b: &[u8], start: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut p = start;
+    while let Some(w) = b.get(p..p + 8) {
+        let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        let q = v ^ (LO * b'"' as u64);
+        let s = v ^ (LO * b'\\' as u64);
+        let special = ((q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (v.wrapping_sub(LO * 0x20) & !v))
+            & HI;
+        if special != 0 {
+            return p + (special.trailing_zeros() / 8) as usize;
+        }
+        p += 8;
+    }
+    while p < b.len() && b[p] != b'"' && b[p] != b'\\' && b[p] >= 0x20 {
+        p += 1;
+    }
+    p
+}
+
+/// One-pass key of the common numbers at `b[p..]` (the first byte is `-` or a digit): an
+/// integer of at most 18 digits (always fits in `i64`) or a plain decimal of at most 15
+/// digits (exact as in [`fast_decimal`]). Appends the key and returns the position after
+/// the number; `None` (nothing appended) for anything else, including malformed numbers:
+/// the full parser ([`Reader::number_key_slow`]) handles those and reports errors.
+#[inline(always)]
+fn short_number_key(b: &[u8], mut p: usize, out: &mut Vec<u8>) -> Option<usize> {
+    let neg = b.get(p) == Some(&b'-');
+    p += neg as usize;
+    let digits = p;
+    let mut v: i64 = 0;
+    while p < b.len() && p - digits < 18 && b[p].is_ascii_digit() {
+        v = v * 10 + (b[p] - b'0') as i64;
+        p += 1;
+    }
+    let n = p - digits;
+    if n == 0 || (n > 1 && b[digits] == b'0') {
+        return None;
+    }
+    match b.get(p) {
+        Some(b'0'..=b'9' | b'e' | b'E') => None,
+        Some(b'.') if n <= 15 => {
+            let mut m = v as u64;
+            let mut q = p + 1;
+            while q < b.len() && n + (q - p - 1) < 15 && b[q].is_ascii_digit() {
+                m = m * 10 + (b[q] - b'0') as u64;
+                q += 1;
+            }
+            let frac = q - p - 1;
+            if frac > 0 && !matches!(b.get(q), Some(b'0'..=b'9' | b'e' | b'E')) {
+                let f = m as f64 / POW10[frac];
+                value::push_float(out, if neg { -f } else { f });
+                Some(q)
+            } else {
+                None
+            }
+        }
+        Some(b'.') => None,
+        _ => {
+            value::push_int(out, if neg { -v } else { v });
+            Some(p)
+        }
+    }
+}
+
+/// Position of the first byte at or after `p` that is not JSON whitespace.
+#[inline(always)]
+fn skip_ws(b: &[u8], mut p: usize) -> usize {
+    while let Some(&c) = b.get(p) {
+        if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
+            p += 1;
+        } else {
+            break;
+        }
+    }
+    p
 }
 
 /// Exact powers of ten representable in `f64`.
