@@ -474,9 +474,9 @@ impl<'a> Reader<'a> {
     }
 
     /// The cells of an array row whose `[` was consumed, up to and including its `]`, into
-    /// `b`. The same as `elements` + [`Reader::cell_key`] per cell, with plain strings and
-    /// short numbers read in one loop whose position stays in a register; anything else
-    /// (escapes, long numbers, lists, maps, literals, errors) goes through
+    /// `b`. The same as `elements` + [`Reader::cell_key`] per cell, with plain strings,
+    /// short numbers and literals read in one loop whose position stays in a register;
+    /// anything else (escapes, long numbers, lists, maps, errors) goes through
     /// [`Reader::value_key`] from the cell's first byte.
     fn row_cells(&mut self, b: &mut TableBuilder<'_>) -> R<()> {
         let buf = self.buf;
@@ -499,6 +499,18 @@ impl<'a> Reader<'a> {
                     }
                 }
                 Some(b'-' | b'0'..=b'9') => short_number_key(buf, p, out),
+                Some(b'n') if buf[p..].starts_with(b"null") => {
+                    value::push_null(out);
+                    Some(p + 4)
+                }
+                Some(b't') if buf[p..].starts_with(b"true") => {
+                    value::push_bool(out, true);
+                    Some(p + 4)
+                }
+                Some(b'f') if buf[p..].starts_with(b"false") => {
+                    value::push_bool(out, false);
+                    Some(p + 5)
+                }
                 _ => None,
             };
             p = match done {

@@ -541,22 +541,39 @@ pub fn score_files_chunked(
         // the inputs are no longer needed: free both at once
         rayon::join(|| drop(gd), || drop(pd));
         let n: usize = chunks.iter().map(|c| c.statuses.len()).sum();
-        check_duplicates_with(
-            chunks
-                .iter()
-                .flat_map(|c| c.hashes.iter().copied())
-                .collect(),
-            |i| {
-                let (ci, j) = (i / chunk_lines, i % chunk_lines);
-                chunks[ci].qid(j)
-            },
-            gold_path,
-        )?;
+        // sorting bare hashes is enough when no two are equal (the usual case); otherwise
+        // the (hash, index) check finds the first repetition and confirms it on the text
+        let mut hashes: Vec<u64> = Vec::with_capacity(n);
+        for c in &chunks {
+            hashes.extend_from_slice(&c.hashes);
+        }
+        hashes.par_sort_unstable();
+        if hashes.windows(2).any(|w| w[0] == w[1]) {
+            check_duplicates_with(
+                chunks
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(ci, c)| {
+                        c.hashes
+                            .iter()
+                            .enumerate()
+                            .map(move |(j, &h)| (h, (ci * chunk_lines + j) as u32))
+                    })
+                    .collect(),
+                |i| {
+                    let (ci, j) = (i / chunk_lines, i % chunk_lines);
+                    chunks[ci].qid(j)
+                },
+                gold_path,
+            )?;
+        }
+        timer.phase("duplicate check");
         let statuses: Vec<Status> = chunks
             .iter()
             .flat_map(|c| c.statuses.iter().copied())
             .collect();
         let summary = summarize(&statuses, n, n, 0);
+        timer.phase("summary");
         if let Some(out_path) = out {
             let io = |source| ScoreError::Io {
                 path: out_path.to_path_buf(),
@@ -568,7 +585,7 @@ pub fn score_files_chunked(
             }
             f.flush().map_err(io)?;
         }
-        timer.phase("duplicate check + summary + write");
+        timer.phase("write");
         return Ok((statuses, summary));
     }
     // invalid UTF-8 anywhere is reported before any other error of either file
@@ -698,8 +715,8 @@ struct QidChunk {
     ends: Vec<u32>,
     lines: Vec<u32>,
     statuses: Vec<Status>,
-    /// (hash of the qid, index of the pair in the file) for the duplicate check.
-    hashes: Vec<(u64, u32)>,
+    /// Hash of each qid, for the duplicate check.
+    hashes: Vec<u64>,
     /// The chunk's lines of the scores file.
     out: Vec<u8>,
 }
@@ -735,8 +752,7 @@ fn score_aligned(
     let chunks: Vec<Option<QidChunk>> = glines
         .par_chunks(chunk_lines)
         .zip(plines.par_chunks(chunk_lines))
-        .enumerate()
-        .map(|(ci, (gc, pc))| {
+        .map(|(gc, pc)| {
             let mut ga = ResultFile {
                 records: Vec::new(),
                 arenas: vec![TableArena::with_capacity(256, 4096)],
@@ -760,7 +776,7 @@ fn score_aligned(
                 hashes: Vec::with_capacity(gc.len()),
                 out: Vec::with_capacity(if write { gc.len() * 48 } else { 0 }),
             };
-            for (j, (&(gno, gs, ge), &(pno, ps, pe))) in gc.iter().zip(pc).enumerate() {
+            for (&(gno, gs, ge), &(pno, ps, pe)) in gc.iter().zip(pc) {
                 ga.arenas[0].clear();
                 pa.arenas[0].clear();
                 gr.reset(&gtext[gs as usize - gbase..ge as usize - gbase]);
@@ -775,8 +791,7 @@ fn score_aligned(
                 out.text.push_str(&g.qid);
                 out.ends.push(u32::try_from(out.text.len()).ok()?);
                 out.lines.push(gno);
-                out.hashes
-                    .push((qid_hash(&g.qid), (ci * chunk_lines + j) as u32));
+                out.hashes.push(qid_hash(&g.qid));
                 if write {
                     push_score_line(&mut out.out, &g.qid, &tails[st as usize]);
                 }
