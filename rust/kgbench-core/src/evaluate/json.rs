@@ -820,6 +820,176 @@ mod tests {
         }
     }
 
+    /// `rows` through the general per-cell path (`elements` + `cell_key`): the reference
+    /// for the register loop of [`Reader::row_cells`].
+    fn rows_general(text: &str) -> R<Vec<Vec<Vec<u8>>>> {
+        let mut r = Reader::new(text);
+        let mut arena = TableArena::default();
+        r.expect(b'[')?;
+        let mut b = TableBuilder::new(&mut arena, None);
+        r.elements(|r| {
+            let row_pos = r.pos;
+            let shape = match r.peek() {
+                Some(b'[') => {
+                    r.pos += 1;
+                    r.elements(|r| {
+                        r.cell_key(b.cell_buf())?;
+                        b.end_cell();
+                        Ok(())
+                    })?;
+                    b.end_row()
+                }
+                Some(b'{') => {
+                    r.pos += 1;
+                    let mut cells = Vec::new();
+                    r.members(|r, k| {
+                        let mut key = Vec::new();
+                        r.cell_key(&mut key)?;
+                        cells.push((k.to_owned(), key));
+                        Ok(())
+                    })?;
+                    b.push_record(cells)
+                }
+                _ => return r.err("a row must be an array or an object"),
+            };
+            shape.or_else(|e| {
+                r.pos = row_pos;
+                r.err(e.to_string())
+            })
+        })?;
+        let span = b.finish();
+        r.end()?;
+        let t = arena.get(span);
+        Ok((0..t.nrows())
+            .map(|i| (0..t.ncols()).map(|j| t.cell(i, j).to_vec()).collect())
+            .collect())
+    }
+
+    fn rows_fast(text: &str) -> R<Vec<Vec<Vec<u8>>>> {
+        let mut r = Reader::new(text);
+        let mut arena = TableArena::default();
+        let span = r.rows(&mut arena, None)?.unwrap_or_default();
+        r.end()?;
+        let t = arena.get(span);
+        Ok((0..t.nrows())
+            .map(|i| (0..t.ncols()).map(|j| t.cell(i, j).to_vec()).collect())
+            .collect())
+    }
+
+    /// The row loop's fast cells (plain strings, short numbers, literals) give the same keys
+    /// and the same errors (message and column) as the general path, and the same keys as
+    /// serde, on random rows of hard cases with random whitespace.
+    #[test]
+    fn row_loop_agrees_with_general_path() {
+        let cells = [
+            "1",
+            "1.0",
+            "-0",
+            "-0.0",
+            "0.5",
+            "-4.5",
+            "1e2",
+            "1.5E-3",
+            "12.000",
+            "0.1",
+            "123456789012345678",
+            "1234567890123456789",
+            "12345678901234567890",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "9007199254740993",
+            "123456789.123456",
+            "1234567890.1234567",
+            "null",
+            "true",
+            "false",
+            r#""a""#,
+            r#""""#,
+            r#""exactly8""#,
+            r#""a string longer than sixteen bytes""#,
+            r#""esc \" \\ \/ \n \u00e9""#,
+            r#""é ü 日本""#,
+            r#""\ud83d\ude00""#,
+            r#""2020-01-31""#,
+            "[]",
+            "{}",
+            r#"[1, 1.0, "x"]"#,
+            r#"[3, [2, 1], null, null]"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"b": [2, 1], "a": {}}"#,
+            r#"[[3, 1], {"k": null}]"#,
+        ];
+        let bad = [
+            "01",
+            "1.",
+            "-",
+            "tru",
+            "nul",
+            "falsy",
+            r#""abc"#,
+            "\"a\u{1}\"",
+            r#""\x""#,
+            "1e",
+            "[1,]",
+            r#"{"a" 1}"#,
+            ",",
+            "]",
+            "nullx",
+            "1.5.2",
+        ];
+        let spaces = ["", " ", "  ", "\n\t ", "\r\n"];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as usize
+        };
+        let (mut ok, mut failed) = (0, 0);
+        for _ in 0..20_000 {
+            let (n, k) = (1 + next(4), 1 + next(4));
+            let mut text = String::from("[");
+            for i in 0..n {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(spaces[next(spaces.len())]);
+                text.push('[');
+                for j in 0..k {
+                    if j > 0 {
+                        text.push_str(spaces[next(spaces.len())]);
+                        text.push(',');
+                    }
+                    text.push_str(spaces[next(spaces.len())]);
+                    if next(60) == 0 {
+                        text.push_str(bad[next(bad.len())]);
+                    } else {
+                        text.push_str(cells[next(cells.len())]);
+                    }
+                }
+                text.push_str(spaces[next(spaces.len())]);
+                text.push(']');
+            }
+            text.push(']');
+            let (fast, general) = (rows_fast(&text), rows_general(&text));
+            assert_eq!(fast, general, "{text}");
+            match fast {
+                Ok(t) => {
+                    let via_serde = crate::evaluate::table::table_from_json(&text).unwrap();
+                    let s = via_serde.as_ref();
+                    for (i, row) in t.iter().enumerate() {
+                        for (j, key) in row.iter().enumerate() {
+                            assert_eq!(key.as_slice(), s.cell(i, j), "{text}");
+                        }
+                    }
+                    ok += 1;
+                }
+                Err(_) => failed += 1,
+            }
+        }
+        assert!(ok > 10_000 && failed > 1_000, "{ok} {failed}");
+    }
+
     #[test]
     fn errors() {
         for (t, col) in [
