@@ -220,10 +220,14 @@ fn fast_verdict(
     if !ordered {
         s.grows.sort_unstable();
     }
-    let mut perm = [0usize; FAST_MAX_COLS];
     let mut fallback = false;
     let mut found = false;
-    for_each_bijection(k, &gcol, &pcol, &mut perm, &mut |perm| {
+    // candidate bijections: those mapping every gold column to a predicted column with the
+    // same fingerprint, tried in lexicographic order until one is settled
+    for perm in permutations(k) {
+        if (0..k).any(|c| gcol[c] != pcol[perm[c]]) {
+            continue;
+        }
         s.prows.clear();
         for r in 0..n {
             let row = &s.hp[r * k..(r + 1) * k];
@@ -234,7 +238,7 @@ fn fast_verdict(
             s.prows.sort_unstable();
         }
         if s.grows.iter().zip(&s.prows).any(|(g, p)| g.0 != p.0) {
-            return false; // the row bags (sequences) differ under this bijection
+            continue; // the row bags (sequences) differ under this bijection
         }
         let confirmed = s.grows.iter().zip(&s.prows).all(|(g, p)| {
             let (gr, pr) = (g.1 as usize, p.1 as usize);
@@ -245,8 +249,8 @@ fn fast_verdict(
         } else {
             fallback = true;
         }
-        true // stop: proven equal, or a collision that the exhaustive search settles
-    });
+        break; // proven equal, or a collision that the exhaustive search settles
+    }
     if found {
         Some(true)
     } else if fallback {
@@ -256,38 +260,53 @@ fn fast_verdict(
     }
 }
 
-/// Call `f(perm)` for each bijection `perm` (gold column `c` -> pred column `perm[c]`)
-/// with equal column fingerprints, until `f` returns true.
-fn for_each_bijection(
-    k: usize,
-    gcol: &[u64; FAST_MAX_COLS],
-    pcol: &[u64; FAST_MAX_COLS],
-    perm: &mut [usize; FAST_MAX_COLS],
-    f: &mut impl FnMut(&[usize; FAST_MAX_COLS]) -> bool,
-) -> bool {
-    fn go(
-        c: usize,
-        used: u32,
-        k: usize,
-        gcol: &[u64; FAST_MAX_COLS],
-        pcol: &[u64; FAST_MAX_COLS],
-        perm: &mut [usize; FAST_MAX_COLS],
-        f: &mut impl FnMut(&[usize; FAST_MAX_COLS]) -> bool,
-    ) -> bool {
-        if c == k {
-            return f(perm);
-        }
-        for j in 0..k {
-            if used & (1 << j) == 0 && gcol[c] == pcol[j] {
-                perm[c] = j;
-                if go(c + 1, used | (1 << j), k, gcol, pcol, perm, f) {
-                    return true;
-                }
-            }
-        }
-        false
+/// All permutations of `0..k` (`k` <= [`FAST_MAX_COLS`]) in lexicographic order; entries
+/// past `k` are unused.
+fn permutations(k: usize) -> &'static [[usize; FAST_MAX_COLS]] {
+    const P1: [[usize; FAST_MAX_COLS]; 1] = lexicographic_permutations::<1>(1);
+    const P2: [[usize; FAST_MAX_COLS]; 2] = lexicographic_permutations::<2>(2);
+    const P3: [[usize; FAST_MAX_COLS]; 6] = lexicographic_permutations::<6>(3);
+    const P4: [[usize; FAST_MAX_COLS]; 24] = lexicographic_permutations::<24>(4);
+    match k {
+        1 => &P1,
+        2 => &P2,
+        3 => &P3,
+        _ => &P4,
     }
-    go(0, 0, k, gcol, pcol, perm, f)
+}
+
+/// The `N = k!` permutations of `0..k` in lexicographic order (next-permutation steps).
+const fn lexicographic_permutations<const N: usize>(k: usize) -> [[usize; FAST_MAX_COLS]; N] {
+    let mut out = [[0usize; FAST_MAX_COLS]; N];
+    let mut p = [0usize, 1, 2, 3];
+    let mut i = 0;
+    loop {
+        out[i] = p;
+        i += 1;
+        if i == N {
+            return out;
+        }
+        // the longest non-increasing suffix starts at `a`; `a > 0` while permutations remain
+        let mut a = k - 1;
+        while a > 0 && p[a - 1] >= p[a] {
+            a -= 1;
+        }
+        let mut b = k - 1;
+        while p[b] <= p[a - 1] {
+            b -= 1;
+        }
+        let t = p[a - 1];
+        p[a - 1] = p[b];
+        p[b] = t;
+        let (mut x, mut y) = (a, k - 1);
+        while x < y {
+            let t = p[x];
+            p[x] = p[y];
+            p[y] = t;
+            x += 1;
+            y -= 1;
+        }
+    }
 }
 
 /// The exact search of the module documentation (steps 2-5), without the hashed fast
@@ -700,6 +719,22 @@ mod tests {
         }
         // both outcomes are well represented
         assert!(equal > 5_000 && agree - equal > 5_000, "{equal} / {agree}");
+    }
+
+    #[test]
+    fn permutation_tables() {
+        for (k, count) in [(1, 1), (2, 2), (3, 6), (4, 24)] {
+            let perms = permutations(k);
+            assert_eq!(perms.len(), count);
+            for w in perms.windows(2) {
+                assert!(w[0][..k] < w[1][..k], "lexicographic and distinct");
+            }
+            for p in perms {
+                let mut seen = p[..k].to_vec();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..k).collect::<Vec<_>>());
+            }
+        }
     }
 
     #[test]

@@ -117,11 +117,26 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn string(&mut self) -> R<Cow<'a, str>> {
         self.expect(b'"')?;
+        self.string_rest()
+    }
+
+    /// The rest of a string whose opening quote was consumed: a string without escapes is
+    /// sliced here (inlined into the caller), anything else read by
+    /// [`Reader::string_body`].
+    #[inline(always)]
+    fn string_rest(&mut self) -> R<Cow<'a, str>> {
+        let start = self.pos;
+        let e = special_byte(self.buf, start);
+        if self.buf.get(e) == Some(&b'"') {
+            self.pos = e + 1;
+            // '"' is ASCII, so both ends are character boundaries
+            return Ok(Cow::Borrowed(&self.text[start..e]));
+        }
         self.string_body()
     }
 
     /// The rest of a string whose opening quote was consumed.
-    #[inline]
+    #[inline(never)]
     fn string_body(&mut self) -> R<Cow<'a, str>> {
         let start = self.pos;
         let p = special_byte(self.buf, start);
@@ -332,7 +347,7 @@ impl<'a> Reader<'a> {
         match self.peek() {
             Some(b'"') => {
                 self.pos += 1;
-                let s = self.string_body()?;
+                let s = self.string_rest()?;
                 value::push_str(out, &s);
                 Ok(())
             }
@@ -346,7 +361,7 @@ impl<'a> Reader<'a> {
         match self.peek() {
             Some(b'"') => {
                 self.pos += 1;
-                let s = self.string_body()?;
+                let s = self.string_rest()?;
                 value::push_str(out, &s);
             }
             Some(b'n') => {
