@@ -93,8 +93,9 @@ pub fn tables_equivalent(gold: TableRef<'_>, pred: TableRef<'_>, order_matters: 
 pub struct ExScratch {
     hg: Vec<u64>,
     hp: Vec<u64>,
-    grows: Vec<(u64, u32)>,
-    prows: Vec<(u64, u32)>,
+    /// Row keys of the fast path: row hash in the high bits, row index in the low bits.
+    grows: Vec<u64>,
+    prows: Vec<u64>,
     hashed: Vec<(u64, u32)>,
     gid: Vec<u32>,
     pid: Vec<u32>,
@@ -209,13 +210,18 @@ fn fast_verdict(
             pcol[c] = pcol[c].wrapping_add(hp);
         }
     }
-    // gold row hashes (in gold column order), sorted when rows are unordered
+    // gold row keys (hashes in gold column order), sorted when rows are unordered. A key
+    // is the row hash with its low bits replaced by the row index: sorting plain integers
+    // pairs rows with equal hashes, and equal rows still have equal hash parts, so every
+    // rejection below stays exact (a shorter hash can only cause more fallbacks)
+    let bits = usize::BITS - (n.max(2) - 1).leading_zeros();
+    let index = (1u64 << bits) - 1;
     s.grows.clear();
     for r in 0..n {
         let h = s.hg[r * k..(r + 1) * k]
             .iter()
             .fold(0u64, |acc, &c| row_step(acc, c));
-        s.grows.push((h, r as u32));
+        s.grows.push((h & !index) | r as u64);
     }
     if !ordered {
         s.grows.sort_unstable();
@@ -232,16 +238,20 @@ fn fast_verdict(
         for r in 0..n {
             let row = &s.hp[r * k..(r + 1) * k];
             let h = perm[..k].iter().fold(0u64, |acc, &j| row_step(acc, row[j]));
-            s.prows.push((h, r as u32));
+            s.prows.push((h & !index) | r as u64);
         }
         if !ordered {
             s.prows.sort_unstable();
         }
-        if s.grows.iter().zip(&s.prows).any(|(g, p)| g.0 != p.0) {
+        if s.grows
+            .iter()
+            .zip(&s.prows)
+            .any(|(g, p)| (g ^ p) & !index != 0)
+        {
             continue; // the row bags (sequences) differ under this bijection
         }
         let confirmed = s.grows.iter().zip(&s.prows).all(|(g, p)| {
-            let (gr, pr) = (g.1 as usize, p.1 as usize);
+            let (gr, pr) = ((g & index) as usize, (p & index) as usize);
             (0..k).all(|c| gold.cell(gr, c) == pred.cell(pr, perm[c]))
         });
         if confirmed {

@@ -17,7 +17,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::ex::{execution_accuracy_tol, order_matters};
+use super::ex::{execution_accuracy_tol, order_matters, tables_equivalent_with, ExScratch};
 use super::json::{JsonError, Reader};
 use super::table::{TableArena, TableRef, TableSpan};
 use rayon::prelude::*;
@@ -430,6 +430,18 @@ pub fn score_record(
     pred: Option<&ResultRecord>,
     rel_tol: Option<f64>,
 ) -> Status {
+    score_record_with(gold_file, gold, pred_file, pred, rel_tol, None)
+}
+
+/// [`score_record`] with optional EX scratch buffers (same verdicts).
+fn score_record_with(
+    gold_file: &ResultFile,
+    gold: &ResultRecord,
+    pred_file: &ResultFile,
+    pred: Option<&ResultRecord>,
+    rel_tol: Option<f64>,
+    scratch: Option<&mut ExScratch>,
+) -> Status {
     let Some(pred) = pred else {
         return Status::Missing;
     };
@@ -447,13 +459,13 @@ pub fn score_record(
     let ordered = gold
         .order_matters
         .unwrap_or_else(|| gold.cypher.as_deref().is_some_and(order_matters));
-    let ex = execution_accuracy_tol(
-        gold_file.table(gold),
-        pred_file.table(pred),
-        ordered,
-        rel_tol,
-    );
-    if ex == 1.0 {
+    let (g, p) = (gold_file.table(gold), pred_file.table(pred));
+    let equal = match (scratch, rel_tol) {
+        // exact, with the caller's buffers (no thread-local look-up per pair)
+        (Some(s), None) => tables_equivalent_with(g, p, ordered, s),
+        _ => execution_accuracy_tol(g, p, ordered, rel_tol) == 1.0,
+    };
+    if equal {
         Status::Match
     } else {
         Status::Mismatch
@@ -767,6 +779,7 @@ fn score_aligned(
             let gtext = std::str::from_utf8(&gbytes[gbase..gc[gc.len() - 1].2 as usize]).ok()?;
             let ptext = std::str::from_utf8(&pbytes[pbase..pc[pc.len() - 1].2 as usize]).ok()?;
             let (mut gr, mut pr) = (Reader::new(""), Reader::new(""));
+            let mut scratch = ExScratch::default();
             let (mut g, mut p) = (ResultRecord::default(), ResultRecord::default());
             let mut out = QidChunk {
                 text: String::with_capacity(gc.len() * 8),
@@ -786,7 +799,7 @@ fn score_aligned(
                 if g.qid != p.qid {
                     return None;
                 }
-                let st = score_record(&ga, &g, &pa, Some(&p), rel_tol);
+                let st = score_record_with(&ga, &g, &pa, Some(&p), rel_tol, Some(&mut scratch));
                 out.statuses.push(st);
                 out.text.push_str(&g.qid);
                 out.ends.push(u32::try_from(out.text.len()).ok()?);
