@@ -506,8 +506,7 @@ impl<'a> Reader<'a> {
                 Some(b'"') => {
                     let e = special_byte(buf, p + 1);
                     if buf.get(e) == Some(&b'"') {
-                        // '"' is ASCII, so both ends are character boundaries
-                        value::push_str(out, &self.text[p + 1..e]);
+                        value::push_str_within(out, buf, p + 1, e);
                         Some(e + 1)
                     } else {
                         None

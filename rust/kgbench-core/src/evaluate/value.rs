@@ -139,7 +139,7 @@ pub fn push_int(out: &mut Vec<u8>, i: i64) {
 const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
 
 /// Append the key of a float: integral values in the `i64` range become integers.
-#[inline]
+#[inline(always)]
 pub fn push_float(out: &mut Vec<u8>, f: f64) {
     if f.is_nan() {
         out.push(tag::FLOAT);
@@ -182,6 +182,30 @@ pub fn push_str(out: &mut Vec<u8>, s: &str) {
     out.push(tag::STR);
     push_len(out, s.len());
     out.extend_from_slice(s.as_bytes());
+}
+
+/// [`push_str`] of `text[start..end]` (a string's bytes inside a larger text, e.g. a JSON
+/// line). Short strings with 16 readable bytes after `start` are copied as a fixed 16-byte
+/// block and the excess cut off again: the same bytes as [`push_str`] without a
+/// variable-length copy call.
+#[inline(always)]
+pub fn push_str_within(out: &mut Vec<u8>, text: &[u8], start: usize, end: usize) {
+    let n = end - start;
+    match text.get(start..start + 16) {
+        Some(block) if n <= 16 => {
+            out.push(tag::STR);
+            push_len(out, n);
+            let at = out.len();
+            let block: &[u8; 16] = block.try_into().unwrap_or(&[0; 16]);
+            out.extend_from_slice(block);
+            out.truncate(at + n);
+        }
+        _ => {
+            out.push(tag::STR);
+            push_len(out, n);
+            out.extend_from_slice(&text[start..end]);
+        }
+    }
 }
 
 #[inline]
@@ -312,6 +336,18 @@ impl MapKeys {
     /// As [`MapKeys::finish`], then clear `self` for reuse.
     pub fn finish_reuse(&mut self, out: &mut Vec<u8>) {
         let buf = &self.buf;
+        // entries already in strictly ascending key order (no repeated key): the buffer is
+        // the key as it stands
+        let e = &self.entries;
+        if e.windows(2)
+            .all(|w| buf[w[0].0..w[0].1] < buf[w[1].0..w[1].1])
+        {
+            out.push(tag::MAP);
+            push_len(out, e.len());
+            out.extend_from_slice(buf);
+            self.clear();
+            return;
+        }
         self.order.clear();
         self.order.extend_from_slice(&self.entries);
         // entries are in file order (ascending start): ties on the map key keep it
@@ -390,6 +426,63 @@ mod tests {
         ]);
         let r2 = Value::Map(vec![("a".into(), Value::Int(2))]);
         assert_eq!(key(&r1), key(&r2));
+    }
+
+    /// Map keys (including the already-sorted shortcut) agree with a direct statement of
+    /// the rule: entries sorted by key, the last value of a repeated key kept.
+    #[test]
+    fn map_keys_match_the_rule() {
+        let names = ["", "a", "b", "n", "name", "ab", "é"];
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let len = next(5);
+            let entries: Vec<(&str, i64)> = (0..len)
+                .map(|_| (names[next(names.len())], next(3) as i64))
+                .collect();
+            let mut map = MapKeys::default();
+            for (k, v) in &entries {
+                push_int(map.entry_buf(k), *v);
+                map.end_entry();
+            }
+            let mut got = Vec::new();
+            map.finish_reuse(&mut got);
+            // the rule: last value per key, entries ordered by the key's canonical bytes
+            let mut last: Vec<(Vec<u8>, i64)> = Vec::new();
+            for (k, v) in &entries {
+                let mut kb = Vec::new();
+                push_str(&mut kb, k);
+                match last.iter_mut().find(|(k2, _)| *k2 == kb) {
+                    Some(e) => e.1 = *v,
+                    None => last.push((kb, *v)),
+                }
+            }
+            last.sort();
+            let mut want = vec![tag::MAP];
+            push_len(&mut want, last.len());
+            for (kb, v) in &last {
+                want.extend_from_slice(kb);
+                push_int(&mut want, *v);
+            }
+            assert_eq!(got, want, "{entries:?}");
+        }
+    }
+
+    #[test]
+    fn str_within_text() {
+        let text = b"\"short\", \"a string longer than sixteen bytes\", \"end\"";
+        for (s, e) in [(1, 6), (10, 44), (48, 51), (51, 51)] {
+            let mut a = vec![7u8];
+            push_str_within(&mut a, text, s, e);
+            let mut b = vec![7u8];
+            push_str(&mut b, std::str::from_utf8(&text[s..e]).unwrap());
+            assert_eq!(a, b);
+        }
     }
 
     #[test]
