@@ -54,8 +54,16 @@ DEFAULT_HEAP = "2g"
 DEFAULT_PAGECACHE = "2g"
 DEFAULT_START_TIMEOUT_S = 300.0
 #: Neo4j settings the local server always gets unless overridden by ``extra_settings``:
-#: ``LOAD CSV`` may not read local files (queries come from language models).
-DEFAULT_SETTINGS = {"dbms.security.allow_csv_import_from_file_urls": "false"}
+#: ``LOAD CSV`` may not read local files (queries come from language models); a stop does not
+#: wait 2 x 5 s for the Bolt server's thread pools after the databases are shut down (Neo4j's
+#: internal defaults; nothing is left to wait for then: databases stop first).
+DEFAULT_SETTINGS = {
+    "dbms.security.allow_csv_import_from_file_urls": "false",
+    "internal.server.bolt.connection_shutdown_wait_time": "0s",
+    "internal.server.bolt.thread_pool_shutdown_wait_time": "0s",
+    "internal.dbms.bolt.netty_server_shutdown_quiet_period": "0",
+    "internal.dbms.bolt.netty_server_shutdown_timeout": "1s",
+}
 
 #: Argument file of an in-JVM import (in ``import_dir``), one argument a line.
 _IMPORT_ARGS_FILE = "kgbench-import-args.txt"
@@ -369,7 +377,12 @@ class LocalNeo4j:
         with open(self.log_path, "rb") as f:
             f.seek(offset)
             text = f.read().decode("utf-8", errors="replace")
-        lines = [line for line in text.splitlines() if line.strip()]
+        # without the progress lines (".......... .......... 25% ∆0ms [110ms]")
+        lines = [
+            line
+            for line in text.splitlines()
+            if line.strip() and not (line[:1] in ".-" and "%" in line)
+        ]
         tail = "\n".join(lines[-25:])
         return ImportToolError(
             f"the Neo4j import tool failed on {self.data_dir} (the server was not started):\n{tail}"
