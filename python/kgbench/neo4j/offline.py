@@ -395,15 +395,15 @@ def run_import_tool(
     ``NEO4J_HOME=data_dir``; return its output. Raises :class:`OfflineImportError` with the
     output tail when it fails. (:func:`import_graph` runs the same import inside the server's
     JVM instead, see :class:`~kgbench.neo4j.LocalNeo4j` ``import_args``.)"""
+    from kgbench.neo4j.server import class_archive_flags, launcher_classpath
+
     home = ensure_built(launcher_home())
     java = _require_java()
     conf_dir = work_dir / "conf"
     conf_dir.mkdir(exist_ok=True)
     (conf_dir / "neo4j.conf").write_text("", encoding="utf-8")
-    classpath = os.pathsep.join(
-        [str(home / "target" / "classes"), str(home / "target" / "lib" / "*")]
-    )
-    cmd = [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8", "-cp", classpath]
+    cmd = [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8"]
+    cmd += [*class_archive_flags(home), "-cp", launcher_classpath(home)]
     cmd += [IMPORT_CLASS, str(data_dir), str(conf_dir)]
     cmd += import_tool_options(
         database, tool_args, work_dir, max_off_heap=max_off_heap, threads=threads

@@ -65,6 +65,10 @@ DEFAULT_SETTINGS = {
     "internal.dbms.bolt.netty_server_shutdown_timeout": "1s",
 }
 
+#: The launcher's jar in ``target/`` (``finalName`` in ``neo4j-local/pom.xml``).
+LAUNCHER_JAR = "kgbench-neo4j-local.jar"
+#: The launcher's class-data-sharing archive in ``target/`` (see :func:`class_archive_flags`).
+CLASS_ARCHIVE = "kgbench-neo4j.jsa"
 #: Argument file of an in-JVM import (in ``import_dir``), one argument a line.
 _IMPORT_ARGS_FILE = "kgbench-import-args.txt"
 
@@ -109,20 +113,51 @@ def _stamp_is_fresh(home: Path) -> bool:
     stamp = home / "target" / ".build-stamp"
     if not stamp.is_file() or not (home / "target" / "lib").is_dir():
         return False
+    if not (home / "target" / LAUNCHER_JAR).is_file():
+        return False
     built = stamp.stat().st_mtime
     sources = [home / "pom.xml", *(home / "src").rglob("*.java")]
     return all(p.stat().st_mtime <= built for p in sources)
+
+
+def launcher_classpath(home: Path) -> str:
+    """The launcher's class path: its jar, then every jar in ``target/lib`` (jars only: a
+    class-data-sharing archive cannot be used with a class directory on the path)."""
+    return os.pathsep.join(
+        [str(home / "target" / LAUNCHER_JAR), str(home / "target" / "lib" / "*")]
+    )
+
+
+def class_archive_flags(home: Path) -> list[str]:
+    """``-XX:SharedArchiveFile=...`` when the launcher's class-data-sharing archive
+    (:data:`CLASS_ARCHIVE`, made by :func:`ensure_built`) is newer than the build, else ``[]``.
+
+    The archive holds the classes a run loaded (import tool, DBMS, Bolt, Cypher) already parsed
+    and verified, which saves several CPU-seconds of every JVM start (JDK "Application Class
+    Data Sharing", ``-XX:ArchiveClassesAtExit``). A stale or unusable archive is ignored by the
+    JVM itself (it then loads the classes from the jars)."""
+    archive = home / "target" / CLASS_ARCHIVE
+    stamp = home / "target" / ".build-stamp"
+    try:
+        fresh = archive.stat().st_mtime >= stamp.stat().st_mtime
+    except OSError:
+        return []
+    return [f"-XX:SharedArchiveFile={archive}"] if fresh else []
 
 
 def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
     """Build the launcher with Maven unless ``target/`` is up to date; return its home.
 
     Runs ``mvn -q -B package -DskipTests`` (the same as ``make -C neo4j-local build``), which
-    fetches Neo4j from Maven Central on first use. Raises :class:`Neo4jServerError` when Java or
-    Maven is missing or the build fails (with Maven's output tail).
+    fetches Neo4j from Maven Central on first use, then makes the class-data-sharing archive
+    (:func:`make_class_archive`) unless it exists and is newer than the build. Raises
+    :class:`Neo4jServerError` when Java or Maven is missing or the build fails (with Maven's
+    output tail).
     """
     home = home or launcher_home()
     if _stamp_is_fresh(home):
+        if not class_archive_flags(home) and not _ARCHIVE_TRIED.get(str(home)):
+            make_class_archive(home)
         return home
     _require_java()
     mvn = shutil.which("mvn")
@@ -145,7 +180,82 @@ def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
             tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-25:])
             raise Neo4jServerError(f"building {home} with Maven failed:\n{tail}")
         (home / "target" / ".build-stamp").touch()
+    make_class_archive(home)
     return home
+
+
+#: Homes whose class archive was attempted in this process (a failure is not retried).
+_ARCHIVE_TRIED: dict[str, bool] = {}
+
+
+def make_class_archive(home: Path) -> bool:
+    """Make the launcher's class-data-sharing archive ``target/`` :data:`CLASS_ARCHIVE`.
+
+    A training run with ``-XX:ArchiveClassesAtExit``: an offline import of a three-node graph in
+    the launcher's JVM, the DBMS start, the loader's schema statements and a few Cypher queries
+    over Bolt, a clean stop (the JVM writes the archive at exit). Takes one server start (some
+    seconds); runs once per build. Returns True when the archive was made; a failed training
+    run only leaves the JVMs without the archive (False; its output is in the training data
+    directory's log, which is removed)."""
+    _ARCHIVE_TRIED[str(home)] = True
+    target = home / "target"
+    archive = target / CLASS_ARCHIVE
+    with open(target / ".build-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building or training
+        if class_archive_flags(home):
+            return True
+        tmp = target / f"{CLASS_ARCHIVE}.{os.getpid()}.tmp"
+        with tempfile.TemporaryDirectory(prefix="kgbench-cds-") as work_str:
+            work = Path(work_str)
+            nodes = work / "nodes.csv"
+            nodes.write_text(
+                '"eid:ID","name","aliases:string[]","born:date","height:double","n:long",'
+                '"kgbench-empty-lists:string[]"\n'
+                '"P#1","One","a\x1fb","1950-01-02",1.5,3,\n'
+                '"P#2","Two",,"1960-03-04",,,"aliases"\n'
+                '"P#3","Three",,,,,"aliases="\n',
+                encoding="utf-8",
+            )
+            rels = work / "rels.csv"
+            rels.write_text(
+                '":START_ID",":END_ID","rid","since:long"\n"P#1","P#2","r1",1999\n',
+                encoding="utf-8",
+            )
+            server = LocalNeo4j(
+                data_dir=work / "data",
+                heap="512m",
+                pagecache="64m",
+                import_dir=work,
+                import_args=[
+                    f"--nodes=Person={nodes}",
+                    f"--relationships=knows={rels}",
+                    "--array-delimiter=U+001F",
+                    "--overwrite-destination=true",
+                    "--threads=2",
+                    "--max-off-heap-memory=256m",
+                    "neo4j",
+                ],
+            )
+            server._jvm_extra = [f"-XX:ArchiveClassesAtExit={tmp}"]
+            try:
+                with server, server.driver() as driver:
+                    for query in (
+                        "CREATE CONSTRAINT c IF NOT EXISTS FOR (n:Person) REQUIRE n.eid IS UNIQUE",
+                        "CREATE INDEX i_name IF NOT EXISTS FOR (n:Person) ON (n.name)",
+                        "CALL db.awaitIndexes(600)",
+                        "MATCH (n:Person) RETURN count(n) AS c",
+                        "MATCH ()-[r:knows]->() RETURN count(r) AS c",
+                        "MATCH (n:Person) WHERE n.born < date('1955-01-01') RETURN n.aliases",
+                        "MATCH (a)-[r]->(b) RETURN a, r, b, valueType(a.aliases) AS t",
+                    ):
+                        driver.execute_query(query)
+            except Neo4jServerError:
+                tmp.unlink(missing_ok=True)
+                return False
+        if not tmp.is_file():
+            return False
+        os.replace(tmp, archive)
+    return True
 
 
 def _require_java() -> str:
@@ -239,6 +349,7 @@ class LocalNeo4j:
         self.import_args = list(import_args) if import_args is not None else None
         self.import_dir = Path(import_dir) if import_dir is not None else None
         self.import_seconds: float | None = None
+        self._jvm_extra: list[str] = []  # the class archive's training run
 
     # -- properties ---------------------------------------------------------------------------
     @property
@@ -273,12 +384,10 @@ class LocalNeo4j:
     def command(self) -> list[str]:
         """The ``java`` command line that runs the launcher (after :meth:`start` chose a port)."""
         home = launcher_home()
-        classpath = os.pathsep.join(
-            [str(home / "target" / "classes"), str(home / "target" / "lib" / "*")]
-        )
         assert self.data_dir is not None and self.port is not None
         cmd = [_require_java(), f"-Xmx{self.heap}", f"-Xms{_min_size(self.heap, '512m')}"]
-        cmd += [*_JVM_FLAGS, "-cp", classpath, MAIN_CLASS]
+        cmd += [*_JVM_FLAGS, *(self._jvm_extra or class_archive_flags(home))]
+        cmd += ["-cp", launcher_classpath(home), MAIN_CLASS]
         cmd += ["--data", str(self.data_dir), "--port", str(self.port), "--host", "127.0.0.1"]
         cmd += ["--pagecache", self.pagecache]
         for key, value in sorted(self.extra_settings.items()):
@@ -314,7 +423,8 @@ class LocalNeo4j:
         if self.running():
             return self
         _require_java()
-        ensure_built()
+        if not self._jvm_extra:
+            ensure_built()
         if self.data_dir is None:
             self.data_dir = Path(tempfile.mkdtemp(prefix="kgbench-neo4j-"))
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ import picocli.CommandLine;
  * per entity, the properties to store as empty lists ({@code key}) or as a list of one empty
  * string ({@code key=}); the column itself is not stored.
  *
- * <p>Usage: {@code java -cp target/classes:target/lib/* org.kgbench.neo4j.KgbenchImport HOME CONF
+ * <p>Usage: {@code java -cp target/kgbench-neo4j-local.jar:target/lib/* org.kgbench.neo4j.KgbenchImport HOME CONF
  * [import full options...] DATABASE} — HOME is the server's data directory ({@code NEO4J_HOME}),
  * CONF a directory with a {@code neo4j.conf}. Exit code as {@code neo4j-admin}.
  */

@@ -19,7 +19,7 @@ import org.neo4j.graphdb.Transaction;
 /**
  * kgbench's local Neo4j: Neo4j Community (embedded) with a Bolt connector.
  *
- * <p>Usage: {@code java -cp target/classes:target/lib/* org.kgbench.neo4j.LocalNeo4jServer
+ * <p>Usage: {@code java -cp target/kgbench-neo4j-local.jar:target/lib/* org.kgbench.neo4j.LocalNeo4jServer
  * --data DIR --port N [--host 127.0.0.1] [--pagecache 1g] [--conf key=value]... [--exit-on-stdin-eof]
  * [--import-conf DIR --import-args FILE]}
  *
