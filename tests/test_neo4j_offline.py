@@ -372,6 +372,7 @@ def _tiny_import_csv(tmp_path: Path) -> list[str]:
         "--overwrite-destination=true",
         "--threads=2",
         "--max-off-heap-memory=128m",
+        f"--report-file={tmp_path / 'import.report'}",
         "neo4j",
     ]
 
@@ -433,7 +434,7 @@ def test_failed_import_tool_starts_no_server_and_leaves_no_database(tmp_path: Pa
         data_dir=data,
         heap="512m",
         pagecache="64m",
-        import_args=[*tool_args, "--overwrite-destination=true", "neo4j"],
+        import_args=[*tool_args, f"--report-file={work / 'import.report'}", "neo4j"],
         import_dir=work,
     )
     with pytest.raises(ImportToolError, match="server was not started"):

@@ -233,6 +233,7 @@ def make_class_archive(home: Path) -> bool:
                     "--overwrite-destination=true",
                     "--threads=2",
                     "--max-off-heap-memory=256m",
+                    f"--report-file={work / 'import.report'}",
                     "neo4j",
                 ],
             )
