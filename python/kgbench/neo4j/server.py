@@ -156,7 +156,7 @@ def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
     """
     home = home or launcher_home()
     if _stamp_is_fresh(home):
-        if not class_archive_flags(home) and not _ARCHIVE_TRIED.get(str(home)):
+        if not class_archive_flags(home) and _archive_worth_trying(home):
             make_class_archive(home)
         return home
     _require_java()
@@ -186,6 +186,18 @@ def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
 
 #: Homes whose class archive was attempted in this process (a failure is not retried).
 _ARCHIVE_TRIED: dict[str, bool] = {}
+#: Marker in ``target/``: the training run failed for this build (not retried until a rebuild).
+_ARCHIVE_FAILED = "kgbench-neo4j.jsa.failed"
+
+
+def _archive_worth_trying(home: Path) -> bool:
+    if _ARCHIVE_TRIED.get(str(home)):
+        return False
+    try:
+        failed = home / "target" / _ARCHIVE_FAILED
+        return failed.stat().st_mtime < (home / "target" / ".build-stamp").stat().st_mtime
+    except OSError:
+        return True
 
 
 def make_class_archive(home: Path) -> bool:
@@ -250,10 +262,10 @@ def make_class_archive(home: Path) -> bool:
                         "MATCH (a)-[r]->(b) RETURN a, r, b, valueType(a.aliases) AS t",
                     ):
                         driver.execute_query(query)
-            except Neo4jServerError:
-                tmp.unlink(missing_ok=True)
-                return False
+            except Exception:  # the archive is an optimisation only
+                pass  # an archive written at the JVM's exit is still usable
         if not tmp.is_file():
+            (target / _ARCHIVE_FAILED).touch()
             return False
         os.replace(tmp, archive)
     return True
