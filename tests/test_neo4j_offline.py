@@ -352,3 +352,91 @@ def test_load_cli_offline(tmp_path: Path) -> None:
     assert [(r["a"], r["t"]) for r in records] == [([], "DATE NOT NULL")]
     again = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert again.returncode == 1 and "pass wipe=True (--wipe)" in again.stderr
+
+
+def _tiny_import_csv(tmp_path: Path) -> list[str]:
+    """Import-tool arguments for two Things (one with an empty alias list) and one relationship."""
+    nodes = tmp_path / "things.csv"
+    nodes.write_text(
+        '"eid:ID","name","aliases:string[]","kgbench-empty-lists:string[]"\n'
+        '"Thing#1","One","a\x1fb",\n'
+        '"Thing#2","Two",,"aliases"\n',
+        encoding="utf-8",
+    )
+    rels = tmp_path / "links.csv"
+    rels.write_text('":START_ID",":END_ID","rid"\n"Thing#1","Thing#2","r1"\n', encoding="utf-8")
+    return [
+        f"--nodes=Thing={nodes}",
+        f"--relationships=linksTo={rels}",
+        "--array-delimiter=U+001F",
+        "--overwrite-destination=true",
+        "--threads=2",
+        "--max-off-heap-memory=128m",
+        f"--report-file={tmp_path / 'import.report'}",
+        "neo4j",
+    ]
+
+
+@pytest.mark.neo4j
+def test_server_runs_import_tool_in_its_jvm(tmp_path: Path) -> None:
+    """LocalNeo4j(import_args=...): the launcher imports, then serves the imported database;
+    a restart on the directory does not import again."""
+    data = tmp_path / "data"
+    work = tmp_path / "work"
+    work.mkdir()
+    args = _tiny_import_csv(work)
+    server = LocalNeo4j(
+        data_dir=data, heap="512m", pagecache="64m", import_args=args, import_dir=work
+    )
+    with server, server.driver() as d:
+        assert server.import_seconds is not None and server.import_seconds > 0
+        recs = d.execute_query(
+            "MATCH (a:Thing)-[r:linksTo]->(b:Thing) "
+            "RETURN a.eid AS a, a.aliases AS al, b.eid AS b, b.aliases AS bl, r.rid AS rid"
+        )[0]
+        assert [dict(r) for r in recs] == [
+            {"a": "Thing#1", "al": ["a", "b"], "b": "Thing#2", "bl": [], "rid": "r1"}
+        ]
+        d.execute_query("CREATE (:Thing {eid: 'Thing#3'})")
+    assert server.import_args is None  # the import ran with the first start only
+    log = (data / "kgbench-neo4j.log").read_text(encoding="utf-8")
+    assert "IMPORT DONE" in log and "kgbench-neo4j imported " in log
+    with server, server.driver() as d:
+        count = d.execute_query("MATCH (n:Thing) RETURN count(n) AS c")[0][0]["c"]
+    assert count == 3  # not re-imported: the node created after the import is still there
+
+
+@pytest.mark.neo4j
+def test_failed_import_tool_starts_no_server_and_leaves_no_database(tmp_path: Path) -> None:
+    """A bad CSV: OfflineImportError with the import tool's own message, no server left running,
+    no partial store left that could look like a database."""
+    from kgbench.neo4j.offline import _import_and_start
+    from kgbench.neo4j.server import ImportToolError
+
+    data = tmp_path / "data"
+    work = tmp_path / "work"
+    work.mkdir()
+    args = _tiny_import_csv(work)
+    # a relationship to a node that does not exist: the import tool refuses (bad-tolerance 0)
+    (work / "links.csv").write_text(
+        '":START_ID",":END_ID","rid"\n"Thing#1","Thing#404","r1"\n', encoding="utf-8"
+    )
+    tool_args = [*args[:3], "--bad-tolerance=0"]
+    with pytest.raises(
+        OfflineImportError, match=r"(?s)import tool failed.*Error in input data"
+    ) as info:
+        _import_and_start(data, "neo4j", tool_args, work, "512m", "64m", 2)
+    assert isinstance(info.value.__cause__, ImportToolError)
+    assert not (data / "data" / "databases" / "neo4j").exists()
+    assert not (data / "data" / "transactions" / "neo4j").exists()
+    # the same through LocalNeo4j itself: ImportToolError, nothing running afterwards
+    server = LocalNeo4j(
+        data_dir=data,
+        heap="512m",
+        pagecache="64m",
+        import_args=[*tool_args, f"--report-file={work / 'import.report'}", "neo4j"],
+        import_dir=work,
+    )
+    with pytest.raises(ImportToolError, match="server was not started"):
+        server.start()
+    assert not server.running() and server.pid is None

@@ -120,3 +120,15 @@ def test_maven_missing_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monk
         ensure_built()
     with pytest.raises(Neo4jServerError, match=r"Maven \('mvn'\) was not found on PATH"):
         LocalNeo4j(data_dir=tmp_path / "db").start()
+
+
+def test_server_jvm_uses_the_class_data_sharing_archive(neo4j_server: Any) -> None:
+    """The launcher's class archive is made with the build and mapped by the server's JVM."""
+    from kgbench.neo4j.server import CLASS_ARCHIVE, class_archive_flags, launcher_home
+
+    archive = launcher_home() / "target" / CLASS_ARCHIVE
+    assert class_archive_flags(launcher_home()) == [f"-XX:SharedArchiveFile={archive}"]
+    maps = Path(f"/proc/{neo4j_server.pid}/maps")
+    if not maps.is_file():
+        pytest.skip("no /proc on this platform")
+    assert str(archive) in maps.read_text(encoding="utf-8")

@@ -347,6 +347,40 @@ def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
 # ---------------------------------------------------------------------------------------------
 # Import
 # ---------------------------------------------------------------------------------------------
+def import_tool_options(
+    database: str,
+    tool_args: list[str],
+    work_dir: Path,
+    *,
+    max_off_heap: str = "2g",
+    threads: int | None = None,
+) -> list[str]:
+    """The full ``import full`` argument list: ``tool_args`` (input files and CSV options from
+    :func:`write_import_csv`), ``--overwrite-destination``, ``--threads`` (default: the CPU
+    count), ``--max-off-heap-memory``, a report file ``work_dir/import.report``, and the
+    database name last."""
+    return [
+        *tool_args,
+        "--overwrite-destination=true",
+        f"--threads={threads or os.cpu_count() or 2}",
+        f"--max-off-heap-memory={max_off_heap}",
+        f"--report-file={work_dir / 'import.report'}",
+        database,
+    ]
+
+
+def _bad_entries(work_dir: Path) -> str:
+    report = work_dir / "import.report"
+    bad = report.read_text(encoding="utf-8", errors="replace")[:2000] if report.is_file() else ""
+    return f"\n--- {report} ---\n{bad}" if bad else ""
+
+
+def _remove_store(data_dir: Path, database: str) -> None:
+    """Delete the store and transaction logs of ``database`` (a failed import's leftovers)."""
+    for part in ("databases", "transactions"):
+        shutil.rmtree(data_dir / "data" / part / database, ignore_errors=True)
+
+
 def run_import_tool(
     data_dir: Path,
     database: str,
@@ -357,38 +391,31 @@ def run_import_tool(
     max_off_heap: str = "2g",
     threads: int | None = None,
 ) -> str:
-    """Run ``neo4j-admin database import full`` (``--overwrite-destination``) with
+    """Run ``neo4j-admin database import full`` (``--overwrite-destination``) in its own JVM with
     ``NEO4J_HOME=data_dir``; return its output. Raises :class:`OfflineImportError` with the
-    output tail when it fails."""
+    output tail when it fails. (:func:`import_graph` runs the same import inside the server's
+    JVM instead, see :class:`~kgbench.neo4j.LocalNeo4j` ``import_args``.)"""
+    from kgbench.neo4j.server import class_archive_flags, launcher_classpath
+
     home = ensure_built(launcher_home())
     java = _require_java()
     conf_dir = work_dir / "conf"
     conf_dir.mkdir(exist_ok=True)
     (conf_dir / "neo4j.conf").write_text("", encoding="utf-8")
-    classpath = os.pathsep.join(
-        [str(home / "target" / "classes"), str(home / "target" / "lib" / "*")]
+    cmd = [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8"]
+    cmd += [*class_archive_flags(home), "-cp", launcher_classpath(home)]
+    cmd += [IMPORT_CLASS, str(data_dir), str(conf_dir)]
+    cmd += import_tool_options(
+        database, tool_args, work_dir, max_off_heap=max_off_heap, threads=threads
     )
-    cmd = [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8", "-cp", classpath]
-    cmd += [IMPORT_CLASS, str(data_dir), str(conf_dir), *tool_args]
-    cmd += [
-        "--overwrite-destination=true",
-        f"--threads={threads or os.cpu_count() or 2}",
-        f"--max-off-heap-memory={max_off_heap}",
-        f"--report-file={work_dir / 'import.report'}",
-        database,
-    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     output = proc.stdout + proc.stderr
     if proc.returncode != 0:
         tail = "\n".join(line for line in output.splitlines() if line.strip())
         tail = "\n".join(tail.splitlines()[-25:])
-        report = work_dir / "import.report"
-        bad = (
-            report.read_text(encoding="utf-8", errors="replace")[:2000] if report.is_file() else ""
-        )
         raise OfflineImportError(
             f"the Neo4j import tool failed (exit {proc.returncode}) on {data_dir}:\n{tail}"
-            + (f"\n--- {report} ---\n{bad}" if bad else "")
+            + _bad_entries(work_dir)
         )
     return output
 
@@ -418,7 +445,12 @@ def import_graph(
     The result equals :func:`kgbench.neo4j.load_graph` with ``wipe=True`` on the same graph.
     ``node_seconds`` and ``relationship_seconds`` of the report are both the whole wall time from
     CSV writing to verified counts (the import tool does nodes and relationships in one run);
-    ``extra`` has the phase times in seconds. Raises :class:`GraphValidationError`,
+    ``extra`` has the phase times in seconds (``import_tool_s`` as timed by the launcher,
+    ``server_start_s`` the rest of the JVM's start: JVM and DBMS start, Bolt ready). The import
+    tool runs inside the server's JVM (one JVM start; the DBMS start reuses its classes and
+    compiled code). When the import, the server
+    start or the schema creation fails, the server is stopped and the partial database removed.
+    Raises :class:`GraphValidationError`,
     :class:`OfflineImportError` (data directory in use / not a local server's / import failed)
     and :class:`~kgbench.neo4j.LoadVerificationError`.
     """
@@ -440,32 +472,32 @@ def import_graph(
         tool_args = write_import_csv(graph, work, ent_props, rel_props)
         t1 = time.perf_counter()
         phases["csv_s"] = t1 - t0
-        server = LocalNeo4j(data_dir=path, heap=heap, pagecache=pagecache)
-        output = run_import_tool(
-            path,
-            database,
-            tool_args,
-            work,
-            heap=server.heap,
-            max_off_heap=server.pagecache,
-            threads=threads,
-        )
-        t2 = time.perf_counter()
-        phases["import_tool_s"] = t2 - t1
-        with open(path / LOG_FILE, "a", encoding="utf-8") as f:
-            f.write(output)
-        if csv_dir is None:
-            shutil.rmtree(work, ignore_errors=True)
-    with server, server.driver() as driver:
+        server = _import_and_start(path, database, tool_args, work, heap, pagecache, threads)
         t3 = time.perf_counter()
-        phases["server_start_s"] = t3 - t2
-        with driver.session(database=database, notifications_min_severity="OFF") as session:
+        # the launcher times its import (from before the import tool's start to its end)
+        phases["import_tool_s"] = server.import_seconds or 0.0
+        phases["server_start_s"] = t3 - t1 - phases["import_tool_s"]
+    from kgbench.neo4j.loader import LoadVerificationError
+
+    try:
+        with (
+            server.driver() as driver,
+            driver.session(database=database, notifications_min_severity="OFF") as session,
+        ):
             _create_schema(session, ent_props)
             t5 = time.perf_counter()
             phases["constraints_s"] = t5 - t3
             got_nodes, got_rels = _verify_counts(session, graph, ent_props, rel_props, verify)
-        t6 = time.perf_counter()
-        phases["verify_s"] = t6 - t5
+            t6 = time.perf_counter()
+            phases["verify_s"] = t6 - t5
+    except LoadVerificationError:  # counts differ: the database stays for inspection
+        server.stop()
+        raise
+    except BaseException:
+        server.stop()
+        _remove_store(path, database)  # no database without its constraints that looks complete
+        raise
+    server.stop()
     total = time.perf_counter() - t0
     if log is not None:
         log(
@@ -482,3 +514,32 @@ def import_graph(
         wiped=True,
         extra={**phases, "total_s": total},
     )
+
+
+def _import_and_start(
+    path: Path,
+    database: str,
+    tool_args: list[str],
+    work: Path,
+    heap: str | None,
+    pagecache: str | None,
+    threads: int | None,
+) -> LocalNeo4j:
+    """Start :class:`LocalNeo4j` on ``path`` with the import tool run first in its JVM; return
+    the running server. Raises :class:`OfflineImportError` (output tail, bad entries) when the
+    import fails; on any failure no server runs and the partial database is removed."""
+    from kgbench.neo4j.server import ImportToolError
+
+    server = LocalNeo4j(data_dir=path, heap=heap, pagecache=pagecache, import_dir=work)
+    server.import_args = import_tool_options(
+        database, tool_args, work, max_off_heap=server.pagecache, threads=threads
+    )
+    try:
+        server.start()
+    except ImportToolError as exc:
+        _remove_store(path, database)
+        raise OfflineImportError(f"{exc}{_bad_entries(work)}") from exc
+    except BaseException:
+        _remove_store(path, database)
+        raise
+    return server

@@ -8,6 +8,11 @@ Authentication is **disabled** on this server (connect with ``auth=None``): it l
 loopback interface only and is meant for local work. Use a real Neo4j deployment for anything
 shared.
 
+Offline import: with ``import_args`` the launcher first runs Neo4j's import tool (``neo4j-admin
+database import full`` with kgbench's empty lists, ``org.kgbench.neo4j.KgbenchImport``) in the same
+JVM and then opens the DBMS on the imported store — one JVM start instead of two, and the server
+start reuses the loaded classes and compiled code (used by :func:`kgbench.neo4j.import_graph`).
+
 Memory: the JVM heap (``-Xmx``) defaults to 2 GiB and the page cache to 2 GiB, sized for a
 2-core / 24 GB machine shared with other work; override with the ``heap`` / ``pagecache``
 arguments or the ``KGBENCH_NEO4J_HEAP`` / ``KGBENCH_NEO4J_PAGECACHE`` environment variables
@@ -40,13 +45,32 @@ MAIN_CLASS = "org.kgbench.neo4j.LocalNeo4jServer"
 STATE_FILE = "kgbench-neo4j.json"
 #: Launcher stdout/stderr, appended to in the data directory.
 LOG_FILE = "kgbench-neo4j.log"
+#: Line the launcher prints after a successful in-JVM import (followed by its seconds).
+IMPORTED_PREFIX = "kgbench-neo4j imported "
+#: Exit code of the launcher when its in-JVM import failed (the DBMS was not started).
+IMPORT_FAILED_EXIT = 3
 
 DEFAULT_HEAP = "2g"
 DEFAULT_PAGECACHE = "2g"
 DEFAULT_START_TIMEOUT_S = 300.0
 #: Neo4j settings the local server always gets unless overridden by ``extra_settings``:
-#: ``LOAD CSV`` may not read local files (queries come from language models).
-DEFAULT_SETTINGS = {"dbms.security.allow_csv_import_from_file_urls": "false"}
+#: ``LOAD CSV`` may not read local files (queries come from language models); a stop does not
+#: wait 2 x 5 s for the Bolt server's thread pools after the databases are shut down (Neo4j's
+#: internal defaults; nothing is left to wait for then: databases stop first).
+DEFAULT_SETTINGS = {
+    "dbms.security.allow_csv_import_from_file_urls": "false",
+    "internal.server.bolt.connection_shutdown_wait_time": "0s",
+    "internal.server.bolt.thread_pool_shutdown_wait_time": "0s",
+    "internal.dbms.bolt.netty_server_shutdown_quiet_period": "0",
+    "internal.dbms.bolt.netty_server_shutdown_timeout": "1s",
+}
+
+#: The launcher's jar in ``target/`` (``finalName`` in ``neo4j-local/pom.xml``).
+LAUNCHER_JAR = "kgbench-neo4j-local.jar"
+#: The launcher's class-data-sharing archive in ``target/`` (see :func:`class_archive_flags`).
+CLASS_ARCHIVE = "kgbench-neo4j.jsa"
+#: Argument file of an in-JVM import (in ``import_dir``), one argument a line.
+_IMPORT_ARGS_FILE = "kgbench-import-args.txt"
 
 _JVM_FLAGS = (
     "-XX:+UseG1GC",
@@ -63,6 +87,11 @@ _JVM_FLAGS = (
 
 class Neo4jServerError(KgbenchError):
     """The local Neo4j server could not be built, started or stopped."""
+
+
+class ImportToolError(Neo4jServerError):
+    """The import tool run by the launcher before the DBMS start (``import_args``) failed; the
+    message carries the tail of its output. The DBMS was not started."""
 
 
 def launcher_home() -> Path:
@@ -84,20 +113,51 @@ def _stamp_is_fresh(home: Path) -> bool:
     stamp = home / "target" / ".build-stamp"
     if not stamp.is_file() or not (home / "target" / "lib").is_dir():
         return False
+    if not (home / "target" / LAUNCHER_JAR).is_file():
+        return False
     built = stamp.stat().st_mtime
     sources = [home / "pom.xml", *(home / "src").rglob("*.java")]
     return all(p.stat().st_mtime <= built for p in sources)
+
+
+def launcher_classpath(home: Path) -> str:
+    """The launcher's class path: its jar, then every jar in ``target/lib`` (jars only: a
+    class-data-sharing archive cannot be used with a class directory on the path)."""
+    return os.pathsep.join(
+        [str(home / "target" / LAUNCHER_JAR), str(home / "target" / "lib" / "*")]
+    )
+
+
+def class_archive_flags(home: Path) -> list[str]:
+    """``-XX:SharedArchiveFile=...`` when the launcher's class-data-sharing archive
+    (:data:`CLASS_ARCHIVE`, made by :func:`ensure_built`) is newer than the build, else ``[]``.
+
+    The archive holds the classes a run loaded (import tool, DBMS, Bolt, Cypher) already parsed
+    and verified, which saves several CPU-seconds of every JVM start (JDK "Application Class
+    Data Sharing", ``-XX:ArchiveClassesAtExit``). A stale or unusable archive is ignored by the
+    JVM itself (it then loads the classes from the jars)."""
+    archive = home / "target" / CLASS_ARCHIVE
+    stamp = home / "target" / ".build-stamp"
+    try:
+        fresh = archive.stat().st_mtime >= stamp.stat().st_mtime
+    except OSError:
+        return []
+    return [f"-XX:SharedArchiveFile={archive}"] if fresh else []
 
 
 def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
     """Build the launcher with Maven unless ``target/`` is up to date; return its home.
 
     Runs ``mvn -q -B package -DskipTests`` (the same as ``make -C neo4j-local build``), which
-    fetches Neo4j from Maven Central on first use. Raises :class:`Neo4jServerError` when Java or
-    Maven is missing or the build fails (with Maven's output tail).
+    fetches Neo4j from Maven Central on first use, then makes the class-data-sharing archive
+    (:func:`make_class_archive`) unless it exists and is newer than the build. Raises
+    :class:`Neo4jServerError` when Java or Maven is missing or the build fails (with Maven's
+    output tail).
     """
     home = home or launcher_home()
     if _stamp_is_fresh(home):
+        if not class_archive_flags(home) and _archive_worth_trying(home):
+            make_class_archive(home)
         return home
     _require_java()
     mvn = shutil.which("mvn")
@@ -120,7 +180,95 @@ def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
             tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-25:])
             raise Neo4jServerError(f"building {home} with Maven failed:\n{tail}")
         (home / "target" / ".build-stamp").touch()
+    make_class_archive(home)
     return home
+
+
+#: Homes whose class archive was attempted in this process (a failure is not retried).
+_ARCHIVE_TRIED: dict[str, bool] = {}
+#: Marker in ``target/``: the training run failed for this build (not retried until a rebuild).
+_ARCHIVE_FAILED = "kgbench-neo4j.jsa.failed"
+
+
+def _archive_worth_trying(home: Path) -> bool:
+    if _ARCHIVE_TRIED.get(str(home)):
+        return False
+    try:
+        failed = home / "target" / _ARCHIVE_FAILED
+        return failed.stat().st_mtime < (home / "target" / ".build-stamp").stat().st_mtime
+    except OSError:
+        return True
+
+
+def make_class_archive(home: Path) -> bool:
+    """Make the launcher's class-data-sharing archive ``target/`` :data:`CLASS_ARCHIVE`.
+
+    A training run with ``-XX:ArchiveClassesAtExit``: an offline import of a three-node graph in
+    the launcher's JVM, the DBMS start, the loader's schema statements and a few Cypher queries
+    over Bolt, a clean stop (the JVM writes the archive at exit). Takes one server start (some
+    seconds); runs once per build. Returns True when the archive was made; a failed training
+    run only leaves the JVMs without the archive (False; its output is in the training data
+    directory's log, which is removed)."""
+    _ARCHIVE_TRIED[str(home)] = True
+    target = home / "target"
+    archive = target / CLASS_ARCHIVE
+    with open(target / ".build-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building or training
+        if class_archive_flags(home):
+            return True
+        tmp = target / f"{CLASS_ARCHIVE}.{os.getpid()}.tmp"
+        with tempfile.TemporaryDirectory(prefix="kgbench-cds-") as work_str:
+            work = Path(work_str)
+            nodes = work / "nodes.csv"
+            nodes.write_text(
+                '"eid:ID","name","aliases:string[]","born:date","height:double","n:long",'
+                '"kgbench-empty-lists:string[]"\n'
+                '"P#1","One","a\x1fb","1950-01-02",1.5,3,\n'
+                '"P#2","Two",,"1960-03-04",,,"aliases"\n'
+                '"P#3","Three",,,,,"aliases="\n',
+                encoding="utf-8",
+            )
+            rels = work / "rels.csv"
+            rels.write_text(
+                '":START_ID",":END_ID","rid","since:long"\n"P#1","P#2","r1",1999\n',
+                encoding="utf-8",
+            )
+            server = LocalNeo4j(
+                data_dir=work / "data",
+                heap="512m",
+                pagecache="64m",
+                import_dir=work,
+                import_args=[
+                    f"--nodes=Person={nodes}",
+                    f"--relationships=knows={rels}",
+                    "--array-delimiter=U+001F",
+                    "--overwrite-destination=true",
+                    "--threads=2",
+                    "--max-off-heap-memory=256m",
+                    f"--report-file={work / 'import.report'}",
+                    "neo4j",
+                ],
+            )
+            server._jvm_extra = [f"-XX:ArchiveClassesAtExit={tmp}"]
+            try:
+                with server, server.driver() as driver:
+                    for query in (
+                        "CREATE CONSTRAINT c IF NOT EXISTS FOR (n:Person) REQUIRE n.eid IS UNIQUE",
+                        "CREATE INDEX i_name IF NOT EXISTS FOR (n:Person) ON (n.name)",
+                        "CALL db.awaitIndexes(600)",
+                        "MATCH (n:Person) RETURN count(n) AS c",
+                        "MATCH ()-[r:knows]->() RETURN count(r) AS c",
+                        "MATCH (n:Person) WHERE n.born < date('1955-01-01') RETURN n.aliases",
+                        "MATCH (a)-[r]->(b) RETURN a, r, b, valueType(a.aliases) AS t",
+                    ):
+                        driver.execute_query(query)
+            except Exception:  # the archive is an optimisation only
+                pass  # an archive written at the JVM's exit is still usable
+        if not tmp.is_file():
+            (target / _ARCHIVE_FAILED).touch()
+            return False
+        os.replace(tmp, archive)
+    return True
 
 
 def _require_java() -> str:
@@ -178,6 +326,13 @@ class LocalNeo4j:
     ``extra_settings`` are further Neo4j settings (``{"db.transaction.timeout": "60s"}``) on top
     of :data:`DEFAULT_SETTINGS`.
 
+    ``import_args`` (the import tool's ``import full`` options, the database name last) makes the
+    first :meth:`start` replace that database by an offline import in the launcher's JVM before
+    the DBMS opens; ``import_dir`` is a directory for the argument file and the import's
+    ``neo4j.conf`` (default: the data directory). ``import_seconds`` is then the import's time.
+    The import has no time limit; ``start_timeout_s`` counts from its end. A failed import raises
+    :class:`ImportToolError` (no server is left running; the partial store is left to the caller).
+
     Raises :class:`Neo4jServerError` when Java or Maven is missing, the port is taken, or the
     server dies or does not become ready within ``start_timeout_s`` seconds (the message carries
     the tail of the launcher log and of Neo4j's ``logs/debug.log``).
@@ -192,6 +347,8 @@ class LocalNeo4j:
         pagecache: str | None = None,
         start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
         extra_settings: dict[str, str] | None = None,
+        import_args: list[str] | None = None,
+        import_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self._temp = data_dir is None
         self.data_dir = Path(data_dir) if data_dir is not None else None
@@ -202,6 +359,10 @@ class LocalNeo4j:
         self.start_timeout_s = start_timeout_s
         self.extra_settings = {**DEFAULT_SETTINGS, **(extra_settings or {})}
         self._proc: subprocess.Popen[bytes] | None = None
+        self.import_args = list(import_args) if import_args is not None else None
+        self.import_dir = Path(import_dir) if import_dir is not None else None
+        self.import_seconds: float | None = None
+        self._jvm_extra: list[str] = []  # the class archive's training run
 
     # -- properties ---------------------------------------------------------------------------
     @property
@@ -236,17 +397,34 @@ class LocalNeo4j:
     def command(self) -> list[str]:
         """The ``java`` command line that runs the launcher (after :meth:`start` chose a port)."""
         home = launcher_home()
-        classpath = os.pathsep.join(
-            [str(home / "target" / "classes"), str(home / "target" / "lib" / "*")]
-        )
         assert self.data_dir is not None and self.port is not None
         cmd = [_require_java(), f"-Xmx{self.heap}", f"-Xms{_min_size(self.heap, '512m')}"]
-        cmd += [*_JVM_FLAGS, "-cp", classpath, MAIN_CLASS]
+        cmd += [*_JVM_FLAGS, *(self._jvm_extra or class_archive_flags(home))]
+        cmd += ["-cp", launcher_classpath(home), MAIN_CLASS]
         cmd += ["--data", str(self.data_dir), "--port", str(self.port), "--host", "127.0.0.1"]
         cmd += ["--pagecache", self.pagecache]
         for key, value in sorted(self.extra_settings.items()):
             cmd += ["--conf", f"{key}={value}"]
+        if self.import_args is not None:
+            where = self._import_where()
+            cmd += ["--import-conf", str(where), "--import-args", str(where / _IMPORT_ARGS_FILE)]
         return cmd
+
+    def _import_where(self) -> Path:
+        where = self.import_dir if self.import_dir is not None else self.data_dir
+        assert where is not None
+        return where.resolve()
+
+    def _write_import_files(self) -> None:
+        assert self.import_args is not None
+        for arg in self.import_args:
+            if "\n" in arg or "\r" in arg:
+                raise Neo4jServerError(f"import tool argument with a line break: {arg!r}")
+        where = self._import_where()
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "neo4j.conf").write_text("", encoding="utf-8")
+        text = "".join(f"{arg}\n" for arg in self.import_args)
+        (where / _IMPORT_ARGS_FILE).write_text(text, encoding="utf-8")
 
     def start(self, *, detach: bool = False) -> LocalNeo4j:
         """Start the server and wait until a Bolt query succeeds; return ``self``.
@@ -258,7 +436,8 @@ class LocalNeo4j:
         if self.running():
             return self
         _require_java()
-        ensure_built()
+        if not self._jvm_extra:
+            ensure_built()
         if self.data_dir is None:
             self.data_dir = Path(tempfile.mkdtemp(prefix="kgbench-neo4j-"))
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -273,6 +452,8 @@ class LocalNeo4j:
                     "with --port, or stop the server listening there"
                 )
             self.port = self.requested_port
+        if self.import_args is not None:
+            self._write_import_files()
         cmd = self.command()
         if not detach:
             cmd.append("--exit-on-stdin-eof")
@@ -290,6 +471,8 @@ class LocalNeo4j:
         except BaseException:
             self._kill()
             raise
+        finally:
+            self.import_args = None  # the import runs with the first start only
         if detach:
             state = {"pid": self._proc.pid, "uri": self.uri, "port": self.port}
             (self.data_dir / STATE_FILE).write_text(json.dumps(state) + "\n", encoding="utf-8")
@@ -313,21 +496,51 @@ class LocalNeo4j:
             msg += f"\n--- {self.data_dir / 'logs' / 'debug.log'} (tail) ---\n{debug}"
         return Neo4jServerError(msg)
 
+    def _import_failure(self, offset: int) -> ImportToolError:
+        with open(self.log_path, "rb") as f:
+            f.seek(offset)
+            text = f.read().decode("utf-8", errors="replace")
+        # without the progress lines (".......... .......... 25% ∆0ms [110ms]")
+        lines = [
+            line
+            for line in text.splitlines()
+            if line.strip() and not (line[:1] in ".-" and "%" in line)
+        ]
+        tail = "\n".join(lines[-25:])
+        return ImportToolError(
+            f"the Neo4j import tool failed on {self.data_dir} (the server was not started):\n{tail}"
+        )
+
     def _wait_ready(self, offset: int) -> None:
         assert self._proc is not None
+        importing = self.import_args is not None
         deadline = time.monotonic() + self.start_timeout_s
         ready = False
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise self._failure(
-                    f"the local Neo4j server exited with code {self._proc.returncode} during start"
-                )
+        seen = offset
+        while importing or time.monotonic() < deadline:
+            code = self._proc.poll()
+            if code is not None:
+                if importing and code == IMPORT_FAILED_EXIT:
+                    raise self._import_failure(offset)
+                raise self._failure(f"the local Neo4j server exited with code {code} during start")
             with open(self.log_path, "rb") as f:
-                f.seek(offset)
-                if READY_PREFIX.encode() in f.read():
+                f.seek(seen)
+                new = f.read()
+            # Look at whole lines only (the next read starts at the last line break).
+            cut = new.rfind(b"\n") + 1
+            seen += cut
+            for raw in new[:cut].splitlines():
+                line = raw.decode("utf-8", errors="replace")
+                if importing and IMPORTED_PREFIX in line:
+                    seconds = line.split(IMPORTED_PREFIX, 1)[1].split()
+                    self.import_seconds = float(seconds[0]) if seconds else None
+                    importing = False
+                    deadline = time.monotonic() + self.start_timeout_s
+                elif READY_PREFIX in line:
                     ready = True
-                    break
-            time.sleep(0.2)
+            if ready:
+                break
+            time.sleep(0.05)
         if not ready:
             raise self._failure(
                 f"the local Neo4j server was not ready within {self.start_timeout_s:.0f} s"
@@ -346,7 +559,7 @@ class LocalNeo4j:
                     last = exc
                     if self._proc.poll() is not None:
                         break
-                    time.sleep(0.2)
+                    time.sleep(0.05)
         raise self._failure(f"Bolt at {self.uri} did not answer: {last}")
 
     def stop(self, timeout_s: float = 120.0) -> None:

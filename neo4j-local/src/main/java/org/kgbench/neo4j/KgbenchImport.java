@@ -36,7 +36,7 @@ import picocli.CommandLine;
  * per entity, the properties to store as empty lists ({@code key}) or as a list of one empty
  * string ({@code key=}); the column itself is not stored.
  *
- * <p>Usage: {@code java -cp target/classes:target/lib/* org.kgbench.neo4j.KgbenchImport HOME CONF
+ * <p>Usage: {@code java -cp target/kgbench-neo4j-local.jar:target/lib/* org.kgbench.neo4j.KgbenchImport HOME CONF
  * [import full options...] DATABASE} — HOME is the server's data directory ({@code NEO4J_HOME}),
  * CONF a directory with a {@code neo4j.conf}. Exit code as {@code neo4j-admin}.
  */
@@ -56,13 +56,23 @@ public final class KgbenchImport {
     }
     String[] rest = new String[args.length - 2];
     System.arraycopy(args, 2, rest, 0, rest.length);
-    PrintStream out = System.out;
-    PrintStream err = System.err;
-    ExecutionContext ctx =
-        new ExecutionContext(Path.of(args[0]).toAbsolutePath(), Path.of(args[1]).toAbsolutePath());
-    int code = new CommandLine(new FullWithEmptyLists(ctx)).setOut(new java.io.PrintWriter(out, true))
-        .setErr(new java.io.PrintWriter(err, true)).execute(rest);
-    System.exit(code);
+    System.exit(run(Path.of(args[0]), Path.of(args[1]), rest, System.out, System.err));
+  }
+
+  /**
+   * Runs the import in this JVM (used by {@link LocalNeo4jServer} {@code --import-args}).
+   *
+   * @param home the server's data directory ({@code NEO4J_HOME})
+   * @param conf a directory with a {@code neo4j.conf}
+   * @param args {@code import full} options followed by the database name
+   * @return the exit code {@code neo4j-admin} would give (0 on success)
+   */
+  public static int run(Path home, Path conf, String[] args, PrintStream out, PrintStream err) {
+    ExecutionContext ctx = new ExecutionContext(home.toAbsolutePath(), conf.toAbsolutePath());
+    return new CommandLine(new FullWithEmptyLists(ctx))
+        .setOut(new java.io.PrintWriter(out, true))
+        .setErr(new java.io.PrintWriter(err, true))
+        .execute(args);
   }
 
   /** The stock full import with its input wrapped by {@link EmptyListInput}. */
@@ -70,6 +80,12 @@ public final class KgbenchImport {
   static final class FullWithEmptyLists extends ImportCommand.Full {
     FullWithEmptyLists(ExecutionContext ctx) {
       super(ctx);
+    }
+
+    /** No parent {@code import} command here: Community features only. */
+    @Override
+    public boolean allowEnterpriseFeatures() {
+      return false;
     }
 
     @Override
@@ -189,6 +205,8 @@ public final class KgbenchImport {
   /** A chunk whose entities are visited through a {@link MarkerVisitor}. */
   static final class Chunk implements InputChunk {
     final InputChunk inner;
+    private InputEntityVisitor lastVisitor;
+    private MarkerVisitor marker;
 
     Chunk(InputChunk inner) {
       this.inner = inner;
@@ -196,7 +214,11 @@ public final class KgbenchImport {
 
     @Override
     public boolean next(InputEntityVisitor visitor) throws IOException {
-      return inner.next(new MarkerVisitor(visitor));
+      if (visitor != lastVisitor) { // the importer passes the same visitor for a whole chunk
+        lastVisitor = visitor;
+        marker = new MarkerVisitor(visitor);
+      }
+      return inner.next(marker);
     }
 
     @Override

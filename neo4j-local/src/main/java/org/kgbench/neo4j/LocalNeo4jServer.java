@@ -19,8 +19,18 @@ import org.neo4j.graphdb.Transaction;
 /**
  * kgbench's local Neo4j: Neo4j Community (embedded) with a Bolt connector.
  *
- * <p>Usage: {@code java -cp target/classes:target/lib/* org.kgbench.neo4j.LocalNeo4jServer
- * --data DIR --port N [--host 127.0.0.1] [--pagecache 1g] [--conf key=value]... [--exit-on-stdin-eof]}
+ * <p>Usage: {@code java -cp target/kgbench-neo4j-local.jar:target/lib/* org.kgbench.neo4j.LocalNeo4jServer
+ * --data DIR --port N [--host 127.0.0.1] [--pagecache 1g] [--conf key=value]... [--exit-on-stdin-eof]
+ * [--import-conf DIR --import-args FILE]}
+ *
+ * <p>With {@code --import-args}, the database is first replaced by an offline import in this JVM
+ * ({@link KgbenchImport}, i.e. {@code neo4j-admin database import full} with kgbench's empty
+ * lists): FILE holds the import options, one per line, the last line being the database name;
+ * {@code --import-conf} is the directory of the import's {@code neo4j.conf}. The import tool's
+ * output goes to stdout/stderr; on success {@code kgbench-neo4j imported SECONDS} is printed and
+ * the DBMS starts on the imported store (one JVM: its classes and compiled code are reused). A
+ * failed import prints {@code kgbench-neo4j import failed: exit N} on stderr and exits with
+ * code {@value #IMPORT_FAILED} without starting the DBMS (the caller removes the partial store).
  *
  * <p>Authentication is disabled: the server listens on the loopback interface only and is meant for
  * development, tests and local benchmarks. When the default database answers a query, one line
@@ -30,11 +40,14 @@ import org.neo4j.graphdb.Transaction;
  * failed: MESSAGE} on stderr and exit 1. Heap size is set with the JVM's {@code -Xmx}.
  */
 public final class LocalNeo4jServer {
+  /** Exit code of a failed {@code --import-args} import. */
+  public static final int IMPORT_FAILED = 3;
+
   private LocalNeo4jServer() {}
 
   private static String usage() {
     return "usage: LocalNeo4jServer --data DIR --port N [--host 127.0.0.1] [--pagecache SIZE]"
-        + " [--conf key=value]... [--exit-on-stdin-eof]";
+        + " [--conf key=value]... [--exit-on-stdin-eof] [--import-conf DIR --import-args FILE]";
   }
 
   public static void main(String[] args) throws InterruptedException {
@@ -43,6 +56,8 @@ public final class LocalNeo4jServer {
     int port = -1;
     String pagecache = null;
     boolean exitOnEof = false;
+    String importConf = null;
+    String importArgs = null;
     Map<String, String> raw = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -61,11 +76,16 @@ public final class LocalNeo4jServer {
           raw.put(kv.substring(0, eq), kv.substring(eq + 1));
         }
         case "--exit-on-stdin-eof" -> exitOnEof = true;
+        case "--import-conf" -> importConf = hasValue ? args[++i] : null;
+        case "--import-args" -> importArgs = hasValue ? args[++i] : null;
         default -> fail("unknown argument '" + a + "'; " + usage());
       }
     }
-    if (data == null || port < 0 || port > 65535) {
+    if (data == null || port < 0 || port > 65535 || (importArgs == null) != (importConf == null)) {
       fail(usage());
+    }
+    if (importArgs != null) {
+      runImport(Path.of(data), Path.of(importConf), Path.of(importArgs));
     }
 
     DatabaseManagementServiceBuilder builder =
@@ -142,6 +162,36 @@ public final class LocalNeo4jServer {
     System.out.println("kgbench-neo4j ready bolt://" + host + ":" + port);
     System.out.flush();
     stopped.await();
+  }
+
+  /** The offline import before the DBMS opens; exits the JVM when it fails. */
+  private static void runImport(Path data, Path conf, Path argsFile) {
+    String[] importArgs;
+    try {
+      importArgs =
+          Files.readAllLines(argsFile, StandardCharsets.UTF_8).stream()
+              .filter(line -> !line.isEmpty())
+              .toArray(String[]::new);
+    } catch (IOException e) {
+      fail("cannot read " + argsFile + ": " + e);
+      return;
+    }
+    long t0 = System.nanoTime();
+    int code;
+    try {
+      code = KgbenchImport.run(data, conf, importArgs, System.out, System.err);
+    } catch (RuntimeException e) {
+      e.printStackTrace();
+      code = 1;
+    }
+    System.out.flush();
+    if (code != 0) {
+      System.err.println("kgbench-neo4j import failed: exit " + code);
+      System.err.flush();
+      System.exit(IMPORT_FAILED);
+    }
+    System.out.printf(java.util.Locale.ROOT, "kgbench-neo4j imported %.3f%n", (System.nanoTime() - t0) / 1e9);
+    System.out.flush();
   }
 
   private static void fail(String message) {
