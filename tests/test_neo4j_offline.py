@@ -218,20 +218,8 @@ def test_offline_import_equals_bolt_loader(
 
 def test_offline_import_csv_files(tmp_path: Path) -> None:
     """The CSV files: typed header, quoted strings, empty unquoted nulls, the empty-list column."""
-    from kgbench.neo4j.loader import ENTITY_META, RELATION_META, _Problems, _schema_props
-
     graph = edge_case_graph()
-    ent_props = {
-        e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
-        for e in graph["schema"]["entities"]
-    }
-    rel_props = {
-        (r["label"], r["subj_label"], r["obj_label"]): _schema_props(
-            r.get("properties"), "", RELATION_META, _Problems()
-        )
-        for r in graph["schema"]["relations"]
-    }
-    args = write_import_csv(graph, tmp_path, ent_props, rel_props)
+    args = write_import_csv(graph, tmp_path)
     # "\x1f" occurs in a string list element? no: in a plain string only, so it stays usable
     assert "--array-delimiter=U+001F" in args and "--multiline-fields=true" in args
     nodes = {a.split("=")[1]: a.split("=", 2)[2] for a in args if a.startswith("--nodes=")}
@@ -255,9 +243,7 @@ def test_offline_import_csv_files(tmp_path: Path) -> None:
 def test_array_delimiter_avoids_list_elements(tmp_path: Path) -> None:
     graph = edge_case_graph()
     graph["entities"][0]["aliases"] = ["has \x1f unit separator", "and \x1e too"]
-    from kgbench.neo4j.offline import _pick_array_delimiter
-
-    assert _pick_array_delimiter(graph, ["tags"]) == "\x1d"
+    assert "--array-delimiter=U+001D" in write_import_csv(graph, tmp_path)
 
 
 def test_offline_import_refuses_invalid_graph_and_writes_nothing(tmp_path: Path) -> None:
