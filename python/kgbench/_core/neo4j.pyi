@@ -5,6 +5,12 @@ CSV files of Neo4j's import tool (rust/kgbench-core/src/neo4j/).
 """
 
 MAX_PROBLEMS: int
+#: Array delimiters of the import-tool CSV, tried in order.
+ARRAY_DELIMITERS: list[str]
+#: The CSV column naming a row's ``[]`` / ``[""]`` list properties (read by KgbenchImport).
+EMPTY_LISTS_COLUMN: str
+#: Import-tool column type per SPEC.md §2 datatype.
+CSV_TYPES: dict[str, str]
 
 class ArrayDelimiterError(ValueError):
     """Every array delimiter candidate occurs in some string list element."""

@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from kgbench._core import neo4j as _core_neo4j
 from kgbench.neo4j.loader import (
     GraphValidationError,
     LoadReport,
@@ -58,21 +59,11 @@ from kgbench.neo4j.server import (
 #: The launcher's import command: ``neo4j-admin database import full`` keeping empty lists.
 IMPORT_CLASS = "org.kgbench.neo4j.KgbenchImport"
 #: Import-tool column types per SPEC.md §2 datatype.
-CSV_TYPES = {
-    "str": "string",
-    "int": "long",
-    "float": "double",
-    "bool": "boolean",
-    "date": "date",
-    "list[str]": "string[]",
-    "list[int]": "long[]",
-    "list[float]": "double[]",
-    "list[date]": "date[]",
-}
+CSV_TYPES: dict[str, str] = dict(_core_neo4j.CSV_TYPES)
 #: Array delimiters tried in order; the first one no list element contains is used.
-ARRAY_DELIMITERS = ("\x1f", "\x1e", "\x1d", "\x1c", ";", "|", "\t")
+ARRAY_DELIMITERS: tuple[str, ...] = tuple(_core_neo4j.ARRAY_DELIMITERS)
 #: Column naming an entity's ``[]`` / ``[""]`` lists, read by ``KgbenchImport`` (not stored).
-EMPTY_LISTS_COLUMN = "kgbench-empty-lists"
+EMPTY_LISTS_COLUMN: str = _core_neo4j.EMPTY_LISTS_COLUMN
 
 
 class OfflineImportError(Neo4jServerError):
@@ -155,13 +146,11 @@ def _graph_input(graph: Mapping[str, Any] | str | os.PathLike[str]) -> tuple[byt
 def _write_csv_checked(
     graph: bytes | str, source: str, out_dir: str | os.PathLike[str], id_type: str
 ) -> Any:
-    from kgbench._core import neo4j as core
-
     if id_type not in ID_TYPES:
         raise ValueError(f"id_type must be one of {ID_TYPES}, not {id_type!r}")
     try:
-        check = core.write_import_csv(graph, os.fspath(out_dir), id_type=id_type)
-    except core.ArrayDelimiterError as exc:
+        check = _core_neo4j.write_import_csv(graph, os.fspath(out_dir), id_type=id_type)
+    except _core_neo4j.ArrayDelimiterError as exc:
         raise OfflineImportError(str(exc)) from exc
     if check.total:
         raise GraphValidationError(source, list(check.problems), check.total)

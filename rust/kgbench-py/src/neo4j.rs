@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use kgbench_core::neo4j::{self as core, Checked, CsvError, IdType, ReadError};
+use kgbench_core::neo4j::{self as core, CsvError, GraphError, IdType, ReadError, Report};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
@@ -53,18 +53,10 @@ enum Input<'b> {
     Bytes(&'b [u8]),
 }
 
-/// Everything computed without the GIL.
-struct Outcome {
-    checked: Checked,
-    entities: usize,
-    relations: usize,
-    tool_args: Option<Vec<String>>,
-    timings: Vec<(&'static str, f64)>,
-}
-
 enum Failure {
     Read(ReadError),
-    Csv(CsvError),
+    Graph(GraphError),
+    Options(String),
 }
 
 fn input_error(py: Python<'_>, msg: String) -> PyErr {
@@ -83,62 +75,35 @@ fn run(
     source: &str,
     csv: Option<(&Path, IdType)>,
     threads: Option<usize>,
-) -> Result<Outcome, Failure> {
-    let work = || -> Result<Outcome, Failure> {
-        let mut timings = Vec::new();
-        let mut t = Instant::now();
-        let mut lap = |name: &'static str, t: &mut Instant| {
-            timings.push((name, t.elapsed().as_secs_f64()));
-            *t = Instant::now();
-        };
+) -> Result<Report, Failure> {
+    let work = || -> Result<Report, Failure> {
+        let t = Instant::now();
         let owned;
+        let mut timings = Vec::new();
         let (bytes, require_keys) = match input {
             Input::Path(ref p) => {
                 owned = core::read_graph_file(p).map_err(Failure::Read)?;
-                lap("read_s", &mut t);
+                timings.push(("read_s", t.elapsed().as_secs_f64()));
                 (owned.as_slice(), true)
             }
             Input::Bytes(b) => (b, false),
         };
-        let graph = core::parse_graph(bytes, source, require_keys).map_err(Failure::Read)?;
-        lap("parse_s", &mut t);
-        let checked = core::validate(&graph);
-        lap("validate_s", &mut t);
-        let count = |k: &str| match graph.get(k) {
-            Some(core::Val::List(items)) => items.len(),
-            _ => 0,
-        };
-        let (entities, relations) = (count("entities"), count("relations"));
-        let mut tool_args = None;
-        if let (Some((dir, id_type)), true) = (csv, checked.is_valid()) {
-            let files =
-                core::write_import_csv(&graph, &checked, dir, id_type).map_err(Failure::Csv)?;
-            tool_args = Some(files.args);
-            lap("csv_s", &mut t);
-        }
-        core::par_drop(graph);
-        lap("free_s", &mut t);
-        Ok(Outcome {
-            checked,
-            entities,
-            relations,
-            tool_args,
-            timings,
-        })
+        let mut report =
+            core::check_graph(bytes, source, require_keys, csv).map_err(Failure::Graph)?;
+        timings.append(&mut report.timings);
+        report.timings = timings;
+        Ok(report)
     };
     match threads {
         None => work(),
         Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
             Ok(pool) => pool.install(work),
-            Err(e) => Err(Failure::Csv(CsvError::Io {
-                path: PathBuf::new(),
-                source: std::io::Error::other(e.to_string()),
-            })),
+            Err(e) => Err(Failure::Options(e.to_string())),
         },
     }
 }
 
-fn to_py(py: Python<'_>, out: Outcome) -> PyResult<GraphCheck> {
+fn to_py(py: Python<'_>, out: Report) -> PyResult<GraphCheck> {
     let schema = &out.checked.schema;
     let props_dict = |props: &core::validate::Props| -> PyResult<Py<PyDict>> {
         let d = PyDict::new(py);
@@ -165,7 +130,11 @@ fn to_py(py: Python<'_>, out: Outcome) -> PyResult<GraphCheck> {
     };
     let timings = PyDict::new(py);
     for (k, v) in &out.timings {
-        timings.set_item(k, v)?;
+        let old: f64 = match timings.get_item(k)? {
+            Some(x) => x.extract()?,
+            None => 0.0,
+        };
+        timings.set_item(k, old + v)?;
     }
     Ok(GraphCheck {
         nodes_by_label: counts(out.checked.nodes_by_label())?,
@@ -176,18 +145,19 @@ fn to_py(py: Python<'_>, out: Outcome) -> PyResult<GraphCheck> {
         relation_properties: rels.unbind(),
         entities: out.entities,
         relations: out.relations,
-        tool_args: out.tool_args,
+        tool_args: out.csv.map(|c| c.args),
         timings: timings.unbind(),
     })
 }
 
 fn failure_to_py(py: Python<'_>, f: Failure) -> PyErr {
     match f {
-        Failure::Read(e) => input_error(py, e.to_string()),
-        Failure::Csv(CsvError::NoArrayDelimiter) => {
+        Failure::Read(e) | Failure::Graph(GraphError::Read(e)) => input_error(py, e.to_string()),
+        Failure::Graph(GraphError::Csv(CsvError::NoArrayDelimiter)) => {
             ArrayDelimiterError::new_err(CsvError::NoArrayDelimiter.to_string())
         }
-        Failure::Csv(e) => PyOSError::new_err(e.to_string()),
+        Failure::Graph(GraphError::Csv(e)) => PyOSError::new_err(e.to_string()),
+        Failure::Options(e) => PyValueError::new_err(e),
     }
 }
 
@@ -212,7 +182,7 @@ fn check(
         py.detach(|| run(Input::Path(path), &source, csv_ref, threads))
     };
     match result {
-        Ok(out) => to_py(py, out),
+        Ok(report) => to_py(py, report),
         Err(f) => Err(failure_to_py(py, f)),
     }
 }
@@ -269,6 +239,29 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GraphCheck>()?;
     m.add("ArrayDelimiterError", py.get_type::<ArrayDelimiterError>())?;
     m.add("MAX_PROBLEMS", core::MAX_PROBLEMS)?;
+    let delims: Vec<String> = core::csv::ARRAY_DELIMITERS
+        .iter()
+        .map(|&d| char::from(d).to_string())
+        .collect();
+    m.add("ARRAY_DELIMITERS", delims)?;
+    m.add("EMPTY_LISTS_COLUMN", core::csv::EMPTY_LISTS_COLUMN)?;
+    let types = PyDict::new(py);
+    for name in [
+        "str",
+        "int",
+        "float",
+        "bool",
+        "date",
+        "list[str]",
+        "list[int]",
+        "list[float]",
+        "list[date]",
+    ] {
+        if let Some(dt) = core::Dtype::parse(name) {
+            types.set_item(name, core::csv::csv_type(dt))?;
+        }
+    }
+    m.add("CSV_TYPES", types)?;
     m.add_function(wrap_pyfunction!(validate, &m)?)?;
     m.add_function(wrap_pyfunction!(write_import_csv, &m)?)?;
     crate::add_submodule(parent, &m)

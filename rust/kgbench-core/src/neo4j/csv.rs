@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::validate::{Checked, Dtype, Props};
+use super::validate::{Dtype, Props, Schema};
 use super::value::Val;
 use crate::convert::values::py_float_repr;
 
@@ -34,8 +34,6 @@ use crate::convert::values::py_float_repr;
 pub const ARRAY_DELIMITERS: [u8; 7] = [0x1f, 0x1e, 0x1d, 0x1c, b';', b'|', b'\t'];
 /// Column naming a row's `[]` / `[""]` list properties, read by `KgbenchImport` (not stored).
 pub const EMPTY_LISTS_COLUMN: &str = "kgbench-empty-lists";
-/// Rows per parallel formatting chunk.
-const CHUNK: usize = 4096;
 
 /// How nodes are identified in the CSV files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,8 +63,6 @@ pub fn csv_type(dt: Dtype) -> &'static str {
 /// Why the CSV files could not be written.
 #[derive(Debug)]
 pub enum CsvError {
-    /// The graph has validation problems (nothing written).
-    Invalid,
     /// Every delimiter of [`ARRAY_DELIMITERS`] occurs in some string list element.
     NoArrayDelimiter,
     /// Creating or writing a file failed.
@@ -81,7 +77,6 @@ pub enum CsvError {
 impl fmt::Display for CsvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CsvError::Invalid => f.write_str("the graph is invalid; no CSV files were written"),
             CsvError::NoArrayDelimiter => f.write_str(
                 "every array delimiter candidate occurs in some list element; load through \
                  Bolt instead",
@@ -120,14 +115,16 @@ fn has_line_break(s: &str) -> bool {
 }
 
 fn list_has_line_break(items: &[Val<'_>]) -> bool {
-    items.iter().any(|v| matches!(v, Val::Str(s) if has_line_break(s)))
+    items
+        .iter()
+        .any(|v| matches!(v, Val::Str(s) if has_line_break(s)))
 }
 
 /// (delimiter bits used by the item's string list elements, whether one of its strings has a
 /// line break): the aliases, provenance and `list_keys` properties for the first; every
 /// top-level string, string list element and string (list element) of a top-level object for
 /// the second.
-fn scan_item(item: &Val<'_>, list_keys: &[&str]) -> (u8, bool) {
+pub fn scan_item(item: &Val<'_>, list_keys: &[&str]) -> (u8, bool) {
     let mut bits = 0u8;
     let mut add = |v: Option<&Val<'_>>| {
         if let Some(Val::List(items)) = v {
@@ -242,7 +239,9 @@ fn push_list(out: &mut Vec<u8>, items: &[Val<'_>], dt: Dtype, delim: u8) {
 fn push_value(out: &mut Vec<u8>, v: &Val<'_>, dt: Dtype, delim: u8) {
     match (dt, v) {
         (_, Val::List(items)) => push_list(out, items, dt, delim),
-        (Dtype::Bool, Val::Bool(b)) => out.extend_from_slice(if *b { b"\"true\"" } else { b"\"false\"" }),
+        (Dtype::Bool, Val::Bool(b)) => {
+            out.extend_from_slice(if *b { b"\"true\"" } else { b"\"false\"" })
+        }
         (Dtype::Float, _) => out.extend_from_slice(py_float_repr(as_f64(v)).as_bytes()),
         (_, Val::Int(i)) => push_int(out, *i),
         (_, Val::Str(s)) => push_quoted(out, s),
@@ -260,13 +259,14 @@ fn list_of<'v, 'a>(v: Option<&'v Val<'a>>) -> &'v [Val<'a>] {
 
 /// One row's declared property fields and its empty-lists field, each preceded by a comma,
 /// then the line end. `empty` holds the entries already collected (aliases, provenance).
-struct RowLayout<'s> {
+pub struct RowLayout<'s> {
     /// Declared properties sorted by name.
     names: Vec<(&'s str, Dtype)>,
 }
 
 impl<'s> RowLayout<'s> {
-    fn new(props: &'s Props) -> RowLayout<'s> {
+    /// The layout of the declared properties `props` (columns sorted by name).
+    pub fn new(props: &'s Props) -> RowLayout<'s> {
         let mut names: Vec<(&str, Dtype)> = props.iter().map(|(n, d)| (n.as_str(), *d)).collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
         RowLayout { names }
@@ -332,136 +332,97 @@ fn meta_entry(empty: &mut Vec<(&'static str, &str, bool)>, key: &'static str, it
     }
 }
 
-struct Ctx<'g, 'a> {
-    entities: &'g [Val<'a>],
-    relations: &'g [Val<'a>],
-    checked: &'g Checked,
+/// Append the CSV row of entity `i` (graph order) of a valid graph.
+pub fn node_row(
+    out: &mut Vec<u8>,
+    i: usize,
+    ent: &Val<'_>,
+    layout: &RowLayout<'_>,
     delim: u8,
     id_type: IdType,
+) {
+    if id_type == IdType::Integer {
+        push_int(out, i as i128);
+        out.push(b',');
+    }
+    push_quoted(out, ent.get("eid").and_then(Val::as_str).unwrap_or(""));
+    out.push(b',');
+    push_quoted(out, ent.get("name").and_then(Val::as_str).unwrap_or(""));
+    out.push(b',');
+    let aliases = list_of(ent.get("aliases"));
+    push_list(out, aliases, Dtype::ListStr, delim);
+    out.push(b',');
+    if let Some(Val::Str(d)) = ent.get("description") {
+        push_quoted(out, d);
+    }
+    out.push(b',');
+    let prov = list_of(ent.get("provenance"));
+    push_list(out, prov, Dtype::ListStr, delim);
+    let mut empty = Vec::new();
+    meta_entry(&mut empty, "aliases", aliases);
+    meta_entry(&mut empty, "provenance", prov);
+    layout.finish_row(out, ent.get("properties"), &mut empty, delim);
 }
 
-impl Ctx<'_, '_> {
-    fn node_rows(&self, layout: &RowLayout<'_>, idx: &[u32]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(idx.len() * 160);
-        let mut empty = Vec::new();
-        for &i in idx {
-            let ent = &self.entities[i as usize];
-            if self.id_type == IdType::Integer {
-                push_int(&mut out, i.into());
-                out.push(b',');
-            }
-            push_quoted(&mut out, ent.get("eid").and_then(Val::as_str).unwrap_or(""));
-            out.push(b',');
-            push_quoted(&mut out, ent.get("name").and_then(Val::as_str).unwrap_or(""));
-            out.push(b',');
-            let aliases = list_of(ent.get("aliases"));
-            push_list(&mut out, aliases, Dtype::ListStr, self.delim);
-            out.push(b',');
-            if let Some(Val::Str(d)) = ent.get("description") {
-                push_quoted(&mut out, d);
-            }
-            out.push(b',');
-            let prov = list_of(ent.get("provenance"));
-            push_list(&mut out, prov, Dtype::ListStr, self.delim);
-            empty.clear();
-            meta_entry(&mut empty, "aliases", aliases);
-            meta_entry(&mut empty, "provenance", prov);
-            layout.finish_row(&mut out, ent.get("properties"), &mut empty, self.delim);
-        }
-        out
-    }
-
-    fn relationship_rows(&self, layout: &RowLayout<'_>, idx: &[u32]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(idx.len() * 100);
-        let mut empty = Vec::new();
-        for &i in idx {
-            let rel = &self.relations[i as usize];
-            match self.id_type {
-                IdType::String => {
-                    push_quoted(&mut out, rel.get("subj_id").and_then(Val::as_str).unwrap_or(""));
-                    out.push(b',');
-                    push_quoted(&mut out, rel.get("obj_id").and_then(Val::as_str).unwrap_or(""));
-                }
-                IdType::Integer => {
-                    let (s, o) = self.checked.relation_ends[i as usize];
-                    push_int(&mut out, s.into());
-                    out.push(b',');
-                    push_int(&mut out, o.into());
-                }
-            }
-            out.push(b',');
-            push_quoted(&mut out, rel.get("rid").and_then(Val::as_str).unwrap_or(""));
-            out.push(b',');
-            let prov = list_of(rel.get("provenance"));
-            push_list(&mut out, prov, Dtype::ListStr, self.delim);
-            empty.clear();
-            meta_entry(&mut empty, "provenance", prov);
-            layout.finish_row(&mut out, rel.get("properties"), &mut empty, self.delim);
-        }
-        out
-    }
-}
-
-fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CsvError + '_ {
-    move |source| CsvError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-/// Write one file: the header, then the rows of `groups` formatted in parallel chunks.
-fn write_file(
-    path: &Path,
-    header: &[u8],
-    idx: &[u32],
-    format: &(dyn Fn(&[u32]) -> Vec<u8> + Sync),
-) -> Result<(), CsvError> {
-    let chunks: Vec<Vec<u8>> = idx.par_chunks(CHUNK).map(format).collect();
-    let mut f = File::create(path).map_err(io_err(path))?;
-    f.write_all(header).map_err(io_err(path))?;
-    for c in &chunks {
-        f.write_all(c).map_err(io_err(path))?;
-    }
-    Ok(())
-}
-
-/// Graph indices grouped by a key index, groups in the order of their sorted key names.
-fn groups<K: Ord>(keys: &[u32], n_keys: usize, name: impl Fn(usize) -> K) -> Vec<(usize, Vec<u32>)> {
-    let mut by: Vec<Vec<u32>> = vec![Vec::new(); n_keys];
-    for (i, &k) in keys.iter().enumerate() {
-        by[k as usize].push(i as u32);
-    }
-    let mut out: Vec<(usize, Vec<u32>)> = by
-        .into_iter()
-        .enumerate()
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
-    out.sort_by(|a, b| name(a.0).cmp(&name(b.0)));
-    out
-}
-
-/// Write the import tool's CSV files of a validated graph into `out_dir` (created if needed)
-/// and return the tool's arguments (see [`ImportCsv`]).
-///
-/// Node files: `eid:ID,name,aliases:string[],description,provenance:string[],<prop>:<type>...`
-/// (with [`IdType::Integer`]: `:ID,eid,name,...`); relationship files:
-/// `:START_ID,:END_ID,rid,provenance:string[],<prop>:<type>...`; both end with
-/// [`EMPTY_LISTS_COLUMN`]. Errors: [`CsvError::Invalid`] when `checked` has problems,
-/// [`CsvError::NoArrayDelimiter`], [`CsvError::Io`].
-pub fn write_import_csv(
-    graph: &Val<'_>,
-    checked: &Checked,
-    out_dir: &Path,
+/// Append the CSV row of a relation of a valid graph; `ends` are the graph indices of its
+/// subject and object entities (written with [`IdType::Integer`]).
+pub fn relationship_row(
+    out: &mut Vec<u8>,
+    rel: &Val<'_>,
+    ends: (u32, u32),
+    layout: &RowLayout<'_>,
+    delim: u8,
     id_type: IdType,
-) -> Result<ImportCsv, CsvError> {
-    if !checked.is_valid() {
-        return Err(CsvError::Invalid);
+) {
+    match id_type {
+        IdType::String => {
+            push_quoted(out, rel.get("subj_id").and_then(Val::as_str).unwrap_or(""));
+            out.push(b',');
+            push_quoted(out, rel.get("obj_id").and_then(Val::as_str).unwrap_or(""));
+        }
+        IdType::Integer => {
+            push_int(out, ends.0.into());
+            out.push(b',');
+            push_int(out, ends.1.into());
+        }
     }
-    let entities = list_of(graph.get("entities"));
-    let relations = list_of(graph.get("relations"));
-    let schema = &checked.schema;
+    out.push(b',');
+    push_quoted(out, rel.get("rid").and_then(Val::as_str).unwrap_or(""));
+    out.push(b',');
+    let prov = list_of(rel.get("provenance"));
+    push_list(out, prov, Dtype::ListStr, delim);
+    let mut empty = Vec::new();
+    meta_entry(&mut empty, "provenance", prov);
+    layout.finish_row(out, rel.get("properties"), &mut empty, delim);
+}
 
-    let mut list_keys: Vec<&str> = schema
+/// The header line of a node file.
+pub fn node_header(layout: &RowLayout<'_>, id_type: IdType) -> Vec<u8> {
+    let mut header = Vec::new();
+    if id_type == IdType::Integer {
+        header.extend_from_slice(b"\":ID\",\"eid\",");
+    } else {
+        header.extend_from_slice(b"\"eid:ID\",");
+    }
+    header.extend_from_slice(
+        b"\"name\",\"aliases:string[]\",\"description\",\"provenance:string[]\"",
+    );
+    layout.header(&mut header);
+    header
+}
+
+/// The header line of a relationship file.
+pub fn relationship_header(layout: &RowLayout<'_>) -> Vec<u8> {
+    let mut header = Vec::new();
+    header.extend_from_slice(b"\":START_ID\",\":END_ID\",\"rid\",\"provenance:string[]\"");
+    layout.header(&mut header);
+    header
+}
+
+/// The names of every list-typed declared property (entity or relation), sorted, unique: the
+/// properties whose elements the array delimiter must avoid.
+pub fn list_keys(schema: &Schema) -> Vec<&str> {
+    let mut keys: Vec<&str> = schema
         .entities
         .iter()
         .map(|(_, p)| p)
@@ -470,75 +431,71 @@ pub fn write_import_csv(
         .filter(|(_, d)| d.element().is_some())
         .map(|(n, _)| n.as_str())
         .collect();
-    list_keys.sort_unstable();
-    list_keys.dedup();
-    let (bits, newline) = entities
-        .par_iter()
-        .chain(relations.par_iter())
-        .with_min_len(1024)
-        .map(|item| scan_item(item, &list_keys))
-        .reduce(|| (0, false), |a, b| (a.0 | b.0, a.1 || b.1));
-    let delim = (0..ARRAY_DELIMITERS.len())
-        .find(|i| bits & (1 << i) == 0)
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The first of [`ARRAY_DELIMITERS`] whose bit is not in `used` (see [`scan_item`]).
+pub fn pick_delimiter(used: u8) -> Option<u8> {
+    (0..ARRAY_DELIMITERS.len())
+        .find(|i| used & (1 << i) == 0)
         .map(|i| ARRAY_DELIMITERS[i])
-        .ok_or(CsvError::NoArrayDelimiter)?;
+}
 
+/// The rows of one file: its header and its row pieces in order.
+pub struct FileRows<'r> {
+    /// `--nodes=LABEL` or `--relationships=TYPE`, without the file.
+    pub arg: String,
+    /// `nodes_<n>.csv` / `relationships_<n>.csv`.
+    pub name: String,
+    /// The header line.
+    pub header: Vec<u8>,
+    /// The row chunks, in graph order.
+    pub pieces: Vec<&'r [u8]>,
+}
+
+/// Write the files (in parallel, one writer per file) into `out_dir` (created if needed) and
+/// return the import tool's arguments: the files' then `--array-delimiter`, then
+/// `--multiline-fields=true` when `multiline`, then `--id-type=INTEGER` for integer ids.
+pub fn write_files(
+    out_dir: &Path,
+    files: &[FileRows<'_>],
+    delim: u8,
+    multiline: bool,
+    id_type: IdType,
+) -> Result<ImportCsv, CsvError> {
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
-    let ctx = Ctx {
-        entities,
-        relations,
-        checked,
-        delim,
-        id_type,
-    };
-    let mut args = Vec::new();
-    let mut files = Vec::new();
-
-    let node_groups = groups(&checked.entity_label, schema.entities.len(), |l| {
-        &schema.entities[l].0
-    });
-    for (n, (label, idx)) in node_groups.iter().enumerate() {
-        let (name, props) = &schema.entities[*label];
-        let layout = RowLayout::new(props);
-        let mut header = Vec::new();
-        if id_type == IdType::Integer {
-            header.extend_from_slice(b"\":ID\",\"eid\",");
-        } else {
-            header.extend_from_slice(b"\"eid:ID\",");
-        }
-        header.extend_from_slice(
-            b"\"name\",\"aliases:string[]\",\"description\",\"provenance:string[]\"",
-        );
-        layout.header(&mut header);
-        let path = out_dir.join(format!("nodes_{n}.csv"));
-        write_file(&path, &header, idx, &|chunk| ctx.node_rows(&layout, chunk))?;
-        args.push(format!("--nodes={name}={}", path.display()));
-        files.push(path);
-    }
-
-    let rel_groups = groups(&checked.relation_key, schema.relations.len(), |k| {
-        &schema.relations[k].0
-    });
-    for (n, (key, idx)) in rel_groups.iter().enumerate() {
-        let ((label, _, _), props) = &schema.relations[*key];
-        let layout = RowLayout::new(props);
-        let mut header = Vec::new();
-        header.extend_from_slice(b"\":START_ID\",\":END_ID\",\"rid\",\"provenance:string[]\"");
-        layout.header(&mut header);
-        let path = out_dir.join(format!("relationships_{n}.csv"));
-        write_file(&path, &header, idx, &|chunk| {
-            ctx.relationship_rows(&layout, chunk)
+    let paths: Vec<PathBuf> = files.iter().map(|f| out_dir.join(&f.name)).collect();
+    files
+        .par_iter()
+        .zip(paths.par_iter())
+        .try_for_each(|(f, path)| -> Result<(), CsvError> {
+            let mut out = File::create(path).map_err(io_err(path))?;
+            out.write_all(&f.header).map_err(io_err(path))?;
+            for piece in &f.pieces {
+                out.write_all(piece).map_err(io_err(path))?;
+            }
+            Ok(())
         })?;
-        args.push(format!("--relationships={label}={}", path.display()));
-        files.push(path);
-    }
-
+    let mut args: Vec<String> = files
+        .iter()
+        .zip(&paths)
+        .map(|(f, p)| format!("{}={}", f.arg, p.display()))
+        .collect();
     args.push(format!("--array-delimiter=U+{:04X}", delim));
-    if newline {
+    if multiline {
         args.push("--multiline-fields=true".to_string());
     }
     if id_type == IdType::Integer {
         args.push("--id-type=INTEGER".to_string());
     }
-    Ok(ImportCsv { args, files })
+    Ok(ImportCsv { args, files: paths })
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CsvError + '_ {
+    move |source| CsvError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }

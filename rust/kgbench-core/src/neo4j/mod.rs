@@ -3,14 +3,16 @@
 //! - [`value`]: the graph as a borrowed JSON tree ([`Val`]) and Python's `repr` of values.
 //! - [`validate`]: the loader's validation ([`validate::validate`]) with the Python loader's
 //!   exact checks and messages, and the schema's declared properties.
-//! - [`split`]: parallel parsing of a graph document's entity and relation items.
-//! - [`csv`]: the CSV files of Neo4j's import tool for a valid graph, written in parallel.
+//! - [`split`]: splitting a graph document into its entity and relation items.
+//! - [`csv`]: the CSV rows and files of Neo4j's import tool for a valid graph.
+//! - [`graph`]: [`check_graph`], the parallel pass over a document (validation, CSV rows).
 //!
 //! Both loaders of the Python package (`kgbench.neo4j.load_graph` over Bolt and the offline
 //! `kgbench.neo4j.import_graph`) validate through this module; the offline import also writes
 //! its CSV files here, straight from `graph.json` (no Python objects).
 
 pub mod csv;
+pub mod graph;
 pub mod split;
 pub mod validate;
 pub mod value;
@@ -18,7 +20,8 @@ pub mod value;
 use std::fmt;
 use std::path::Path;
 
-pub use csv::{write_import_csv, CsvError, IdType, ImportCsv};
+pub use csv::{CsvError, IdType, ImportCsv};
+pub use graph::{check_graph, GraphError, Report};
 pub use validate::{validate, Checked, Dtype, Problems, Schema, MAX_PROBLEMS};
 pub use value::{parse, JsonError, Val};
 
@@ -69,7 +72,7 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// Read a `graph.json` file into memory (its bytes; parse with [`parse_graph`]).
+/// Read a `graph.json` file into memory (its bytes; check with [`check_graph`]).
 pub fn read_graph_file(path: &Path) -> Result<Vec<u8>, ReadError> {
     std::fs::read(path).map_err(|error| ReadError::Io {
         source: path.display().to_string(),
@@ -77,22 +80,19 @@ pub fn read_graph_file(path: &Path) -> Result<Vec<u8>, ReadError> {
     })
 }
 
-/// Parse graph JSON text (the `entities` / `relations` items in parallel:
-/// [`split::parse_fast`]; the same tree as [`parse`]). `source` names it in errors; with `require_keys` the value must be
-/// an object holding `schema`, `entities` and `relations` (as a `graph.json` file must),
-/// else any JSON value is returned (validation then reports what is missing).
-pub fn parse_graph<'a>(
+/// Parse graph JSON text sequentially into one tree. `source` names it in errors; with
+/// `require_keys` the value must be an object holding `schema`, `entities` and `relations`
+/// (as a `graph.json` file must), else any JSON value is returned (validation then reports
+/// what is missing).
+pub fn parse_graph_sequential<'a>(
     bytes: &'a [u8],
     source: &str,
     require_keys: bool,
 ) -> Result<Val<'a>, ReadError> {
-    let graph = match split::parse_fast(bytes) {
-        Some(g) => g,
-        None => parse(bytes).map_err(|error| ReadError::Json {
-            source: source.to_string(),
-            error,
-        })?,
-    };
+    let graph = parse(bytes).map_err(|error| ReadError::Json {
+        source: source.to_string(),
+        error,
+    })?;
     if require_keys
         && ["schema", "entities", "relations"]
             .iter()

@@ -1,16 +1,12 @@
-//! Parallel parsing of a graph document: the top-level object is scanned for its members, the
-//! items of its `entities` and `relations` arrays are located by a structural scan (strings,
-//! brackets, commas) and parsed by `serde_json` in parallel (rayon), each on its own slice.
+//! Splitting a graph document for parallel work: the top-level object is scanned for its
+//! members, and the items of its `entities` and `relations` arrays are located by a structural
+//! scan (strings, brackets, commas), to be parsed by `serde_json` one by one, in parallel.
 //!
 //! The scan is only a splitter: every slice is parsed (and so checked) by `serde_json`, and the
 //! separators between slices are checked by the scan. Anything unusual (an escaped top-level
-//! key, a repeated top-level key, a malformed separator, a slice `serde_json` rejects) makes
-//! [`parse_fast`] return `None`; the caller then parses the whole text sequentially, which
-//! gives the result or the error with its line and column.
-
-use std::borrow::Cow;
-
-use rayon::prelude::*;
+//! key, a repeated top-level key, a malformed separator) makes [`split`] return `None`, and a
+//! slice `serde_json` rejects makes [`parse_item`] return `None`; the caller then parses the
+//! whole text sequentially, which gives the result or the error with its line and column.
 
 use super::value::Val;
 
@@ -130,42 +126,42 @@ impl<'a> Scan<'a> {
     }
 }
 
-fn parse_slice(b: &[u8]) -> Option<Val<'_>> {
-    serde_json::from_slice(b).ok()
+/// A member of the top-level object.
+pub enum Member<'a> {
+    /// Parsed whole.
+    Value(Val<'a>),
+    /// An `entities` / `relations` array: the byte ranges of its items, not parsed yet.
+    Items(Vec<(usize, usize)>),
 }
 
-/// Parse a graph document with its `entities` / `relations` items in parallel; `None` when
-/// the document is not a plain top-level object this splitter handles, or not valid JSON.
-pub fn parse_fast(b: &[u8]) -> Option<Val<'_>> {
+/// Split a graph document: its top-level members in order, the `entities` / `relations`
+/// arrays as item ranges. `None` when the document is not a plain top-level object this
+/// splitter handles, or not valid JSON around the items (the items themselves are checked
+/// when they are parsed).
+pub fn split(b: &[u8]) -> Option<Vec<(&str, Member<'_>)>> {
     let mut s = Scan { b, pos: 0 };
     s.ws();
     s.eat(b'{')?;
-    let mut pairs: Vec<(Cow<'_, str>, Val<'_>)> = Vec::new();
+    let mut members: Vec<(&str, Member<'_>)> = Vec::new();
     s.ws();
     if s.eat(b'}').is_none() {
         loop {
             s.ws();
             let key = s.plain_string()?;
-            if pairs.iter().any(|(k, _)| k == key) {
+            if members.iter().any(|(k, _)| *k == key) {
                 return None;
             }
             s.ws();
             s.eat(b':')?;
             s.ws();
-            let value = if SPLIT_KEYS.contains(&key) && s.peek() == Some(b'[') {
-                let ranges = s.array_items()?;
-                let items: Option<Vec<Val<'_>>> = ranges
-                    .par_iter()
-                    .with_min_len(256)
-                    .map(|&(a, z)| parse_slice(&b[a..z]))
-                    .collect();
-                Val::List(items?)
+            let member = if SPLIT_KEYS.contains(&key) && s.peek() == Some(b'[') {
+                Member::Items(s.array_items()?)
             } else {
                 let start = s.pos;
                 s.value()?;
-                parse_slice(&b[start..s.pos])?
+                Member::Value(serde_json::from_slice(&b[start..s.pos]).ok()?)
             };
-            pairs.push((Cow::Borrowed(key), value));
+            members.push((key, member));
             s.ws();
             match s.peek()? {
                 b',' => s.pos += 1,
@@ -178,13 +174,37 @@ pub fn parse_fast(b: &[u8]) -> Option<Val<'_>> {
         }
     }
     s.ws();
-    (s.pos == b.len()).then_some(Val::Obj(pairs))
+    (s.pos == b.len()).then_some(members)
+}
+
+/// Parse one item of [`Member::Items`].
+pub fn parse_item(b: &[u8], range: (usize, usize)) -> Option<Val<'_>> {
+    serde_json::from_slice(&b[range.0..range.1]).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::value::parse;
     use super::*;
+    use std::borrow::Cow;
+
+    /// The document rebuilt from the split (items parsed one by one).
+    fn parse_fast(b: &[u8]) -> Option<Val<'_>> {
+        let members = split(b)?;
+        let mut pairs = Vec::new();
+        for (k, m) in members {
+            let v = match m {
+                Member::Value(v) => v,
+                Member::Items(r) => Val::List(
+                    r.iter()
+                        .map(|&x| parse_item(b, x))
+                        .collect::<Option<Vec<_>>>()?,
+                ),
+            };
+            pairs.push((Cow::Borrowed(k), v));
+        }
+        Some(Val::Obj(pairs))
+    }
 
     #[test]
     fn same_tree_as_the_sequential_parse() {
@@ -194,7 +214,11 @@ mod tests {
             "{}",
             r#"{"entities": []}"#,
         ] {
-            assert_eq!(parse_fast(text.as_bytes()), Some(parse(text.as_bytes()).unwrap()), "{text}");
+            assert_eq!(
+                parse_fast(text.as_bytes()),
+                Some(parse(text.as_bytes()).unwrap()),
+                "{text}"
+            );
         }
     }
 

@@ -51,15 +51,30 @@ fn valid_graphs_have_no_problems() {
     assert_eq!(c.problems, Problems::default());
     assert_eq!(
         c.nodes_by_label(),
-        [("Company".into(), 5), ("Country".into(), 3), ("Person".into(), 6)]
+        [
+            ("Company".into(), 5),
+            ("Country".into(), 3),
+            ("Person".into(), 6)
+        ]
     );
-    assert_eq!(c.relationships_by_type().iter().map(|(_, n)| n).sum::<usize>(), 16);
+    assert_eq!(
+        c.relationships_by_type()
+            .iter()
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        16
+    );
     let c = check(EDGE);
     assert!(c.is_valid(), "{:?}", c.problems);
     // `name` among an entity's schema properties is the entity's name, not a property
     assert!(!c.schema.entities[0].1.iter().any(|(n, _)| n == "name"));
     assert_eq!(c.relationships_by_type(), [("linksTo".to_string(), 3)]);
-    assert_eq!(c.relation_ends, [(0, 1), (3, 2), (1, 0)]);
+    // the parallel pass agrees
+    let r = check_graph(EDGE.as_bytes(), "g", true, None).unwrap();
+    assert!(r.checked.is_valid());
+    assert_eq!(r.checked.node_counts, c.node_counts);
+    assert_eq!(r.checked.relation_counts, c.relation_counts);
+    assert_eq!((r.entities, r.relations), (4, 3));
 }
 
 #[test]
@@ -89,7 +104,8 @@ fn invalid_graph_messages_in_order() {
         ]
     );
     assert_eq!(c.problems.total, 6);
-    assert!(c.entity_label.is_empty() && c.relation_key.is_empty());
+    let r = check_graph(g.to_string().as_bytes(), "g", true, None).unwrap();
+    assert_eq!(r.checked.problems, c.problems);
 }
 
 #[test]
@@ -178,12 +194,21 @@ fn entity_and_relation_messages() {
 fn at_most_twenty_messages_all_counted() {
     let mut text = String::from(r#"{"schema": {"entities": [], "relations": []}, "entities": ["#);
     for i in 0..50 {
-        text.push_str(&format!("{}{{\"eid\": \"e{i}\", \"label\": \"X\"}}", if i > 0 { "," } else { "" }));
+        text.push_str(&format!(
+            "{}{{\"eid\": \"e{i}\", \"label\": \"X\"}}",
+            if i > 0 { "," } else { "" }
+        ));
     }
     text.push_str(r#"], "relations": []}"#);
     let c = check(&text);
-    assert_eq!((c.problems.items.len(), c.problems.total), (MAX_PROBLEMS, 50));
-    assert_eq!(c.problems.items[19], "entities[19] (e19).label: 'X' is not a schema entity label");
+    assert_eq!(
+        (c.problems.items.len(), c.problems.total),
+        (MAX_PROBLEMS, 50)
+    );
+    assert_eq!(
+        c.problems.items[19],
+        "entities[19] (e19).label: 'X' is not a schema entity label"
+    );
 }
 
 #[test]
@@ -198,21 +223,57 @@ fn missing_top_level_parts() {
         ]
     );
     assert!(matches!(
-        parse_graph(b"{\"schema\": {}}", "g.json", true),
-        Err(ReadError::NotGraph { .. })
+        check_graph(b"{\"schema\": {}}", "g.json", true, None),
+        Err(GraphError::Read(ReadError::NotGraph { .. }))
     ));
-    let e = parse_graph(b"{\n  \"a\": }", "g.json", false).unwrap_err();
-    assert_eq!(e.to_string(), "g.json: not JSON: line 2 column 8: expected value");
+    let e = check_graph(b"{\n  \"a\": }", "g.json", false, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "g.json: not JSON: line 2 column 8: expected value"
+    );
+    // an item that is not JSON: the error of the whole text
+    let e = check_graph(
+        b"{\"schema\": {}, \"entities\": [1, tru]}",
+        "g",
+        false,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "g: not JSON: line 1 column 35: expected ident"
+    );
+    let e = parse_graph_sequential(b"{\n  \"a\": }", "g.json", false).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "g.json: not JSON: line 2 column 8: expected value"
+    );
 }
 
 #[test]
 fn dates_are_real_days() {
-    for ok in ["2020-02-29", "2000-02-29", "0001-01-01", "9999-12-31", "1900-04-30"] {
+    for ok in [
+        "2020-02-29",
+        "2000-02-29",
+        "0001-01-01",
+        "9999-12-31",
+        "1900-04-30",
+    ] {
         assert!(is_date(ok), "{ok}");
     }
     for bad in [
-        "1900-02-29", "2021-02-29", "0000-01-01", "2020-13-01", "2020-00-10", "2020-04-31",
-        "2020-1-01", "2020-01-01\n", "+020-01-01", "2020/01/01", "20200101", "",
+        "1900-02-29",
+        "2021-02-29",
+        "0000-01-01",
+        "2020-13-01",
+        "2020-00-10",
+        "2020-04-31",
+        "2020-1-01",
+        "2020-01-01\n",
+        "+020-01-01",
+        "2020/01/01",
+        "20200101",
+        "",
     ] {
         assert!(!is_date(bad), "{bad}");
     }
@@ -238,13 +299,15 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 }
 
 fn write_with_threads(text: &str, dir: &Path, threads: usize, id_type: IdType) -> ImportCsv {
-    let g = parse(text.as_bytes()).unwrap();
-    let c = validate(&g);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
-    pool.install(|| write_import_csv(&g, &c, dir, id_type)).unwrap()
+    let r = pool
+        .install(|| check_graph(text.as_bytes(), "g", true, Some((dir, id_type))))
+        .unwrap();
+    assert!(r.checked.is_valid(), "{:?}", r.checked.problems);
+    r.csv.unwrap()
 }
 
 #[test]
@@ -308,7 +371,10 @@ fn integer_ids() {
     let out = write_with_threads(EDGE, &dir, 2, IdType::Integer);
     assert_eq!(out.args.last().unwrap(), "--id-type=INTEGER");
     let files = read_dir(&dir);
-    assert!(files[0].1.starts_with("\":ID\",\"eid\",\"name\",") && files[0].1.contains("\n2,\"9Num#1\",\"numeric\","));
+    assert!(
+        files[0].1.starts_with("\":ID\",\"eid\",\"name\",")
+            && files[0].1.contains("\n2,\"9Num#1\",\"numeric\",")
+    );
     assert!(files[1].1.contains("\n0,\"Thing#1\",") && files[1].1.contains("\n3,\"Thing#3\","));
     assert!(files[3].1.contains("\n0,1,\"e1\",") && files[3].1.contains("\n1,0,\"e3\","));
     assert!(files[2].1.ends_with("\n3,2,\"e2\",\"p\",170.0,\n"));
@@ -317,22 +383,28 @@ fn integer_ids() {
 
 #[test]
 fn array_delimiter_avoids_list_elements() {
-    let text = EDGE.replace(r#""aliases": ["a;b"]"#, r#""aliases": ["has \u001f", "and \u001e"]"#);
+    let text = EDGE.replace(
+        r#""aliases": ["a;b"]"#,
+        r#""aliases": ["has \u001f", "and \u001e"]"#,
+    );
     let dir = temp_dir("delim");
     let out = write_with_threads(&text, &dir, 1, IdType::String);
     assert!(out.args.contains(&"--array-delimiter=U+001D".to_string()));
+    let thing = &read_dir(&dir)[1].1;
+    assert!(thing.contains("\"Thing#1\",\"Quote \"\"q\"\", comma; semicolon\",\"\u{1d}x\""));
+    assert!(thing.contains("\"has \u{1f}\u{1d}and \u{1e}\""));
     let _ = std::fs::remove_dir_all(&dir);
     let mut all = String::new();
     for d in super::csv::ARRAY_DELIMITERS {
         all.push_str(&format!("\\u{:04x}", d));
     }
     let text = EDGE.replace(r#""aliases": ["a;b"]"#, &format!(r#""aliases": ["{all}"]"#));
-    let g = parse(text.as_bytes()).unwrap();
-    let c = validate(&g);
+    let dir = temp_dir("none");
     assert!(matches!(
-        write_import_csv(&g, &c, &temp_dir("none"), IdType::String),
-        Err(CsvError::NoArrayDelimiter)
+        check_graph(text.as_bytes(), "g", true, Some((&dir, IdType::String))),
+        Err(GraphError::Csv(CsvError::NoArrayDelimiter))
     ));
+    assert!(!dir.exists());
 }
 
 #[test]
@@ -349,7 +421,9 @@ fn csv_bytes_do_not_depend_on_threads() {
             text.push(',');
         }
         if i % 7 == 0 {
-            text.push_str(&format!(r#"{{"eid": "O#{i}", "label": "O", "name": "o {i}", "properties": {{"y": {i}}}}}"#));
+            text.push_str(&format!(
+                r#"{{"eid": "O#{i}", "label": "O", "name": "o {i}", "properties": {{"y": {i}}}}}"#
+            ));
         } else {
             text.push_str(&format!(
                 r#"{{"eid": "P#{i}", "label": "P", "name": "p \"{i}\"", "aliases": ["a{i}"], "properties": {{"h": {}, "o": ["x", "y{i}"]}}}}"#,

@@ -156,13 +156,30 @@ pub struct Problems {
     pub total: usize,
 }
 
-impl Problems {
+/// Where the checks report problems: [`Problems`] (messages) or [`Count`] (a count only, for
+/// the parallel pass over valid-looking graphs).
+pub trait Sink {
+    /// Report one problem; `msg` builds its message when the sink keeps it.
+    fn add(&mut self, msg: impl FnOnce() -> String);
+}
+
+impl Sink for Problems {
     /// Count a problem; its message is built only while fewer than [`MAX_PROBLEMS`] are kept.
-    pub fn add(&mut self, msg: impl FnOnce() -> String) {
+    fn add(&mut self, msg: impl FnOnce() -> String) {
         self.total += 1;
         if self.items.len() < MAX_PROBLEMS {
             self.items.push(msg());
         }
+    }
+}
+
+/// A problem count without messages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Count(pub usize);
+
+impl Sink for Count {
+    fn add(&mut self, _msg: impl FnOnce() -> String) {
+        self.0 += 1;
     }
 }
 
@@ -215,7 +232,8 @@ impl Schema {
         match self.relation_index.get(&key) {
             Some(&i) => self.relations[i].1 = props,
             None => {
-                self.relation_index.insert(key.clone(), self.relations.len());
+                self.relation_index
+                    .insert(key.clone(), self.relations.len());
                 self.relations.push((key, props));
             }
         }
@@ -236,16 +254,14 @@ impl Schema {
 /// What validation found, and what loading a valid graph needs.
 #[derive(Debug, Clone, Default)]
 pub struct Checked {
-    /// The problems (none: the graph is valid and the fields below describe it completely).
+    /// The problems (none: the graph is valid and the counts below are complete).
     pub problems: Problems,
     /// The schema's declared properties.
     pub schema: Schema,
-    /// Per entity (graph order): its label's index in `schema.entities`.
-    pub entity_label: Vec<u32>,
-    /// Per relation (graph order): its key's index in `schema.relations`.
-    pub relation_key: Vec<u32>,
-    /// Per relation (graph order): the graph indices of its subject and object entities.
-    pub relation_ends: Vec<(u32, u32)>,
+    /// Entities per schema entity (index in `schema.entities`).
+    pub node_counts: Vec<usize>,
+    /// Relations per schema relation key (index in `schema.relations`).
+    pub relation_counts: Vec<usize>,
 }
 
 impl Checked {
@@ -256,31 +272,23 @@ impl Checked {
 
     /// Entities per label, labels in schema order (only labels with entities).
     pub fn nodes_by_label(&self) -> Vec<(String, usize)> {
-        let mut counts = vec![0usize; self.schema.entities.len()];
-        for &l in &self.entity_label {
-            counts[l as usize] += 1;
-        }
         self.schema
             .entities
             .iter()
-            .zip(counts)
-            .filter(|(_, n)| *n > 0)
-            .map(|((label, _), n)| (label.clone(), n))
+            .zip(&self.node_counts)
+            .filter(|(_, n)| **n > 0)
+            .map(|((label, _), n)| (label.clone(), *n))
             .collect()
     }
 
     /// Relations per relation label (relationship type), in order of first schema appearance
     /// (only types with relations).
     pub fn relationships_by_type(&self) -> Vec<(String, usize)> {
-        let mut counts = vec![0usize; self.schema.relations.len()];
-        for &k in &self.relation_key {
-            counts[k as usize] += 1;
-        }
         let mut out: Vec<(String, usize)> = Vec::new();
-        for (((label, _, _), _), n) in self.schema.relations.iter().zip(counts) {
+        for (((label, _, _), _), n) in self.schema.relations.iter().zip(&self.relation_counts) {
             match out.iter_mut().find(|(l, _)| l == label) {
                 Some((_, c)) => *c += n,
-                None => out.push((label.clone(), n)),
+                None => out.push((label.clone(), *n)),
             }
         }
         out.retain(|(_, n)| *n > 0);
@@ -314,7 +322,7 @@ fn schema_props(
     props: Option<&Val<'_>>,
     place: &str,
     reserved: &[&str],
-    pr: &mut Problems,
+    pr: &mut impl Sink,
 ) -> Props {
     let mut out = Props::new();
     let pairs = match props {
@@ -368,7 +376,7 @@ fn check_props(
     declared: &Props,
     place: &dyn Fn() -> String,
     owner: &dyn Fn() -> String,
-    pr: &mut Problems,
+    pr: &mut impl Sink,
 ) {
     let pairs = match props {
         None | Some(Val::Null) => return,
@@ -404,7 +412,7 @@ fn check_props(
 }
 
 /// The schema part of the checks: shapes, labels, datatypes, loader-owned keys, duplicates.
-fn check_schema(schema: Option<&Val<'_>>, pr: &mut Problems) -> Schema {
+pub fn check_schema(schema: Option<&Val<'_>>, pr: &mut impl Sink) -> Schema {
     let mut out = Schema::default();
     let schema = match schema {
         Some(s @ Val::Obj(_)) => Some(s),
@@ -507,205 +515,245 @@ fn key_repr(key: &RelKey) -> String {
     )
 }
 
-/// `None` when an entity's label was not a schema label (the Python loader's `""`).
-const NO_LABEL: u32 = u32::MAX;
+/// The label of an entity whose label is not a schema label (the Python loader's `""`).
+pub const NO_LABEL: u32 = u32::MAX;
 
-/// Validate a graph (SPEC.md §2; the JSON object with `schema`, `entities`, `relations`).
-///
-/// Returns the problems (empty for a valid graph) with the schema's declared properties and,
-/// for a valid graph, the label / relation-key index of every entity and relation and the
-/// entity indices of every relation's ends. A `graph` that is not an object reads as `{}`.
-pub fn validate(graph: &Val<'_>) -> Checked {
-    let mut pr = Problems::default();
-    let schema_val = graph.get("schema");
-    let entities_val = graph.get("entities");
-    let relations_val = graph.get("relations");
-    if !matches!(schema_val, Some(Val::Obj(_))) {
+/// The checks of the graph's top level: `schema` an object, `entities` and `relations` lists.
+pub fn check_top(
+    schema: Option<&Val<'_>>,
+    entities_is_list: bool,
+    relations_is_list: bool,
+    pr: &mut impl Sink,
+) {
+    if !matches!(schema, Some(Val::Obj(_))) {
         pr.add(|| "schema: missing or not an object".to_string());
     }
-    let no_items: Vec<Val<'_>> = Vec::new();
-    let entities = match entities_val {
-        Some(Val::List(items)) => items,
-        _ => {
-            pr.add(|| "entities: missing or not a list".to_string());
-            &no_items
-        }
-    };
-    let relations = match relations_val {
-        Some(Val::List(items)) => items,
-        _ => {
-            pr.add(|| "relations: missing or not a list".to_string());
-            &no_items
-        }
-    };
-    let schema = check_schema(schema_val, &mut pr);
+    if !entities_is_list {
+        pr.add(|| "entities: missing or not a list".to_string());
+    }
+    if !relations_is_list {
+        pr.add(|| "relations: missing or not a list".to_string());
+    }
+}
 
-    // eid -> (label index or NO_LABEL, graph index of its first entity)
-    let mut eid_label: FxHashMap<&str, (u32, u32)> = FxHashMap::default();
-    eid_label.reserve(entities.len());
-    let mut entity_label = Vec::with_capacity(entities.len());
-    for (i, ent) in entities.iter().enumerate() {
-        if !matches!(ent, Val::Obj(_)) {
-            pr.add(|| format!("entities[{i}]: not an object"));
-            continue;
-        }
-        let eid = ent.get("eid");
-        let label = ent.get("label");
-        let Some(eid) = eid.and_then(Val::as_str).filter(|e| !e.is_empty()) else {
+/// The checks of entity `i`. `register(eid, label)` records the entity's eid with its schema
+/// label index (or [`NO_LABEL`]) unless the eid is known, and says whether it was known
+/// (a duplicate). Returns the label index of an entity that can be loaded (`None`: the entity
+/// had a problem that stops its checks).
+pub fn check_entity<'v, 'a>(
+    i: usize,
+    ent: &'v Val<'a>,
+    schema: &Schema,
+    pr: &mut impl Sink,
+    register: &mut dyn FnMut(&'v Cow<'a, str>, u32) -> bool,
+) -> Option<usize> {
+    if !matches!(ent, Val::Obj(_)) {
+        pr.add(|| format!("entities[{i}]: not an object"));
+        return None;
+    }
+    let eid_val = ent.get("eid");
+    let label = ent.get("label");
+    let eid_cow = match eid_val {
+        Some(Val::Str(e)) if !e.is_empty() => e,
+        _ => {
             pr.add(|| {
                 format!(
                     "entities[{i}].eid: {} is not a non-empty string",
-                    repr_opt(eid)
+                    repr_opt(eid_val)
                 )
             });
-            continue;
-        };
-        let place = || format!("entities[{i}] ({eid})");
-        if eid_label.contains_key(eid) {
-            pr.add(|| {
-                format!(
-                    "{}.eid: duplicate eid {}",
-                    place(),
-                    Val::Str(Cow::Borrowed(eid)).py_repr()
-                )
-            });
-        }
-        let Some(li) = label.and_then(Val::as_str).and_then(|l| schema.entity(l)) else {
-            pr.add(|| {
-                format!(
-                    "{}.label: {} is not a schema entity label",
-                    place(),
-                    repr_opt(label)
-                )
-            });
-            eid_label.entry(eid).or_insert((NO_LABEL, i as u32));
-            continue;
-        };
-        eid_label.entry(eid).or_insert((li as u32, i as u32));
-        entity_label.push(li as u32);
-        let name = ent.get("name");
-        if !matches!(name, Some(Val::Str(_))) {
-            pr.add(|| format!("{}.name: {} is not a string", place(), repr_opt(name)));
-        }
-        for meta in ["aliases", "provenance"] {
-            if let Some(v) = ent.get(meta) {
-                if *v != Val::Null && !Dtype::ListStr.accepts(v) {
-                    pr.add(|| format!("{}.{meta}: not a list of strings", place()));
-                }
-            }
-        }
-        let desc = ent.get("description");
-        if let Some(d) = desc {
-            if !matches!(d, Val::Null | Val::Str(_)) {
-                pr.add(|| format!("{}.description: {} is not a string", place(), d.py_repr()));
-            }
-        }
-        let label_name = &schema.entities[li].0;
-        check_props(
-            ent.get("properties"),
-            &schema.entities[li].1,
-            &place,
-            &|| format!("entity label {label_name}"),
-            &mut pr,
-        );
-    }
-
-    let mut seen_rid: FxHashSet<&str> = FxHashSet::default();
-    seen_rid.reserve(relations.len());
-    let mut relation_key = Vec::with_capacity(relations.len());
-    let mut relation_ends = Vec::with_capacity(relations.len());
-    let label_repr = |l: u32| -> String {
-        if l == NO_LABEL {
-            "''".to_string()
-        } else {
-            Val::Str(Cow::Borrowed(&schema.entities[l as usize].0)).py_repr()
+            return None;
         }
     };
-    for (i, rel) in relations.iter().enumerate() {
-        if !matches!(rel, Val::Obj(_)) {
-            pr.add(|| format!("relations[{i}]: not an object"));
-            continue;
+    let eid: &str = eid_cow;
+    let place = || format!("entities[{i}] ({eid})");
+    let li = label.and_then(Val::as_str).and_then(|l| schema.entity(l));
+    if register(eid_cow, li.map_or(NO_LABEL, |l| l as u32)) {
+        pr.add(|| {
+            format!(
+                "{}.eid: duplicate eid {}",
+                place(),
+                Val::Str(Cow::Borrowed(eid)).py_repr()
+            )
+        });
+    }
+    let Some(li) = li else {
+        pr.add(|| {
+            format!(
+                "{}.label: {} is not a schema entity label",
+                place(),
+                repr_opt(label)
+            )
+        });
+        return None;
+    };
+    let name = ent.get("name");
+    if !matches!(name, Some(Val::Str(_))) {
+        pr.add(|| format!("{}.name: {} is not a string", place(), repr_opt(name)));
+    }
+    for meta in ["aliases", "provenance"] {
+        if let Some(v) = ent.get(meta) {
+            if !matches!(v, Val::Null) && !Dtype::ListStr.accepts(v) {
+                pr.add(|| format!("{}.{meta}: not a list of strings", place()));
+            }
         }
-        let rid = rel.get("rid");
-        let Some(rid) = rid.and_then(Val::as_str).filter(|r| !r.is_empty()) else {
+    }
+    if let Some(d) = ent.get("description") {
+        if !matches!(d, Val::Null | Val::Str(_)) {
+            pr.add(|| format!("{}.description: {} is not a string", place(), d.py_repr()));
+        }
+    }
+    let label_name = &schema.entities[li].0;
+    check_props(
+        ent.get("properties"),
+        &schema.entities[li].1,
+        &place,
+        &|| format!("entity label {label_name}"),
+        pr,
+    );
+    Some(li)
+}
+
+/// The checks of relation `i`. `seen_rid(rid)` records the rid and says whether it was known;
+/// `find(eid)` gives the (label index or [`NO_LABEL`], entity index) of a known eid. Returns the
+/// relation key index and the entity indices of both ends of a relation that can be loaded.
+pub fn check_relation<'v, 'a>(
+    i: usize,
+    rel: &'v Val<'a>,
+    schema: &Schema,
+    pr: &mut impl Sink,
+    seen_rid: &mut dyn FnMut(&'v Cow<'a, str>) -> bool,
+    find: &dyn Fn(&str) -> Option<(u32, u32)>,
+) -> Option<(usize, (u32, u32))> {
+    if !matches!(rel, Val::Obj(_)) {
+        pr.add(|| format!("relations[{i}]: not an object"));
+        return None;
+    }
+    let rid_val = rel.get("rid");
+    let rid_cow = match rid_val {
+        Some(Val::Str(r)) if !r.is_empty() => r,
+        _ => {
             pr.add(|| {
                 format!(
                     "relations[{i}].rid: {} is not a non-empty string",
-                    repr_opt(rid)
+                    repr_opt(rid_val)
                 )
             });
-            continue;
-        };
-        let place = || format!("relations[{i}] (rid {rid})");
-        if !seen_rid.insert(rid) {
-            pr.add(|| {
-                format!(
-                    "{}.rid: duplicate rid {}",
-                    place(),
-                    Val::Str(Cow::Borrowed(rid)).py_repr()
-                )
-            });
+            return None;
         }
-        let (s, o) = (rel.get("subj_id"), rel.get("obj_id"));
-        let find = |v: Option<&Val<'_>>| v.and_then(Val::as_str).and_then(|e| eid_label.get(e));
-        let (se, oe) = (find(s), find(o));
-        if se.is_none() {
-            pr.add(|| format!("{}.subj_id: no entity with eid {}", place(), repr_opt(s)));
-        }
-        if oe.is_none() {
-            pr.add(|| format!("{}.obj_id: no entity with eid {}", place(), repr_opt(o)));
-        }
-        let (Some(&(sl, si)), Some(&(ol, oi))) = (se, oe) else {
-            continue;
-        };
-        let label = rel.get("label");
-        let key = match label.and_then(Val::as_str) {
-            Some(l) if sl != NO_LABEL && ol != NO_LABEL => {
-                schema.relation(l, sl as usize, ol as usize)
-            }
-            _ => None,
-        };
-        let Some(key) = key else {
-            pr.add(|| {
-                format!(
-                    "{}: relation {} from {} to {} is not in the schema",
-                    place(),
-                    repr_opt(label),
-                    label_repr(sl),
-                    label_repr(ol)
-                )
-            });
-            continue;
-        };
-        relation_key.push(key as u32);
-        relation_ends.push((si, oi));
-        if let Some(v) = rel.get("provenance") {
-            if *v != Val::Null && !Dtype::ListStr.accepts(v) {
-                pr.add(|| format!("{}.provenance: not a list of strings", place()));
-            }
-        }
-        let rel_label = &schema.relations[key].0 .0;
-        check_props(
-            rel.get("properties"),
-            &schema.relations[key].1,
-            &place,
-            &|| format!("relation {rel_label}"),
-            &mut pr,
-        );
+    };
+    let rid: &str = rid_cow;
+    let place = || format!("relations[{i}] (rid {rid})");
+    if seen_rid(rid_cow) {
+        pr.add(|| {
+            format!(
+                "{}.rid: duplicate rid {}",
+                place(),
+                Val::Str(Cow::Borrowed(rid)).py_repr()
+            )
+        });
     }
-    let mut checked = Checked {
+    let (s, o) = (rel.get("subj_id"), rel.get("obj_id"));
+    let end = |v: Option<&Val<'_>>| v.and_then(Val::as_str).and_then(find);
+    let (se, oe) = (end(s), end(o));
+    if se.is_none() {
+        pr.add(|| format!("{}.subj_id: no entity with eid {}", place(), repr_opt(s)));
+    }
+    if oe.is_none() {
+        pr.add(|| format!("{}.obj_id: no entity with eid {}", place(), repr_opt(o)));
+    }
+    let ((sl, si), (ol, oi)) = (se?, oe?);
+    let label = rel.get("label");
+    let key = match label.and_then(Val::as_str) {
+        Some(l) if sl != NO_LABEL && ol != NO_LABEL => schema.relation(l, sl as usize, ol as usize),
+        _ => None,
+    };
+    let Some(key) = key else {
+        let label_repr = |l: u32| -> String {
+            if l == NO_LABEL {
+                "''".to_string()
+            } else {
+                Val::Str(Cow::Borrowed(&schema.entities[l as usize].0)).py_repr()
+            }
+        };
+        pr.add(|| {
+            format!(
+                "{}: relation {} from {} to {} is not in the schema",
+                place(),
+                repr_opt(label),
+                label_repr(sl),
+                label_repr(ol)
+            )
+        });
+        return None;
+    };
+    if let Some(v) = rel.get("provenance") {
+        if !matches!(v, Val::Null) && !Dtype::ListStr.accepts(v) {
+            pr.add(|| format!("{}.provenance: not a list of strings", place()));
+        }
+    }
+    let rel_label = &schema.relations[key].0 .0;
+    check_props(
+        rel.get("properties"),
+        &schema.relations[key].1,
+        &place,
+        &|| format!("relation {rel_label}"),
+        pr,
+    );
+    Some((key, (si, oi)))
+}
+
+/// Validate a graph (SPEC.md §2; the JSON object with `schema`, `entities`, `relations`),
+/// sequentially, with messages.
+///
+/// Returns the problems (empty for a valid graph) with the schema's declared properties and
+/// the counts per entity label and relation key. A `graph` that is not an object reads as `{}`.
+pub fn validate<'g, 'a>(graph: &'g Val<'a>) -> Checked {
+    let mut pr = Problems::default();
+    let schema_val = graph.get("schema");
+    let no_items: &'g [Val<'a>] = &[];
+    let list = |k: &str| -> Option<&'g [Val<'a>]> {
+        match graph.get(k) {
+            Some(Val::List(items)) => Some(items),
+            _ => None,
+        }
+    };
+    let (entities, relations) = (list("entities"), list("relations"));
+    check_top(schema_val, entities.is_some(), relations.is_some(), &mut pr);
+    let (entities, relations) = (entities.unwrap_or(no_items), relations.unwrap_or(no_items));
+    let schema = check_schema(schema_val, &mut pr);
+
+    // eid -> (label index or NO_LABEL, graph index of its first entity)
+    let mut eid_label: FxHashMap<&'g str, (u32, u32)> = FxHashMap::default();
+    let mut node_counts = vec![0usize; schema.entities.len()];
+    for (i, ent) in entities.iter().enumerate() {
+        let mut register = |eid: &'g Cow<'a, str>, label: u32| -> bool {
+            let mut known = true;
+            eid_label.entry(eid).or_insert_with(|| {
+                known = false;
+                (label, i as u32)
+            });
+            known
+        };
+        if let Some(li) = check_entity(i, ent, &schema, &mut pr, &mut register) {
+            node_counts[li] += 1;
+        }
+    }
+    let mut seen_rid: FxHashSet<&'g str> = FxHashSet::default();
+    let mut relation_counts = vec![0usize; schema.relations.len()];
+    for (i, rel) in relations.iter().enumerate() {
+        let mut seen = |rid: &'g Cow<'a, str>| -> bool { !seen_rid.insert(rid) };
+        let find = |e: &str| eid_label.get(e).copied();
+        if let Some((key, _)) = check_relation(i, rel, &schema, &mut pr, &mut seen, &find) {
+            relation_counts[key] += 1;
+        }
+    }
+    Checked {
         problems: pr,
         schema,
-        entity_label,
-        relation_key,
-        relation_ends,
-    };
-    if !checked.is_valid() {
-        checked.entity_label.clear();
-        checked.relation_key.clear();
-        checked.relation_ends.clear();
+        node_counts,
+        relation_counts,
     }
-    checked
 }
 
 /// The problems as the Python loader's error message lists them (for logs and tests):

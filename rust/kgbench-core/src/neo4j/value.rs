@@ -373,7 +373,10 @@ mod tests {
             v.py_repr(),
             r#"[None, True, False, -3, 18446744073709551615, 1.5, 1e-300, 1e+16, 170.0, "it's", 'say "hi"', 'both \' and "', {'a': [1, {}]}, [], 'é\xa0\u200b\x00\x7f\t']"#
         );
-        assert_eq!(py_str_repr("\u{1f600}\u{e000}\u{10ffff}"), "'\u{1f600}\\ue000\\U0010ffff'");
+        assert_eq!(
+            py_str_repr("\u{1f600}\u{e000}\u{10ffff}"),
+            "'\u{1f600}\\ue000\\U0010ffff'"
+        );
     }
 
     #[test]
@@ -405,7 +408,10 @@ mod tests {
             Val::Foreign(Cow::Borrowed("datetime.date(2020, 1, 1)"))
         );
         // serde_json reads `-0` as the float -0.0 (Python: the int 0; json.dumps never writes it)
-        assert_eq!(v.py_repr(), "[1, -0.0, 1.0, 9007199254740993, 'a\\nb', datetime.date(2020, 1, 1)]");
+        assert_eq!(
+            v.py_repr(),
+            "[1, -0.0, 1.0, 9007199254740993, 'a\\nb', datetime.date(2020, 1, 1)]"
+        );
     }
 
     #[test]
