@@ -26,6 +26,23 @@ use super::ReadError;
 
 /// Items per parallel chunk.
 const CHUNK: usize = 4096;
+/// Shards of the eid and rid indexes (built in parallel, one map per shard).
+const SHARDS: usize = 64;
+
+/// The index shard of a key hash: bits 32..38, which the maps use neither for the bucket
+/// (low bits) nor for the tag (top bits).
+fn shard_of(hash: u64) -> usize {
+    (hash >> 32) as usize & (SHARDS - 1)
+}
+
+/// One shard of the eid index: eid -> (label index or NO_LABEL, entity index), and the number of
+/// duplicate eids found while building it.
+type EidShard<'s> = (FxHashMap<&'s str, (u32, u32)>, usize);
+
+fn hash_str(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(s)
+}
 
 /// What [`check_graph`] found and wrote.
 #[derive(Debug)]
@@ -104,8 +121,9 @@ struct Format<'l, 's> {
 /// What one chunk of entities gave.
 #[derive(Default)]
 struct EntityChunk<'a> {
-    /// (eid, label index or NO_LABEL, entity index) of every entity with a valid eid.
-    eids: Vec<(Cow<'a, str>, u32, u32)>,
+    /// Per index shard: (eid, label index or NO_LABEL, entity index) of every entity with a
+    /// valid eid.
+    eids: Vec<Vec<(Cow<'a, str>, u32, u32)>>,
     problems: usize,
     bad_json: bool,
     bits: u8,
@@ -117,7 +135,8 @@ struct EntityChunk<'a> {
 /// What one chunk of relations gave.
 #[derive(Default)]
 struct RelationChunk<'a> {
-    rids: Vec<Cow<'a, str>>,
+    /// Per index shard: the rids.
+    rids: Vec<Vec<Cow<'a, str>>>,
     problems: usize,
     bad_json: bool,
     bits: u8,
@@ -163,10 +182,11 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
     let entities = doc.entities.as_ref().unwrap_or(&empty);
     let relations = doc.relations.as_ref().unwrap_or(&empty);
 
-    let entity_chunks: Vec<EntityChunk<'a>> = chunks(entities.len())
+    let mut entity_chunks: Vec<EntityChunk<'a>> = chunks(entities.len())
         .into_par_iter()
         .map(|(lo, hi)| {
             let mut c = EntityChunk {
+                eids: vec![Vec::new(); SHARDS],
                 counts: vec![0; n_labels],
                 rows: vec![Vec::new(); if fmt.is_some() { n_labels } else { 0 }],
                 ..Default::default()
@@ -175,7 +195,7 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
                 let done = entities.with(i, |ent| {
                     let mut count = Count(0);
                     let mut register = |eid: &Cow<'a, str>, label: u32| {
-                        c.eids.push((eid.clone(), label, i as u32));
+                        c.eids[shard_of(hash_str(eid))].push((eid.clone(), label, i as u32));
                         false
                     };
                     let li = validate::check_entity(i, ent, schema, &mut count, &mut register);
@@ -209,26 +229,36 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
     t = Instant::now();
 
     let mut problems = top.0;
-    let mut eid_index: FxHashMap<&str, (u32, u32)> = FxHashMap::default();
-    eid_index.reserve(entities.len());
-    for c in &entity_chunks {
-        for (eid, label, i) in &c.eids {
-            let mut known = true;
-            eid_index.entry(eid).or_insert_with(|| {
-                known = false;
-                (*label, *i)
-            });
-            problems += usize::from(known);
-        }
-    }
+    // shard by shard in parallel; within a shard in graph order (the first entity of an eid wins)
+    let eid_index: Vec<EidShard<'_>> = (0..SHARDS)
+        .into_par_iter()
+        .map(|s| {
+            let mut map: FxHashMap<&str, (u32, u32)> = FxHashMap::default();
+            map.reserve(entity_chunks.iter().map(|c| c.eids[s].len()).sum());
+            let mut dups = 0;
+            for c in &entity_chunks {
+                for (eid, label, i) in &c.eids[s] {
+                    let mut known = true;
+                    map.entry(eid).or_insert_with(|| {
+                        known = false;
+                        (*label, *i)
+                    });
+                    dups += usize::from(known);
+                }
+            }
+            (map, dups)
+        })
+        .collect();
+    problems += eid_index.iter().map(|(_, d)| d).sum::<usize>();
     timings.push(("eid_index_s", t.elapsed().as_secs_f64()));
     t = Instant::now();
 
-    let find = |e: &str| eid_index.get(e).copied();
-    let relation_chunks: Vec<RelationChunk<'a>> = chunks(relations.len())
+    let find = |e: &str| eid_index[shard_of(hash_str(e))].0.get(e).copied();
+    let mut relation_chunks: Vec<RelationChunk<'a>> = chunks(relations.len())
         .into_par_iter()
         .map(|(lo, hi)| {
             let mut c = RelationChunk {
+                rids: vec![Vec::new(); SHARDS],
                 counts: vec![0; n_keys],
                 rows: vec![Vec::new(); if fmt.is_some() { n_keys } else { 0 }],
                 ..Default::default()
@@ -237,7 +267,7 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
                 let done = relations.with(i, |rel| {
                     let mut count = Count(0);
                     let mut seen = |rid: &Cow<'a, str>| {
-                        c.rids.push(rid.clone());
+                        c.rids[shard_of(hash_str(rid))].push(rid.clone());
                         false
                     };
                     let r = validate::check_relation(i, rel, schema, &mut count, &mut seen, &find);
@@ -270,13 +300,18 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
     timings.push(("relations_s", t.elapsed().as_secs_f64()));
     t = Instant::now();
 
-    let mut seen_rid: FxHashSet<&str> = FxHashSet::default();
-    seen_rid.reserve(relations.len());
-    for c in &relation_chunks {
-        for rid in &c.rids {
-            problems += usize::from(!seen_rid.insert(rid));
-        }
-    }
+    problems += (0..SHARDS)
+        .into_par_iter()
+        .map(|s| {
+            let mut seen: FxHashSet<&str> = FxHashSet::default();
+            seen.reserve(relation_chunks.iter().map(|c| c.rids[s].len()).sum());
+            relation_chunks
+                .iter()
+                .flat_map(|c| &c.rids[s])
+                .filter(|rid| !seen.insert(rid))
+                .count()
+        })
+        .sum::<usize>();
     timings.push(("rid_index_s", t.elapsed().as_secs_f64()));
 
     let mut node_counts = vec![0; n_labels];
@@ -300,8 +335,13 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
             *n += k;
         }
     }
-    drop(seen_rid);
     drop(eid_index);
+    entity_chunks
+        .par_iter_mut()
+        .for_each(|c| c.eids = Vec::new());
+    relation_chunks
+        .par_iter_mut()
+        .for_each(|c| c.rids = Vec::new());
     Pass {
         problems,
         bad_json,

@@ -13,6 +13,17 @@ use super::value::Val;
 /// The members whose array items are parsed in parallel.
 const SPLIT_KEYS: [&str; 2] = ["entities", "relations"];
 
+/// The bytes [`Scan::value`] stops at inside an object or array.
+static STRUCTURAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b']' as usize] = true;
+    t
+};
+
 struct Scan<'a> {
     b: &'a [u8],
     pos: usize,
@@ -70,20 +81,24 @@ impl<'a> Scan<'a> {
             b'{' | b'[' => {
                 let mut depth = 0usize;
                 loop {
-                    match self.peek()? {
+                    // the next string or bracket (bytes in between need no look)
+                    let off = self.b[self.pos..]
+                        .iter()
+                        .position(|&c| STRUCTURAL[c as usize])?;
+                    self.pos += off;
+                    match self.b[self.pos] {
                         b'"' => {
                             self.string()?;
                             continue;
                         }
                         b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
+                        _ => {
                             depth -= 1;
                             if depth == 0 {
                                 self.pos += 1;
                                 return Some(());
                             }
                         }
-                        _ => {}
                     }
                     self.pos += 1;
                 }
