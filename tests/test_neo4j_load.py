@@ -212,7 +212,7 @@ def test_validation_of_values_that_are_not_json(mini_company_graph: Any) -> None
     bad = copy.deepcopy(mini_company_graph)
     bad["entities"][1]["properties"]["population"] = float("nan")
     (problem,) = validate_graph(bad)
-    assert "not representable as JSON" in problem and "nan" in problem
+    assert "not representable as JSON" in problem and "float" in problem
 
 
 def test_validation_messages_quote_values_as_python_does() -> None:

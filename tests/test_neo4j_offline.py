@@ -283,7 +283,7 @@ def test_csv_from_path_dict_and_any_thread_count_are_identical(tmp_path: Path) -
             runs[name] = read_files(out)
         assert runs["path1"] == runs["path2"] == runs["dict2"]
         assert sum(len(b) for b in runs["path1"].values()) > 1_000_000
-    assert check.nodes_by_label["Thing"] == 12_004
+    assert check.nodes_by_label["Thing"] == 12_003
     assert check.relationships_by_type == {
         "linksTo": 12_004, "basedIn": 4, "citizenOf": 2, "foundedBy": 4, "hasCEO": 5,
         "subsidiaryOf": 1,

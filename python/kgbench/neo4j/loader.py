@@ -95,14 +95,6 @@ def read_graph_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     return read_graph(path)
 
 
-class _Problems:
-    """The first :data:`MAX_PROBLEMS` problem messages and the count of all."""
-
-    def __init__(self, items: list[str] | None = None, total: int = 0) -> None:
-        self.items: list[str] = list(items or [])
-        self.total = total
-
-
 #: Key of the stand-in the graph's JSON text holds for a value that is not JSON (e.g. a
 #: ``datetime.date`` object): ``{NOT_JSON_KEY: repr(value)}``; the validator reports the value
 #: by its ``repr`` where its datatype is checked (kgbench_core::neo4j::value::NOT_JSON_KEY).

@@ -529,11 +529,6 @@ pub fn check_graph(
     let t = Instant::now();
     let members = split::split(bytes);
     timings.push(("split_s", t.elapsed().as_secs_f64()));
-    let not_graph = || {
-        GraphError::Read(ReadError::NotGraph {
-            source: source.to_string(),
-        })
-    };
     let name_source = |e: GraphError| match e {
         GraphError::Read(ReadError::Json { error, .. }) => GraphError::Read(ReadError::Json {
             source: source.to_string(),
@@ -541,14 +536,13 @@ pub fn check_graph(
         }),
         other => other,
     };
-    if let Some(members) = &members {
-        if require_keys
-            && ["schema", "entities", "relations"]
-                .iter()
-                .any(|k| !members.iter().any(|(m, _)| m == k))
-        {
-            return Err(not_graph());
-        }
+    let has_keys = |members: &[(&str, Member<'_>)]| {
+        ["schema", "entities", "relations"]
+            .iter()
+            .all(|k| members.iter().any(|(m, _)| m == k))
+    };
+    // Without the keys: the sequential parse below reports a JSON error first, as Python does.
+    if let Some(members) = members.as_ref().filter(|m| !require_keys || has_keys(m)) {
         let get = |k: &str| members.iter().find(|(m, _)| *m == k).map(|(_, v)| v);
         let items = |k: &str| match get(k) {
             Some(Member::Items(r)) => Some(Items::Slices(bytes, r.as_slice())),

@@ -226,6 +226,9 @@ fn missing_top_level_parts() {
         check_graph(b"{\"schema\": {}}", "g.json", true, None),
         Err(GraphError::Read(ReadError::NotGraph { .. }))
     ));
+    // a JSON error comes before the missing keys (as Python's read_graph reports them)
+    let e = check_graph(b"{\"entities\": [\n {\"eid\": }]}", "g.json", true, None).unwrap_err();
+    assert_eq!(e.to_string(), "g.json: not JSON: line 2 column 10: expected value");
     let e = check_graph(b"{\n  \"a\": }", "g.json", false, None).unwrap_err();
     assert_eq!(
         e.to_string(),
