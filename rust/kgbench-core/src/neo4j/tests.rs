@@ -228,7 +228,10 @@ fn missing_top_level_parts() {
     ));
     // a JSON error comes before the missing keys (as Python's read_graph reports them)
     let e = check_graph(b"{\"entities\": [\n {\"eid\": }]}", "g.json", true, None).unwrap_err();
-    assert_eq!(e.to_string(), "g.json: not JSON: line 2 column 10: expected value");
+    assert_eq!(
+        e.to_string(),
+        "g.json: not JSON: line 2 column 10: expected value"
+    );
     let e = check_graph(b"{\n  \"a\": }", "g.json", false, None).unwrap_err();
     assert_eq!(
         e.to_string(),
