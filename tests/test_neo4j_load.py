@@ -195,3 +195,43 @@ def test_load_parquet_pair_from_convert(
         "MATCH (p:Person {name: 'Werner von Siemens'}) RETURN p.date_of_death, "
         "p.country_of_citizenship",
     )[0][1] == ["Germany"]
+
+
+def test_validation_of_values_that_are_not_json(mini_company_graph: Any) -> None:
+    """A graph dict with Python objects JSON cannot hold: reported like any wrong value."""
+    import datetime
+
+    bad = copy.deepcopy(mini_company_graph)
+    bad["entities"][8]["properties"]["date_of_birth"] = datetime.date(1973, 2, 3)
+    bad["entities"][8]["aliases"] = {"x"}
+    assert validate_graph(bad) == [
+        "entities[8] (Person#Q4934).aliases: not a list of strings",
+        "entities[8] (Person#Q4934).properties.date_of_birth: datetime.date(1973, 2, 3) is not "
+        "a date",
+    ]
+    bad = copy.deepcopy(mini_company_graph)
+    bad["entities"][1]["properties"]["population"] = float("nan")
+    (problem,) = validate_graph(bad)
+    assert "not representable as JSON" in problem and "float" in problem
+
+
+def test_validation_messages_quote_values_as_python_does() -> None:
+    graph = {
+        "schema": {
+            "entities": [{"label": "A", "properties": {"s": "str", "f": "float", "d": "date"}}],
+            "relations": [],
+        },
+        "entities": [
+            {"eid": "a", "label": "A", "name": "a",
+             "properties": {"s": ["it's", 'say "hi"', "\u00e9\t\x00"], "f": "1e-300",
+                            "d": 20200101}},
+            {"eid": "b", "label": "A", "name": "b", "properties": {"f": 1e-300, "d": "2021-02-29"}},
+        ],
+        "relations": [],
+    }  # fmt: skip
+    assert validate_graph(graph) == [
+        "entities[0] (a).properties.s: [\"it's\", 'say \"hi\"', 'é\\t\\x00'] is not a str",
+        "entities[0] (a).properties.f: '1e-300' is not a float",
+        "entities[0] (a).properties.d: 20200101 is not a date",
+        "entities[1] (b).properties.d: '2021-02-29' is not a date",
+    ]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from kgbench.errors import InputError
 from kgbench.neo4j import (
     GraphValidationError,
     LocalNeo4j,
@@ -173,8 +174,11 @@ def dump(driver: Any) -> tuple[list[Any], list[Any], list[Any]]:
 
 
 @pytest.mark.neo4j
+@pytest.mark.parametrize(
+    ("id_type", "as_path"), [("string", False), ("actual", True)], ids=["string-ids", "actual-ids"]
+)
 def test_offline_import_equals_bolt_loader(
-    neo4j_load: Any, neo4j_driver: Any, tmp_path: Path
+    neo4j_load: Any, neo4j_driver: Any, tmp_path: Path, id_type: str, as_path: bool
 ) -> None:
     graph = edge_case_graph()
     bolt_report = neo4j_load(copy.deepcopy(graph))
@@ -182,7 +186,11 @@ def test_offline_import_equals_bolt_loader(
     want_schema = fetch_schema(neo4j_driver, name="g")
 
     data = tmp_path / "offline"
-    report = import_graph(copy.deepcopy(graph), data, heap="512m", pagecache="256m")
+    source: Any = copy.deepcopy(graph)
+    if as_path:  # a graph.json path: read natively, never into Python objects
+        source = tmp_path / "graph.json"
+        source.write_text(json.dumps(graph), encoding="utf-8")
+    report = import_graph(source, data, heap="512m", pagecache="256m", id_type=id_type)
     assert report.nodes_by_label == bolt_report.nodes_by_label
     assert report.relationships_by_type == bolt_report.relationships_by_type
     assert (report.nodes, report.relationships) == (len(graph["entities"]), len(graph["relations"]))
@@ -218,20 +226,8 @@ def test_offline_import_equals_bolt_loader(
 
 def test_offline_import_csv_files(tmp_path: Path) -> None:
     """The CSV files: typed header, quoted strings, empty unquoted nulls, the empty-list column."""
-    from kgbench.neo4j.loader import ENTITY_META, RELATION_META, _Problems, _schema_props
-
     graph = edge_case_graph()
-    ent_props = {
-        e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
-        for e in graph["schema"]["entities"]
-    }
-    rel_props = {
-        (r["label"], r["subj_label"], r["obj_label"]): _schema_props(
-            r.get("properties"), "", RELATION_META, _Problems()
-        )
-        for r in graph["schema"]["relations"]
-    }
-    args = write_import_csv(graph, tmp_path, ent_props, rel_props)
+    args = write_import_csv(graph, tmp_path)
     # "\x1f" occurs in a string list element? no: in a plain string only, so it stays usable
     assert "--array-delimiter=U+001F" in args and "--multiline-fields=true" in args
     nodes = {a.split("=")[1]: a.split("=", 2)[2] for a in args if a.startswith("--nodes=")}
@@ -252,12 +248,81 @@ def test_offline_import_csv_files(tmp_path: Path) -> None:
     assert [a.split("=")[1] for a in rels] == want
 
 
+def read_files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_csv_from_path_dict_and_any_thread_count_are_identical(tmp_path: Path) -> None:
+    """graph.json read natively and the dict's JSON text give the same bytes; the rows are
+    formatted in parallel chunks, and 1 or 2 worker threads give the same bytes."""
+    from kgbench._core import neo4j as core
+
+    graph = edge_case_graph()
+    # enough entities and relations for several parallel chunks per file
+    for i in range(12_000):
+        graph["entities"].append(
+            {"eid": f"Thing#x{i}", "label": "Thing", "name": f"thing {i}", "aliases": [],
+             "properties": {"score": i / 7, "tags": ["a", f"t{i}"], "count": i}}
+        )  # fmt: skip
+        graph["relations"].append(
+            {"rid": f"x{i}", "label": "linksTo", "subj_id": f"Thing#x{i}",
+             "obj_id": f"Thing#x{(i * 31) % 12_000}", "properties": {"note": f"n{i}"}}
+        )  # fmt: skip
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(graph), encoding="utf-8")
+    for id_type in ("string", "actual"):
+        runs = {}
+        for name, source, threads in [
+            ("path1", str(path), 1),
+            ("path2", str(path), 2),
+            ("dict2", json.dumps(graph).encode(), 2),
+        ]:
+            out = tmp_path / f"{id_type}-{name}"
+            check = core.write_import_csv(source, str(out), id_type=id_type, threads=threads)
+            assert check.total == 0 and check.tool_args is not None
+            runs[name] = read_files(out)
+        assert runs["path1"] == runs["path2"] == runs["dict2"]
+        assert sum(len(b) for b in runs["path1"].values()) > 1_000_000
+    assert check.nodes_by_label["Thing"] == 12_003
+    assert check.relationships_by_type == {
+        "linksTo": 12_004, "basedIn": 4, "citizenOf": 2, "foundedBy": 4, "hasCEO": 5,
+        "subsidiaryOf": 1,
+    }  # fmt: skip
+
+
+def test_actual_id_csv_files(tmp_path: Path) -> None:
+    graph = edge_case_graph()
+    args = write_import_csv(graph, tmp_path, id_type="actual")
+    assert args[-1] == "--id-type=ACTUAL"
+    nodes = {a.split("=")[1]: a.split("=", 2)[2] for a in args if a.startswith("--nodes=")}
+    lines = Path(nodes["Thing"]).read_text(encoding="utf-8").split("\n")
+    assert lines[0].startswith('":ID","eid","name","aliases:string[]",')
+    index = {e["eid"]: i for i, e in enumerate(graph["entities"])}
+    assert lines[1].startswith(f'{index["Thing#1"]},"Thing#1","Quote ""q""')
+    rel_files = [a.split("=", 2)[2] for a in args if a.startswith("--relationships=linksTo=")]
+    rows = "".join(Path(f).read_text(encoding="utf-8") for f in rel_files)
+    assert f'\n{index["Thing#1"]},{index["Thing#2"]},"e1",' in rows
+    with pytest.raises(ValueError, match="id_type"):
+        write_import_csv(graph, tmp_path / "x", id_type="uuid")
+
+
+def test_offline_import_reports_bad_json_file(tmp_path: Path) -> None:
+    path = tmp_path / "graph.json"
+    path.write_text('{"schema": {}, "entities": [\n  {"eid": }\n]}', encoding="utf-8")
+    with pytest.raises(InputError, match=r"graph.json: not JSON: line 2 column 11: expected value"):
+        import_graph(path, tmp_path / "db")
+    path.write_text('{"schema": {}, "entities": []}', encoding="utf-8")
+    with pytest.raises(InputError, match="not a SimpleKG graph"):
+        import_graph(path, tmp_path / "db")
+    with pytest.raises(InputError, match="cannot read graph: No such file or directory"):
+        import_graph(tmp_path / "missing.json", tmp_path / "db")
+    assert not (tmp_path / "db").exists()
+
+
 def test_array_delimiter_avoids_list_elements(tmp_path: Path) -> None:
     graph = edge_case_graph()
     graph["entities"][0]["aliases"] = ["has \x1f unit separator", "and \x1e too"]
-    from kgbench.neo4j.offline import _pick_array_delimiter
-
-    assert _pick_array_delimiter(graph, ["tags"]) == "\x1d"
+    assert "--array-delimiter=U+001D" in write_import_csv(graph, tmp_path)
 
 
 def test_offline_import_refuses_invalid_graph_and_writes_nothing(tmp_path: Path) -> None:

@@ -8,5 +8,6 @@ from kgbench._core import convert as convert
 from kgbench._core import cypher as cypher
 from kgbench._core import evaluate as evaluate
 from kgbench._core import iso as iso
+from kgbench._core import neo4j as neo4j
 
 __version__: str

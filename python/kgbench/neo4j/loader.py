@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError, KgbenchError
@@ -37,9 +37,6 @@ ENTITY_META = ("eid", "name", "aliases", "description", "provenance")
 #: Relationship properties the loader sets itself.
 RELATION_META = ("rid", "provenance")
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_LABEL = re.compile(r"^[A-Za-z0-9_]+$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 DEFAULT_BATCH_SIZE = 10_000
 MAX_PROBLEMS = 20
 
@@ -98,38 +95,72 @@ def read_graph_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     return read_graph(path)
 
 
-def _check_value(value: Any, datatype: str) -> bool:
-    if datatype.startswith("list["):
-        inner = datatype[5:-1]
-        return isinstance(value, list) and all(_check_value(v, inner) for v in value)
-    if datatype == "str":
-        return isinstance(value, str)
-    if datatype == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if datatype == "float":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if datatype == "bool":
-        return isinstance(value, bool)
-    if datatype == "date":
-        if not isinstance(value, str) or not _DATE.match(value):
-            return False
+#: Key of the stand-in the graph's JSON text holds for a value that is not JSON (e.g. a
+#: ``datetime.date`` object): ``{NOT_JSON_KEY: repr(value)}``; the validator reports the value
+#: by its ``repr`` where its datatype is checked (kgbench_core::neo4j::value::NOT_JSON_KEY).
+NOT_JSON_KEY = "\u0000kgbench:not-json"
+
+
+def _not_json(value: Any) -> dict[str, str]:
+    return {NOT_JSON_KEY: repr(value)}
+
+
+def graph_json_bytes(graph: Mapping[str, Any]) -> bytes:
+    """The graph dict as JSON text for the native validator (``json.dumps``; a value that is not
+    JSON becomes a stand-in the validator reports by its ``repr``). Raises
+    :class:`GraphValidationError` when a float is NaN or infinite (not JSON) or a key cannot be
+    a JSON object key."""
+    import json
+
+    try:
+        return json.dumps(graph, default=_not_json, allow_nan=False).encode("ascii")
+    except (TypeError, ValueError) as exc:
+        raise GraphValidationError(
+            "graph", [f"graph: not representable as JSON (SPEC.md §2): {exc}"], 1
+        ) from exc
+
+
+def graph_json_path(graph: str | os.PathLike[str]) -> Path | None:
+    """The ``graph.json`` file :func:`kgbench.convert.read_graph` reads for ``graph`` (the path
+    itself, or ``graph.json`` inside a directory), or None for a directory without one (the
+    Parquet pair)."""
+    from kgbench.convert import GRAPH_FILE
+
+    p = Path(graph)
+    if p.is_dir():
+        return p / GRAPH_FILE if (p / GRAPH_FILE).is_file() else None
+    return p
+
+
+def check_graph(graph: Mapping[str, Any] | str | os.PathLike[str]) -> Any:
+    """The native validation (``kgbench._core.neo4j.validate``) of a graph dict or a
+    ``graph.json`` path (read by Rust; a Parquet pair directory is read into a dict first).
+    Returns its ``GraphCheck``: ``problems``, ``total``, ``entity_properties``,
+    ``relation_properties``, ``nodes_by_label``, ``relationships_by_type``.
+    Raises :class:`kgbench.errors.InputError` when the file cannot be read or is not JSON."""
+    from kgbench._core import neo4j as core
+
+    if isinstance(graph, Mapping):
         try:
-            _dt.date.fromisoformat(value)
-        except ValueError:
-            return False
-        return True
-    return False
+            data = graph_json_bytes(graph)
+        except GraphValidationError as exc:
+            return _FailedCheck(exc.problems)
+        return core.validate(data)
+    path = graph_json_path(graph)
+    if path is None:
+        return core.validate(graph_json_bytes(read_graph_file(graph)), source=str(graph))
+    return core.validate(str(path))
 
 
-class _Problems:
-    def __init__(self) -> None:
-        self.items: list[str] = []
-        self.total = 0
+@dataclass(frozen=True)
+class _FailedCheck:
+    """A check of a graph dict that cannot even be written as JSON."""
 
-    def add(self, msg: str) -> None:
-        self.total += 1
-        if len(self.items) < MAX_PROBLEMS:
-            self.items.append(msg)
+    problems: list[str]
+
+    @property
+    def total(self) -> int:
+        return len(self.problems)
 
 
 def validate_graph(graph: Mapping[str, Any]) -> list[str]:
@@ -141,135 +172,34 @@ def validate_graph(graph: Mapping[str, Any]) -> list[str]:
     exist; every property is declared for its label and its value matches the datatype
     (``null`` is allowed and not stored); loader-owned keys are not reused as properties.
     At most 20 problems are listed (:data:`MAX_PROBLEMS`); the count of all is in the message
-    of :class:`GraphValidationError` raised by :func:`load_graph`.
+    of :class:`GraphValidationError` raised by :func:`load_graph`. The checks run natively
+    (``kgbench._core.neo4j``, rust/kgbench-core/src/neo4j/validate.rs) on the graph's JSON text.
     """
-    return _validate(graph).items
+    return list(check_graph(graph).problems)
 
 
-def _validate(graph: Mapping[str, Any]) -> _Problems:
-    pr = _Problems()
-    schema = graph.get("schema")
-    entities = graph.get("entities")
-    relations = graph.get("relations")
-    if not isinstance(schema, dict):
-        pr.add("schema: missing or not an object")
-        schema = {}
-    if not isinstance(entities, list):
-        pr.add("entities: missing or not a list")
-        entities = []
-    if not isinstance(relations, list):
-        pr.add("relations: missing or not a list")
-        relations = []
+def _read_checked(
+    graph: Mapping[str, Any] | str | os.PathLike[str],
+) -> tuple[Mapping[str, Any], str, Any]:
+    """The graph as a dict (read by :func:`read_graph_file` for a path: its JSON errors), its
+    source, and its native check; raises :class:`GraphValidationError` when invalid."""
+    from kgbench._core import neo4j as core
 
-    ent_props: dict[str, dict[str, str]] = {}
-    for i, ent in enumerate(schema.get("entities") or []):
-        where = f"schema.entities[{i}]"
-        label = ent.get("label") if isinstance(ent, dict) else None
-        if not isinstance(label, str) or not _LABEL.match(label):
-            pr.add(f"{where}.label: {label!r} is not a label ([A-Za-z0-9_]+)")
-            continue
-        if label in ent_props:
-            pr.add(f"{where}.label: duplicate entity label {label!r}")
-        ent_props[label] = _schema_props(ent.get("properties"), where, ENTITY_META, pr)
-    rel_props: dict[tuple[str, str, str], dict[str, str]] = {}
-    for i, rel in enumerate(schema.get("relations") or []):
-        where = f"schema.relations[{i}]"
-        if not isinstance(rel, dict):
-            pr.add(f"{where}: not an object")
-            continue
-        key = (rel.get("label"), rel.get("subj_label"), rel.get("obj_label"))
-        if not all(isinstance(k, str) and _LABEL.match(k) for k in key):
-            pr.add(f"{where}: label/subj_label/obj_label {key!r} are not labels ([A-Za-z0-9_]+)")
-            continue
-        if key[1] not in ent_props or key[2] not in ent_props:
-            pr.add(f"{where}: {key[1]!r} or {key[2]!r} is not a schema entity label")
-        if key in rel_props:
-            pr.add(f"{where}: duplicate relation {key!r}")
-        rel_props[key] = _schema_props(rel.get("properties"), where, RELATION_META, pr)  # type: ignore[index]
-
-    eid_label: dict[str, str] = {}
-    for i, ent in enumerate(entities):
-        where = f"entities[{i}]"
-        if not isinstance(ent, dict):
-            pr.add(f"{where}: not an object")
-            continue
-        eid = ent.get("eid")
-        label = ent.get("label")
-        if not isinstance(eid, str) or not eid:
-            pr.add(f"{where}.eid: {eid!r} is not a non-empty string")
-            continue
-        where = f"entities[{i}] ({eid})"
-        if eid in eid_label:
-            pr.add(f"{where}.eid: duplicate eid {eid!r}")
-        if label not in ent_props:
-            pr.add(f"{where}.label: {label!r} is not a schema entity label")
-            eid_label.setdefault(eid, "")
-            continue
-        eid_label.setdefault(eid, label)
-        if not isinstance(ent.get("name"), str):
-            pr.add(f"{where}.name: {ent.get('name')!r} is not a string")
-        for meta in ("aliases", "provenance"):
-            val = ent.get(meta, [])
-            if val is not None and not _check_value(val, "list[str]"):
-                pr.add(f"{where}.{meta}: not a list of strings")
-        desc = ent.get("description")
-        if desc is not None and not isinstance(desc, str):
-            pr.add(f"{where}.description: {desc!r} is not a string")
-        _check_props(ent.get("properties"), ent_props[label], where, f"entity label {label}", pr)
-
-    seen_rid: set[str] = set()
-    for i, rel in enumerate(relations):
-        where = f"relations[{i}]"
-        if not isinstance(rel, dict):
-            pr.add(f"{where}: not an object")
-            continue
-        rid = rel.get("rid")
-        if not isinstance(rid, str) or not rid:
-            pr.add(f"{where}.rid: {rid!r} is not a non-empty string")
-            continue
-        where = f"relations[{i}] (rid {rid})"
-        if rid in seen_rid:
-            pr.add(f"{where}.rid: duplicate rid {rid!r}")
-        seen_rid.add(rid)
-        s, o = rel.get("subj_id"), rel.get("obj_id")
-        if s not in eid_label:
-            pr.add(f"{where}.subj_id: no entity with eid {s!r}")
-        if o not in eid_label:
-            pr.add(f"{where}.obj_id: no entity with eid {o!r}")
-        if s not in eid_label or o not in eid_label:
-            continue
-        key = (rel.get("label"), eid_label[s], eid_label[o])
-        if key not in rel_props:
-            pr.add(
-                f"{where}: relation {key[0]!r} from {key[1]!r} to {key[2]!r} is not in the schema"
-            )
-            continue
-        prov = rel.get("provenance", [])
-        if prov is not None and not _check_value(prov, "list[str]"):
-            pr.add(f"{where}.provenance: not a list of strings")
-        _check_props(rel.get("properties"), rel_props[key], where, f"relation {key[0]}", pr)
-    return pr
-
-
-def _schema_props(
-    props: Any, where: str, reserved: tuple[str, ...], pr: _Problems
-) -> dict[str, str]:
-    out: dict[str, str] = {}
-    if props is None:
-        return out
-    if not isinstance(props, dict):
-        pr.add(f"{where}.properties: not an object of name -> datatype")
-        return out
-    for name, dtype in props.items():
-        if not _IDENT.match(name):
-            pr.add(f"{where}.properties: {name!r} is not an identifier")
-        elif dtype not in DATATYPES:
-            pr.add(f"{where}.properties.{name}: unknown datatype {dtype!r}")
-        elif name in reserved and name != "name":
-            pr.add(f"{where}.properties.{name}: {name!r} is set by the loader itself")
-        elif name != "name":  # CypherBench schemas may list `name`; it is the entity's name
-            out[name] = dtype
-    return out
+    source = "graph"
+    if isinstance(graph, Mapping):
+        check = check_graph(graph)
+    else:
+        source = str(graph)
+        graph_dict = read_graph_file(graph)
+        path = graph_json_path(graph)
+        if path is None:  # the Parquet pair
+            check = core.validate(graph_json_bytes(graph_dict), source=source)
+        else:  # graph.json: validated natively from the file
+            check = core.validate(str(path))
+        graph = graph_dict
+    if check.total:
+        raise GraphValidationError(source, list(check.problems), check.total)
+    return graph, source, check
 
 
 def read_valid_graph(
@@ -283,13 +213,7 @@ def read_valid_graph(
     source) when the graph is invalid, and :class:`kgbench.errors.InputError` when the file
     cannot be read.
     """
-    source = "graph"
-    if not isinstance(graph, Mapping):
-        source = str(graph)
-        graph = read_graph_file(graph)
-    problems = _validate(graph)
-    if problems.total:
-        raise GraphValidationError(source, problems.items, problems.total)
+    graph, source, _ = _read_checked(graph)
     return graph, source
 
 
@@ -301,34 +225,10 @@ def declared_properties(
     Returns ``(entity_props, relation_props)``: ``{label: {property: datatype}}`` and
     ``{(label, subj_label, obj_label): {property: datatype}}``, without the CypherBench
     metadata fields (``eid``/``rid``, ``name``, ``aliases``, ``description``, ``provenance``).
+    Computed by the native validator from the schema alone.
     """
-    ent_props = {
-        e["label"]: _schema_props(e.get("properties"), "", ENTITY_META, _Problems())
-        for e in graph["schema"].get("entities") or []
-    }
-    rel_props = {
-        (r["label"], r["subj_label"], r["obj_label"]): _schema_props(
-            r.get("properties"), "", RELATION_META, _Problems()
-        )
-        for r in graph["schema"].get("relations") or []
-    }
-    return ent_props, rel_props
-
-
-def _check_props(
-    props: Any, declared: dict[str, str], where: str, owner: str, pr: _Problems
-) -> None:
-    if props is None:
-        return
-    if not isinstance(props, dict):
-        pr.add(f"{where}.properties: not an object")
-        return
-    for name, value in props.items():
-        dtype = declared.get(name)
-        if dtype is None:
-            pr.add(f"{where}.properties.{name}: not declared for {owner} in the schema")
-        elif value is not None and not _check_value(value, dtype):
-            pr.add(f"{where}.properties.{name}: {value!r} is not a {dtype}")
+    check = check_graph({"schema": graph["schema"], "entities": [], "relations": []})
+    return dict(check.entity_properties), dict(check.relation_properties)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,16 +342,26 @@ def load_graph(
     :class:`LoadVerificationError` when the database's counts per label / relationship type
     differ from the graph's afterwards.
     """
-    graph, _ = read_valid_graph(graph)
+    graph, _, check = _read_checked(graph)
     if batch_size < 1:
         raise InputError(f"batch_size must be >= 1, got {batch_size}")
-
-    ent_props, rel_props = declared_properties(graph)
+    ent_props, rel_props = dict(check.entity_properties), dict(check.relation_properties)
 
     driver, owned = _open_driver(driver_or_uri, user, password)
     try:
         return _load(
-            graph, driver, database, wipe, batch_size, progress, verify, ent_props, rel_props, log
+            graph,
+            driver,
+            database,
+            wipe,
+            batch_size,
+            progress,
+            verify,
+            ent_props,
+            rel_props,
+            log,
+            check.nodes_by_label,
+            check.relationships_by_type,
         )
     finally:
         if owned:
@@ -469,6 +379,8 @@ def _load(
     ent_props: dict[str, dict[str, str]],
     rel_props: dict[tuple[str, str, str], dict[str, str]],
     log: Callable[[str], None] | None,
+    want_nodes: Mapping[str, int],
+    want_rels: Mapping[str, int],
 ) -> LoadReport:
     if wipe:
         wipe_database(driver, database)
@@ -528,7 +440,9 @@ def _load(
                     bar.update(len(rows))
         t2 = time.perf_counter()
 
-        got_nodes, got_rels = _verify_counts(session, graph, ent_props, rel_props, verify)
+        got_nodes, got_rels = _verify_counts(
+            session, want_nodes, want_rels, ent_props, rel_props, verify
+        )
 
     report = LoadReport(
         nodes_by_label=got_nodes,
@@ -567,13 +481,15 @@ def _create_schema(session: Any, ent_props: Mapping[str, Any]) -> None:
 
 def _verify_counts(
     session: Any,
-    graph: Mapping[str, Any],
+    want_nodes: Mapping[str, int],
+    want_rels: Mapping[str, int],
     ent_props: Mapping[str, Any],
     rel_props: Mapping[tuple[str, str, str], Any],
     verify: bool,
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Counts per label / relationship type in the database; with ``verify``, raise
-    :class:`LoadVerificationError` when they differ from the graph's."""
+    :class:`LoadVerificationError` when they differ from the graph's (``want_nodes``: entities
+    per label, ``want_rels``: relations per relation label, as the validator counted them)."""
     got_nodes = {
         label: int(session.run(f"MATCH (n:{_q(label)}) RETURN count(n) AS c").single()["c"])
         for label in sorted(ent_props)
@@ -583,12 +499,6 @@ def _verify_counts(
         for rtype in sorted({k[0] for k in rel_props})
     }
     if verify:
-        want_nodes: dict[str, int] = defaultdict(int)
-        for ent in graph["entities"]:
-            want_nodes[ent["label"]] += 1
-        want_rels: dict[str, int] = defaultdict(int)
-        for rel in graph["relations"]:
-            want_rels[rel["label"]] += 1
         diffs = [
             f"label {label}: expected {want_nodes.get(label, 0)} nodes, found {got}"
             for label, got in got_nodes.items()

@@ -32,17 +32,19 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from kgbench._core import neo4j as _core_neo4j
 from kgbench.neo4j.loader import (
+    GraphValidationError,
     LoadReport,
     _create_schema,
     _verify_counts,
-    declared_properties,
-    read_valid_graph,
+    graph_json_bytes,
+    graph_json_path,
+    read_graph_file,
 )
 from kgbench.neo4j.server import (
     LOG_FILE,
@@ -57,44 +59,15 @@ from kgbench.neo4j.server import (
 #: The launcher's import command: ``neo4j-admin database import full`` keeping empty lists.
 IMPORT_CLASS = "org.kgbench.neo4j.KgbenchImport"
 #: Import-tool column types per SPEC.md §2 datatype.
-CSV_TYPES = {
-    "str": "string",
-    "int": "long",
-    "float": "double",
-    "bool": "boolean",
-    "date": "date",
-    "list[str]": "string[]",
-    "list[int]": "long[]",
-    "list[float]": "double[]",
-    "list[date]": "date[]",
-}
+CSV_TYPES: dict[str, str] = dict(_core_neo4j.CSV_TYPES)
 #: Array delimiters tried in order; the first one no list element contains is used.
-ARRAY_DELIMITERS = ("\x1f", "\x1e", "\x1d", "\x1c", ";", "|", "\t")
+ARRAY_DELIMITERS: tuple[str, ...] = tuple(_core_neo4j.ARRAY_DELIMITERS)
 #: Column naming an entity's ``[]`` / ``[""]`` lists, read by ``KgbenchImport`` (not stored).
-EMPTY_LISTS_COLUMN = "kgbench-empty-lists"
+EMPTY_LISTS_COLUMN: str = _core_neo4j.EMPTY_LISTS_COLUMN
 
 
 class OfflineImportError(Neo4jServerError):
     """The import tool failed, or the data directory cannot be imported into."""
-
-
-class _Null:
-    """A CSV field written as nothing at all (``,,``): the import tool stores no property.
-
-    ``csv`` quotes every non-numeric field under ``QUOTE_NONNUMERIC`` (also ``None`` on Python
-    3.11); this object counts as numeric (``__index__``) and prints as the empty string.
-    """
-
-    __slots__ = ()
-
-    def __index__(self) -> int:  # pragma: no cover - only its presence matters to csv
-        return 0
-
-    def __str__(self) -> str:
-        return ""
-
-
-NULL = _Null()
 
 
 def _dir_in_use(data_dir: Path) -> str | None:
@@ -154,194 +127,61 @@ def check_data_dir(data_dir: str | os.PathLike[str], database: str, wipe: bool) 
 # ---------------------------------------------------------------------------------------------
 # CSV files
 # ---------------------------------------------------------------------------------------------
-def _pick_array_delimiter(graph: Mapping[str, Any], list_keys: Iterable[str]) -> str:
-    """The first of :data:`ARRAY_DELIMITERS` that occurs in no string list element."""
-    used: set[str] = set()
-    candidates = set(ARRAY_DELIMITERS)
-    keys = tuple(list_keys)
-    for item in (*graph["entities"], *graph["relations"]):
-        values: list[Any] = [item.get("aliases"), item.get("provenance")]
-        props = item.get("properties") or {}
-        values += [props.get(k) for k in keys]
-        for val in values:
-            if isinstance(val, list):
-                for v in val:
-                    if isinstance(v, str):
-                        used.update(c for c in candidates if c in v)
-        if len(used) == len(candidates):
-            break
-    for delim in ARRAY_DELIMITERS:
-        if delim not in used:
-            return delim
-    raise OfflineImportError(
-        "every array delimiter candidate occurs in some list element; load through Bolt instead"
-    )
+#: How nodes are identified in the CSV files: ``"string"`` (``eid:ID``, the import tool's
+#: default) or ``"actual"`` (``:ID`` = the entity's index in the graph, ``--id-type=ACTUAL``).
+ID_TYPES = ("string", "actual")
 
 
-def _has_newline(graph: Mapping[str, Any]) -> bool:
-    for item in (*graph["entities"], *graph["relations"]):
-        for val in item.values():
-            if isinstance(val, str) and ("\n" in val or "\r" in val):
-                return True
-            if isinstance(val, list) and any(
-                isinstance(v, str) and ("\n" in v or "\r" in v) for v in val
-            ):
-                return True
-            if isinstance(val, dict):
-                for v in val.values():
-                    if isinstance(v, str) and ("\n" in v or "\r" in v):
-                        return True
-                    if isinstance(v, list) and any(
-                        isinstance(x, str) and ("\n" in x or "\r" in x) for x in v
-                    ):
-                        return True
-    return False
+def _graph_input(graph: Mapping[str, Any] | str | os.PathLike[str]) -> tuple[bytes | str, str]:
+    """What the native writer reads: a ``graph.json`` path (never read into Python objects) or
+    the JSON text of a dict / Parquet pair; and the graph's source for messages."""
+    if isinstance(graph, Mapping):
+        return graph_json_bytes(graph), "graph"
+    path = graph_json_path(graph)
+    if path is None:  # the Parquet pair of `kgbench convert`
+        return graph_json_bytes(read_graph_file(graph)), str(graph)
+    return str(path), str(graph)
 
 
-def _field(value: Any, dtype: str, delim: str) -> Any:
-    """One CSV field for a non-null value of SPEC datatype ``dtype``."""
-    if dtype.startswith("list["):
-        if not value or value == [""]:
-            return NULL  # not expressible in CSV: named in the EMPTY_LISTS_COLUMN instead
-        if dtype == "list[float]":
-            return delim.join(repr(float(v)) for v in value)
-        return delim.join(str(v) for v in value)
-    if dtype == "bool":
-        return "true" if value else "false"
-    if dtype == "float":
-        return float(value)
-    return value
-
-
-def _empty_list_entry(key: str, value: list[Any]) -> str | None:
-    """The :data:`EMPTY_LISTS_COLUMN` entry for a list the CSV syntax cannot carry, or None."""
-    if not value:
-        return key
-    if value == [""]:
-        return key + "="
-    return None
-
-
-def _append_properties(
-    row: list[Any],
-    empty: list[str | None],
-    props: Mapping[str, Any],
-    declared: Mapping[str, str],
-    names: list[str],
-    lists: list[str],
-    delim: str,
-) -> None:
-    """Append the declared property fields of one node or relationship row (``names`` in
-    header order; ``NULL`` when absent), then its :data:`EMPTY_LISTS_COLUMN` field: the
-    ``empty`` entries already collected plus every list property in ``lists`` whose value is
-    ``[]`` or ``[""]``."""
-    for k in names:
-        v = props.get(k)
-        row.append(NULL if v is None else _field(v, declared[k], delim))
-    for k in lists:
-        v = props.get(k)
-        if v is not None and (not v or v == [""]):
-            empty.append(_empty_list_entry(k, v))
-    entries = [e for e in empty if e is not None]
-    row.append(delim.join(entries) if entries else NULL)
+def _write_csv_checked(
+    graph: bytes | str, source: str, out_dir: str | os.PathLike[str], id_type: str
+) -> Any:
+    if id_type not in ID_TYPES:
+        raise ValueError(f"id_type must be one of {ID_TYPES}, not {id_type!r}")
+    try:
+        check = _core_neo4j.write_import_csv(graph, os.fspath(out_dir), id_type=id_type)
+    except _core_neo4j.ArrayDelimiterError as exc:
+        raise OfflineImportError(str(exc)) from exc
+    if check.total:
+        raise GraphValidationError(source, list(check.problems), check.total)
+    return check
 
 
 def write_import_csv(
-    graph: Mapping[str, Any],
+    graph: Mapping[str, Any] | str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
-    ent_props: dict[str, dict[str, str]],
-    rel_props: dict[tuple[str, str, str], dict[str, str]],
+    *,
+    id_type: str = "string",
 ) -> list[str]:
-    """Write the import tool's CSV files for a validated ``graph`` into ``out_dir``.
+    """Validate a graph (dict, ``graph.json`` path, or converter output directory) and write the
+    import tool's CSV files into ``out_dir``; return the import tool's arguments.
 
-    Returns the import tool's arguments (``--nodes=LABEL=FILE``, ``--relationships=TYPE=FILE``,
-    ``--array-delimiter=...``, and ``--multiline-fields=true`` when some string has a line break).
-    Node files: ``eid:ID,name,aliases:string[],description,provenance:string[],<prop>:<type>...``;
-    relationship files: ``:START_ID,:END_ID,rid,provenance:string[],<prop>:<type>...``; both end
-    with the :data:`EMPTY_LISTS_COLUMN` naming the properties whose value is ``[]`` or ``[""]``.
-    A null value is an empty unquoted field (no property); strings are always quoted.
+    Arguments: ``--nodes=LABEL=FILE``, ``--relationships=TYPE=FILE``, ``--array-delimiter=...``
+    (the first of :data:`ARRAY_DELIMITERS` no string list element contains),
+    ``--multiline-fields=true`` when some string has a line break, ``--id-type=ACTUAL`` with
+    ``id_type="actual"``. Node files: ``eid:ID,name,aliases:string[],description,
+    provenance:string[],<prop>:<type>...`` (``:ID,eid,...`` with actual node ids); relationship
+    files: ``:START_ID,:END_ID,rid,provenance:string[],<prop>:<type>...``; both end with the
+    :data:`EMPTY_LISTS_COLUMN` naming the properties whose value is ``[]`` or ``[""]``. A null
+    value is an empty unquoted field (no property); strings are always quoted; floats as
+    Python's ``repr``. Written natively and in parallel (rust/kgbench-core/src/neo4j/csv.rs),
+    byte-identical for any thread count.
+
+    Raises :class:`GraphValidationError` (nothing written) and :class:`OfflineImportError` when
+    no array delimiter is free.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    list_keys = {
-        k
-        for props in (*ent_props.values(), *rel_props.values())
-        for k, t in props.items()
-        if t.startswith("list[")
-    }
-    delim = _pick_array_delimiter(graph, list_keys)
-    args: list[str] = []
-    marker = f"{EMPTY_LISTS_COLUMN}:string[]"
-
-    by_label: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    eid_label: dict[str, str] = {}
-    for ent in graph["entities"]:
-        by_label[ent["label"]].append(ent)
-        eid_label[ent["eid"]] = ent["label"]
-    for n, label in enumerate(sorted(by_label)):
-        declared = ent_props[label]
-        names = sorted(declared)
-        lists = [k for k in names if declared[k].startswith("list[")]
-        path = out / f"nodes_{n}.csv"
-        header = ["eid:ID", "name", "aliases:string[]", "description", "provenance:string[]"]
-        header += [f"{k}:{CSV_TYPES[declared[k]]}" for k in names] + [marker]
-        join = delim.join
-        rows = []
-        for ent in by_label[label]:
-            aliases = ent.get("aliases") or []
-            prov = ent.get("provenance") or []
-            desc = ent.get("description")
-            props = ent.get("properties") or {}
-            row: list[Any] = [ent["eid"], ent["name"], join(aliases) or NULL]
-            row.append(NULL if desc is None else desc)
-            row.append(join(prov) or NULL)
-            empty = []
-            if not aliases or aliases == [""]:
-                empty.append(_empty_list_entry("aliases", aliases))
-            if not prov or prov == [""]:
-                empty.append(_empty_list_entry("provenance", prov))
-            _append_properties(row, empty, props, declared, names, lists, delim)
-            rows.append(row)
-        _write_csv(path, header, rows)
-        args.append(f"--nodes={label}={path}")
-
-    by_key: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
-    for rel in graph["relations"]:
-        by_key[(rel["label"], eid_label[rel["subj_id"]], eid_label[rel["obj_id"]])].append(rel)
-    for n, key in enumerate(sorted(by_key)):
-        declared = rel_props[key]
-        names = sorted(declared)
-        lists = [k for k in names if declared[k].startswith("list[")]
-        path = out / f"relationships_{n}.csv"
-        header = [":START_ID", ":END_ID", "rid", "provenance:string[]"]
-        header += [f"{k}:{CSV_TYPES[declared[k]]}" for k in names] + [marker]
-        join = delim.join
-        rows = []
-        for rel in by_key[key]:
-            prov = rel.get("provenance") or []
-            props = rel.get("properties") or {}
-            row = [rel["subj_id"], rel["obj_id"], rel["rid"], join(prov) or NULL]
-            empty = []
-            if not prov or prov == [""]:
-                empty.append(_empty_list_entry("provenance", prov))
-            _append_properties(row, empty, props, declared, names, lists, delim)
-            rows.append(row)
-        _write_csv(path, header, rows)
-        args.append(f"--relationships={key[0]}={path}")
-
-    args.append(f"--array-delimiter=U+{ord(delim):04X}")
-    if _has_newline(graph):
-        args.append("--multiline-fields=true")
-    return args
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
-    import csv
-
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-        w.writerow(header)
-        w.writerows(rows)
+    data, source = _graph_input(graph)
+    return list(_write_csv_checked(data, source, out_dir, id_type).tool_args)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,6 +272,7 @@ def import_graph(
     verify: bool = True,
     csv_dir: str | os.PathLike[str] | None = None,
     log: Callable[[str], None] | None = None,
+    id_type: str = "string",
 ) -> LoadReport:
     """Bulk-import a graph (SPEC.md §2) into the local server's database on ``data_dir``.
 
@@ -443,35 +284,39 @@ def import_graph(
     verify the counts per label / relationship type, stop the server.
 
     The result equals :func:`kgbench.neo4j.load_graph` with ``wipe=True`` on the same graph.
-    ``node_seconds`` and ``relationship_seconds`` of the report are both the whole wall time from
-    CSV writing to verified counts (the import tool does nodes and relationships in one run);
-    ``extra`` has the phase times in seconds (``import_tool_s`` as timed by the launcher,
-    ``server_start_s`` the rest of the JVM's start: JVM and DBMS start, Bolt ready). The import
-    tool runs inside the server's JVM (one JVM start; the DBMS start reuses its classes and
-    compiled code). When the import, the server
-    start or the schema creation fails, the server is stopped and the partial database removed.
-    Raises :class:`GraphValidationError`,
+    ``node_seconds`` and ``relationship_seconds`` of the report are both the whole wall time of
+    the call, from reading the graph to verified counts (the import tool does nodes and
+    relationships in one run); ``extra`` has the phase times in seconds (``csv_s``: reading,
+    validation and CSV files, done natively in one call: a ``graph.json`` path is read by Rust,
+    never into Python objects; ``native``: its parts; ``import_tool_s`` as timed by the
+    launcher; ``server_start_s`` the rest of the JVM's start: JVM and DBMS start, Bolt ready).
+    The import tool runs inside the server's JVM (one JVM start; the DBMS start reuses its
+    classes and compiled code). ``id_type`` (:data:`ID_TYPES`) chooses the CSV node ids; both
+    give the same database. When the import, the server start or the schema creation fails, the
+    server is stopped and the partial database removed. Raises :class:`GraphValidationError`,
     :class:`OfflineImportError` (data directory in use / not a local server's / import failed)
     and :class:`~kgbench.neo4j.LoadVerificationError`.
     """
-    graph, source = read_valid_graph(graph)
+    t0 = time.perf_counter()
+    data, source = _graph_input(graph)
     path = check_data_dir(data_dir, database, wipe)
-    path.mkdir(parents=True, exist_ok=True)
-    with open(path / LOG_FILE, "a", encoding="utf-8") as f:  # marks the directory as ours
-        f.write(f"kgbench offline import of {source} into database {database!r}\n")
-    ent_props, rel_props = declared_properties(graph)
 
     phases: dict[str, float] = {}
-    t0 = time.perf_counter()
     with contextlib.ExitStack() as stack:
         if csv_dir is None:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kgbench-import-")))
         else:
             work = Path(csv_dir)
             work.mkdir(parents=True, exist_ok=True)
-        tool_args = write_import_csv(graph, work, ent_props, rel_props)
+        # validation (nothing is written to data_dir when invalid) and the CSV files, natively
+        check = _write_csv_checked(data, source, work, id_type)
+        tool_args = list(check.tool_args)
+        ent_props, rel_props = dict(check.entity_properties), dict(check.relation_properties)
+        path.mkdir(parents=True, exist_ok=True)
+        with open(path / LOG_FILE, "a", encoding="utf-8") as f:  # marks the directory as ours
+            f.write(f"kgbench offline import of {source} into database {database!r}\n")
         t1 = time.perf_counter()
-        phases["csv_s"] = t1 - t0
+        phases["csv_s"] = t1 - t0  # reading, validation and CSV files
         server = _import_and_start(path, database, tool_args, work, heap, pagecache, threads)
         t3 = time.perf_counter()
         # the launcher times its import (from before the import tool's start to its end)
@@ -487,7 +332,14 @@ def import_graph(
             _create_schema(session, ent_props)
             t5 = time.perf_counter()
             phases["constraints_s"] = t5 - t3
-            got_nodes, got_rels = _verify_counts(session, graph, ent_props, rel_props, verify)
+            got_nodes, got_rels = _verify_counts(
+                session,
+                check.nodes_by_label,
+                check.relationships_by_type,
+                ent_props,
+                rel_props,
+                verify,
+            )
             t6 = time.perf_counter()
             phases["verify_s"] = t6 - t5
     except LoadVerificationError:  # counts differ: the database stays for inspection
@@ -499,20 +351,21 @@ def import_graph(
         raise
     server.stop()
     total = time.perf_counter() - t0
+    phases["stop_s"] = total - t6
     if log is not None:
         log(
-            f"imported {len(graph['entities'])} nodes and {len(graph['relations'])} relationships "
+            f"imported {check.entities} nodes and {check.relations} relationships "
             f"offline in {total:.2f} s"
         )
     return LoadReport(
         nodes_by_label=got_nodes,
         relationships_by_type=got_rels,
-        nodes=len(graph["entities"]),
-        relationships=len(graph["relations"]),
+        nodes=check.entities,
+        relationships=check.relations,
         node_seconds=total,
         relationship_seconds=total,
         wiped=True,
-        extra={**phases, "total_s": total},
+        extra={**phases, "total_s": total, "native": dict(check.timings)},
     )
 
 

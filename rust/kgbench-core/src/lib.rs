@@ -10,8 +10,10 @@
 //! - [`evaluate`]: result values, execution accuracy and metric families
 //!   (SPEC.md §4).
 //! - [`cypher`]: Cypher parsing for PSJS provenance queries and the read-only gate.
+//! - [`neo4j`]: SimpleKG graph validation and Neo4j import-tool CSV files (SPEC.md §2).
 
 pub mod convert;
 pub mod cypher;
 pub mod evaluate;
 pub mod iso;
+pub mod neo4j;

@@ -10,6 +10,7 @@ mod convert;
 mod cypher;
 mod evaluate;
 mod iso;
+mod neo4j;
 
 /// Add `child` as attribute `name` of `parent` and register it in `sys.modules`
 /// as `kgbench._core.<name>` so that `import kgbench._core.<name>` works.
@@ -33,5 +34,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     convert::register(m)?;
     cypher::register(m)?;
     evaluate::register(m)?;
+    neo4j::register(m)?;
     Ok(())
 }
