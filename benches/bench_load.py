@@ -252,7 +252,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--batch-size", type=int, default=10_000)
     ap.add_argument("--skip-bolt", action="store_true", help="only the offline import")
     ap.add_argument("--skip-offline", action="store_true", help="only the Bolt loaders")
-    ap.add_argument("--id-type", choices=("string", "actual"), default="string",
+    ap.add_argument("--id-type", choices=("string", "actual"), default="actual",
                     help="CSV node ids of the offline import")  # fmt: skip
     args = ap.parse_args(argv)
 

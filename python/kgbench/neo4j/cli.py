@@ -78,6 +78,13 @@ def register(subparsers: Any) -> None:
     )
     offline.add_argument("--heap", default=None, help="JVM heap for --offline, e.g. 2g")
     offline.add_argument("--pagecache", default=None, help="page cache for --offline, e.g. 2g")
+    offline.add_argument(
+        "--id-type",
+        choices=("actual", "string"),
+        default="actual",
+        help="node ids in the import CSV files: the entity's position as Neo4j's node id "
+        "(actual, default, faster) or eid strings (string); both give the same database",
+    )
     load.set_defaults(func=_load)
 
     schema = subparsers.add_parser(
@@ -178,6 +185,7 @@ def _load(args: argparse.Namespace) -> int:
             wipe=args.wipe,
             heap=args.heap,
             pagecache=args.pagecache,
+            id_type=args.id_type,
         )
     else:
         with _driver(args) as driver:
