@@ -13,20 +13,11 @@ use kgbench_core::evaluate::{
 };
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+
+use crate::input_error;
 use pyo3::types::{
     PyBool, PyBytes, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple,
 };
-
-fn input_error(py: Python<'_>, msg: String) -> PyErr {
-    match py
-        .import("kgbench.errors")
-        .and_then(|m| m.getattr("InputError"))
-        .and_then(|cls| cls.call1((msg.clone(),)))
-    {
-        Ok(exc) => PyErr::from_value(exc),
-        Err(_) => PyValueError::new_err(msg),
-    }
-}
 
 /// Append the canonical key of a Python result value to `out`.
 fn write_key(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {

@@ -4,6 +4,7 @@
 //! Python side imports `kgbench._core.iso`, `kgbench._core.convert`, ...
 //! Logic lives in `kgbench-core`; this crate only converts arguments and errors.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod convert;
@@ -25,6 +26,19 @@ pub(crate) fn add_submodule(
         .getattr("modules")?
         .set_item(format!("kgbench._core.{name}"), child)?;
     Ok(())
+}
+
+/// `kgbench.errors.InputError(msg)` (a `ValueError` subclass), or a plain `ValueError`
+/// when the Python package cannot be imported.
+pub(crate) fn input_error(py: Python<'_>, msg: String) -> PyErr {
+    match py
+        .import("kgbench.errors")
+        .and_then(|m| m.getattr("InputError"))
+        .and_then(|cls| cls.call1((msg.clone(),)))
+    {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(_) => PyValueError::new_err(msg),
+    }
 }
 
 #[pymodule]

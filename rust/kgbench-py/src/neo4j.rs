@@ -13,6 +13,8 @@ use std::time::Instant;
 use kgbench_core::neo4j::{self as core, CsvError, GraphError, IdType, ReadError, Report};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+
+use crate::input_error;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 pyo3::create_exception!(
@@ -57,17 +59,6 @@ enum Failure {
     Read(ReadError),
     Graph(GraphError),
     Options(String),
-}
-
-fn input_error(py: Python<'_>, msg: String) -> PyErr {
-    match py
-        .import("kgbench.errors")
-        .and_then(|m| m.getattr("InputError"))
-        .and_then(|cls| cls.call1((msg.clone(),)))
-    {
-        Ok(exc) => PyErr::from_value(exc),
-        Err(_) => PyValueError::new_err(msg),
-    }
 }
 
 fn run(

@@ -469,14 +469,7 @@ impl<'a> Reader<'a> {
                 }
                 Some(b'{') => {
                     r.pos += 1;
-                    let mut cells = Vec::new();
-                    r.members(|r, k| {
-                        let mut key = Vec::new();
-                        r.cell_key(&mut key)?;
-                        cells.push((k.to_owned(), key));
-                        Ok(())
-                    })?;
-                    b.push_record(cells)
+                    b.push_record(r.record_cells()?)
                 }
                 _ => return r.err("a row must be an array or an object"),
             };
@@ -572,6 +565,19 @@ impl<'a> Reader<'a> {
             r.expect(b':')?;
             member(r, &k)
         })
+    }
+
+    /// The cells of a record row (an object whose `{` was consumed, up to its `}`): each
+    /// column name with its cell's canonical key, in the record's key order.
+    fn record_cells(&mut self) -> R<Vec<(String, Vec<u8>)>> {
+        let mut cells = Vec::new();
+        self.members(|r, k| {
+            let mut key = Vec::new();
+            r.cell_key(&mut key)?;
+            cells.push((k.to_owned(), key));
+            Ok(())
+        })?;
+        Ok(cells)
     }
 
     /// Comma-separated items up to the closing byte `close` (an empty sequence allowed).
@@ -855,14 +861,7 @@ mod tests {
                 }
                 Some(b'{') => {
                     r.pos += 1;
-                    let mut cells = Vec::new();
-                    r.members(|r, k| {
-                        let mut key = Vec::new();
-                        r.cell_key(&mut key)?;
-                        cells.push((k.to_owned(), key));
-                        Ok(())
-                    })?;
-                    b.push_record(cells)
+                    b.push_record(r.record_cells()?)
                 }
                 _ => return r.err("a row must be an array or an object"),
             };

@@ -166,6 +166,12 @@ pub fn scan_item(item: &Val<'_>, list_keys: &[&str]) -> (u8, bool) {
 /// Append `s` as a quoted CSV field (`"` doubled).
 fn push_quoted(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
+    push_doubling_quotes(out, s);
+    out.push(b'"');
+}
+
+/// Append `s` with every `"` doubled (the inside of a quoted CSV field).
+fn push_doubling_quotes(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     let mut start = 0;
     for i in memchr::memchr_iter(b'"', b) {
@@ -174,7 +180,6 @@ fn push_quoted(out: &mut Vec<u8>, s: &str) {
         start = i + 1;
     }
     out.extend_from_slice(&b[start..]);
-    out.push(b'"');
 }
 
 fn push_int(out: &mut Vec<u8>, i: i128) {
@@ -197,16 +202,7 @@ fn push_element(out: &mut Vec<u8>, v: &Val<'_>, dt: Dtype) {
     match (dt, v) {
         (Dtype::ListFloat, _) => out.extend_from_slice(py_float_repr(as_f64(v)).as_bytes()),
         (_, Val::Int(i)) => push_int(out, *i),
-        (_, Val::Str(s)) => {
-            let b = s.as_bytes();
-            let mut start = 0;
-            for i in memchr::memchr_iter(b'"', b) {
-                out.extend_from_slice(&b[start..=i]);
-                out.push(b'"');
-                start = i + 1;
-            }
-            out.extend_from_slice(&b[start..]);
-        }
+        (_, Val::Str(s)) => push_doubling_quotes(out, s),
         _ => {}
     }
 }
