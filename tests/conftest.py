@@ -75,6 +75,21 @@ def neo4j_load(neo4j_driver: Any) -> Callable[[Any], Any]:
 
 
 @pytest.fixture
+def mini_company_count_lines() -> list[str]:
+    """The per-label count lines ``kgbench load`` prints for ``graphs/mini_company.json``."""
+    return [
+        "nodes\tCompany\t5",
+        "nodes\tCountry\t3",
+        "nodes\tPerson\t6",
+        "relationships\tbasedIn\t4",
+        "relationships\tcitizenOf\t2",
+        "relationships\tfoundedBy\t4",
+        "relationships\thasCEO\t5",
+        "relationships\tsubsidiaryOf\t1",
+    ]
+
+
+@pytest.fixture
 def mini_company_graph() -> dict[str, Any]:
     with open(GRAPHS / "mini_company.json", encoding="utf-8") as f:
         graph: dict[str, Any] = json.load(f)
