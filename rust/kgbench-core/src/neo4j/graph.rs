@@ -118,31 +118,98 @@ struct Format<'l, 's> {
     id_type: IdType,
 }
 
-/// What one chunk of entities gave.
-#[derive(Default)]
-struct EntityChunk<'a> {
-    /// Per index shard: (eid, label index or NO_LABEL, entity index) of every entity with a
-    /// valid eid.
-    eids: Vec<Vec<(Cow<'a, str>, u32, u32)>>,
+/// What one chunk of items (entities or relations) gave.
+struct ItemChunk<Id> {
+    /// Per index shard: the identifiers to check for repetition — entities: (eid, label
+    /// index or NO_LABEL, entity index) of every entity with a valid eid; relations: the
+    /// rids.
+    ids: Vec<Vec<Id>>,
     problems: usize,
     bad_json: bool,
     bits: u8,
     newline: bool,
+    /// Items per label (entities) or relation key (relations).
     counts: Vec<usize>,
+    /// CSV rows per label or relation key (when formatting).
     rows: Vec<Vec<u8>>,
 }
 
-/// What one chunk of relations gave.
+type EntityChunk<'a> = ItemChunk<(Cow<'a, str>, u32, u32)>;
+type RelationChunk<'a> = ItemChunk<Cow<'a, str>>;
+
+impl<Id> Default for ItemChunk<Id> {
+    fn default() -> Self {
+        ItemChunk {
+            ids: Vec::new(),
+            problems: 0,
+            bad_json: false,
+            bits: 0,
+            newline: false,
+            counts: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// Check (and format) `items` in parallel chunks: `check(i, item, chunk)` validates item
+/// `i` into its chunk (ids, problems, counts, rows); every item is also scanned for the
+/// CSV quoting needs. A chunk stops at an item that is not valid JSON (`bad_json`).
+fn item_chunks<'a, Id: Send>(
+    items: &Items<'_, 'a>,
+    kinds: usize,
+    rows: bool,
+    list_keys: &[&str],
+    check: impl Fn(usize, &Val<'a>, &mut ItemChunk<Id>) + Sync,
+) -> Vec<ItemChunk<Id>> {
+    chunks(items.len())
+        .into_par_iter()
+        .map(|(lo, hi)| {
+            let mut c = ItemChunk {
+                ids: (0..SHARDS).map(|_| Vec::new()).collect(),
+                counts: vec![0; kinds],
+                rows: vec![Vec::new(); if rows { kinds } else { 0 }],
+                ..Default::default()
+            };
+            for i in lo..hi {
+                let done = items.with(i, |item| {
+                    check(i, item, &mut c);
+                    let (bits, newline) = csv::scan_item(item, list_keys);
+                    c.bits |= bits;
+                    c.newline |= newline;
+                });
+                if done.is_none() {
+                    c.bad_json = true;
+                    break;
+                }
+            }
+            c
+        })
+        .collect()
+}
+
+/// Totals of a pass's chunks into `p`: problems, JSON, CSV needs; returns the counts per
+/// label or relation key.
+fn merge<Id>(chunks: &[ItemChunk<Id>], kinds: usize, p: &mut Totals) -> Vec<usize> {
+    let mut counts = vec![0; kinds];
+    for c in chunks {
+        p.problems += c.problems;
+        p.bad_json |= c.bad_json;
+        p.bits |= c.bits;
+        p.newline |= c.newline;
+        for (n, k) in counts.iter_mut().zip(&c.counts) {
+            *n += k;
+        }
+    }
+    counts
+}
+
+/// Problems, JSON validity and CSV needs summed over a pass.
 #[derive(Default)]
-struct RelationChunk<'a> {
-    /// Per index shard: the rids.
-    rids: Vec<Vec<Cow<'a, str>>>,
+struct Totals {
     problems: usize,
     bad_json: bool,
     bits: u8,
     newline: bool,
-    counts: Vec<usize>,
-    rows: Vec<Vec<u8>>,
 }
 
 /// The result of one parallel pass.
@@ -182,49 +249,27 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
     let entities = doc.entities.as_ref().unwrap_or(&empty);
     let relations = doc.relations.as_ref().unwrap_or(&empty);
 
-    let mut entity_chunks: Vec<EntityChunk<'a>> = chunks(entities.len())
-        .into_par_iter()
-        .map(|(lo, hi)| {
-            let mut c = EntityChunk {
-                eids: vec![Vec::new(); SHARDS],
-                counts: vec![0; n_labels],
-                rows: vec![Vec::new(); if fmt.is_some() { n_labels } else { 0 }],
-                ..Default::default()
+    let mut entity_chunks: Vec<EntityChunk<'a>> = item_chunks(
+        entities,
+        n_labels,
+        fmt.is_some(),
+        &list_keys,
+        |i, ent, c| {
+            let mut count = Count(0);
+            let mut register = |eid: &Cow<'a, str>, label: u32| {
+                c.ids[shard_of(hash_str(eid))].push((eid.clone(), label, i as u32));
+                false
             };
-            for i in lo..hi {
-                let done = entities.with(i, |ent| {
-                    let mut count = Count(0);
-                    let mut register = |eid: &Cow<'a, str>, label: u32| {
-                        c.eids[shard_of(hash_str(eid))].push((eid.clone(), label, i as u32));
-                        false
-                    };
-                    let li = validate::check_entity(i, ent, schema, &mut count, &mut register);
-                    c.problems += count.0;
-                    if let Some(li) = li {
-                        c.counts[li] += 1;
-                        if let (Some(f), 0) = (fmt, c.problems) {
-                            csv::node_row(
-                                &mut c.rows[li],
-                                i,
-                                ent,
-                                &f.nodes[li],
-                                f.delim,
-                                f.id_type,
-                            );
-                        }
-                    }
-                    let (bits, newline) = csv::scan_item(ent, &list_keys);
-                    c.bits |= bits;
-                    c.newline |= newline;
-                });
-                if done.is_none() {
-                    c.bad_json = true;
-                    break;
+            let li = validate::check_entity(i, ent, schema, &mut count, &mut register);
+            c.problems += count.0;
+            if let Some(li) = li {
+                c.counts[li] += 1;
+                if let (Some(f), 0) = (fmt, c.problems) {
+                    csv::node_row(&mut c.rows[li], i, ent, &f.nodes[li], f.delim, f.id_type);
                 }
             }
-            c
-        })
-        .collect();
+        },
+    );
     timings.push(("entities_s", t.elapsed().as_secs_f64()));
     t = Instant::now();
 
@@ -234,10 +279,10 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
         .into_par_iter()
         .map(|s| {
             let mut map: FxHashMap<&str, (u32, u32)> = FxHashMap::default();
-            map.reserve(entity_chunks.iter().map(|c| c.eids[s].len()).sum());
+            map.reserve(entity_chunks.iter().map(|c| c.ids[s].len()).sum());
             let mut dups = 0;
             for c in &entity_chunks {
-                for (eid, label, i) in &c.eids[s] {
+                for (eid, label, i) in &c.ids[s] {
                     let mut known = true;
                     map.entry(eid).or_insert_with(|| {
                         known = false;
@@ -254,49 +299,29 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
     t = Instant::now();
 
     let find = |e: &str| eid_index[shard_of(hash_str(e))].0.get(e).copied();
-    let mut relation_chunks: Vec<RelationChunk<'a>> = chunks(relations.len())
-        .into_par_iter()
-        .map(|(lo, hi)| {
-            let mut c = RelationChunk {
-                rids: vec![Vec::new(); SHARDS],
-                counts: vec![0; n_keys],
-                rows: vec![Vec::new(); if fmt.is_some() { n_keys } else { 0 }],
-                ..Default::default()
+    let mut relation_chunks: Vec<RelationChunk<'a>> =
+        item_chunks(relations, n_keys, fmt.is_some(), &list_keys, |i, rel, c| {
+            let mut count = Count(0);
+            let mut seen = |rid: &Cow<'a, str>| {
+                c.ids[shard_of(hash_str(rid))].push(rid.clone());
+                false
             };
-            for i in lo..hi {
-                let done = relations.with(i, |rel| {
-                    let mut count = Count(0);
-                    let mut seen = |rid: &Cow<'a, str>| {
-                        c.rids[shard_of(hash_str(rid))].push(rid.clone());
-                        false
-                    };
-                    let r = validate::check_relation(i, rel, schema, &mut count, &mut seen, &find);
-                    c.problems += count.0;
-                    if let Some((key, ends)) = r {
-                        c.counts[key] += 1;
-                        if let (Some(f), 0) = (fmt, c.problems) {
-                            csv::relationship_row(
-                                &mut c.rows[key],
-                                rel,
-                                ends,
-                                &f.relationships[key],
-                                f.delim,
-                                f.id_type,
-                            );
-                        }
-                    }
-                    let (bits, newline) = csv::scan_item(rel, &list_keys);
-                    c.bits |= bits;
-                    c.newline |= newline;
-                });
-                if done.is_none() {
-                    c.bad_json = true;
-                    break;
+            let r = validate::check_relation(i, rel, schema, &mut count, &mut seen, &find);
+            c.problems += count.0;
+            if let Some((key, ends)) = r {
+                c.counts[key] += 1;
+                if let (Some(f), 0) = (fmt, c.problems) {
+                    csv::relationship_row(
+                        &mut c.rows[key],
+                        rel,
+                        ends,
+                        &f.relationships[key],
+                        f.delim,
+                        f.id_type,
+                    );
                 }
             }
-            c
-        })
-        .collect();
+        });
     timings.push(("relations_s", t.elapsed().as_secs_f64()));
     t = Instant::now();
 
@@ -304,44 +329,35 @@ fn pass<'a>(doc: &Doc<'_, 'a>, schema: &Schema, fmt: Option<Format<'_, '_>>) -> 
         .into_par_iter()
         .map(|s| {
             let mut seen: FxHashSet<&str> = FxHashSet::default();
-            seen.reserve(relation_chunks.iter().map(|c| c.rids[s].len()).sum());
+            seen.reserve(relation_chunks.iter().map(|c| c.ids[s].len()).sum());
             relation_chunks
                 .iter()
-                .flat_map(|c| &c.rids[s])
+                .flat_map(|c| &c.ids[s])
                 .filter(|rid| !seen.insert(rid))
                 .count()
         })
         .sum::<usize>();
     timings.push(("rid_index_s", t.elapsed().as_secs_f64()));
 
-    let mut node_counts = vec![0; n_labels];
-    let (mut bad_json, mut bits, mut newline) = (false, 0u8, false);
-    for c in &entity_chunks {
-        problems += c.problems;
-        bad_json |= c.bad_json;
-        bits |= c.bits;
-        newline |= c.newline;
-        for (n, k) in node_counts.iter_mut().zip(&c.counts) {
-            *n += k;
-        }
-    }
-    let mut relation_counts = vec![0; n_keys];
-    for c in &relation_chunks {
-        problems += c.problems;
-        bad_json |= c.bad_json;
-        bits |= c.bits;
-        newline |= c.newline;
-        for (n, k) in relation_counts.iter_mut().zip(&c.counts) {
-            *n += k;
-        }
-    }
+    let mut totals = Totals {
+        problems,
+        ..Default::default()
+    };
+    let node_counts = merge(&entity_chunks, n_labels, &mut totals);
+    let relation_counts = merge(&relation_chunks, n_keys, &mut totals);
+    let Totals {
+        problems,
+        bad_json,
+        bits,
+        newline,
+    } = totals;
     drop(eid_index);
     entity_chunks
         .par_iter_mut()
-        .for_each(|c| c.eids = Vec::new());
+        .for_each(|c| c.ids = Vec::new());
     relation_chunks
         .par_iter_mut()
-        .for_each(|c| c.rids = Vec::new());
+        .for_each(|c| c.ids = Vec::new());
     Pass {
         problems,
         bad_json,
