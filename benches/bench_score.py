@@ -9,7 +9,7 @@ command end to end (start-up, reading, scoring, writing ``--out``; the headline)
 ``score_files`` in process, and for the Python reference on a sample (JSON parsing included
 on both sides), the ratios, and checks the verdicts on the sample.
 
-Usage: ``python benches/bench_score.py [--pairs 1000000] [--sample 20000] [--keep DIR]``
+Usage: ``python benches/bench_score.py [--pairs 1000000] [--sample 20000] [--keep DIR] [--records]``
 """
 
 from __future__ import annotations
@@ -96,7 +96,14 @@ def _pred(gold: list[list[Any]], ordered: bool, rnd: random.Random) -> list[list
     return rows
 
 
-def generate(n: int, gold_path: Path, pred_path: Path, seed: int = 7) -> None:
+def _records(rows: list[list[Any]], names: list[str]) -> list[dict[str, Any]]:
+    """Rows as records (Neo4j's shape: one map per row, column name -> value)."""
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def generate(n: int, gold_path: Path, pred_path: Path, seed: int = 7, records: bool = False) -> None:
+    """Write n (gold, pred) pairs; ``records``: rows as maps keyed by column name (the
+    predicted columns named as their gold columns, a new one ``extra``)."""
     rnd = random.Random(seed)
     dumps = json.dumps
     with gold_path.open("w") as g, pred_path.open("w") as p:
@@ -105,9 +112,19 @@ def generate(n: int, gold_path: Path, pred_path: Path, seed: int = 7) -> None:
             ordered = rnd.random() < 0.2
             pred = _pred(gold, ordered, rnd)
             qid = f"q{i}"
-            g.write(dumps({"qid": qid, "rows": gold, "order_matters": ordered}))
+            if records:
+                names = [f"c{c}" for c in range(len(gold[0]))]
+                gold_rows: list[Any] = _records(gold, names)
+                # predicted columns come permuted: any names but the gold ones' order will do
+                pnames = [f"c{c}" for c in range(len(pred[0]))]
+                if len(pnames) > len(names):
+                    pnames[-1] = "extra"
+                pred_rows: list[Any] = _records(pred, pnames)
+            else:
+                gold_rows, pred_rows = gold, pred
+            g.write(dumps({"qid": qid, "rows": gold_rows, "order_matters": ordered}))
             g.write("\n")
-            p.write(dumps({"qid": qid, "rows": pred, "error": None}))
+            p.write(dumps({"qid": qid, "rows": pred_rows, "error": None}))
             p.write("\n")
 
 
@@ -162,6 +179,12 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=1_000_000)
     ap.add_argument("--sample", type=int, default=20_000)
     ap.add_argument("--keep", type=Path, help="directory to keep the generated files in")
+    ap.add_argument(
+        "--records",
+        action="store_true",
+        help="rows as records (maps keyed by column name, as Neo4j returns them) "
+        "instead of arrays",
+    )
     args = ap.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="kgbench-bench-score-")
@@ -170,12 +193,13 @@ def main() -> int:
     gold, pred, out = d / "gold.jsonl", d / "pred.jsonl", d / "scores.jsonl"
     stamp = d / "pairs.txt"
 
-    if args.keep and stamp.exists() and stamp.read_text().strip() == str(args.pairs):
+    shape = f"{args.pairs} records" if args.records else str(args.pairs)
+    if args.keep and stamp.exists() and stamp.read_text().strip() == shape:
         print(f"reusing {args.pairs:,} generated pairs in {d}")
     else:
         t0 = time.perf_counter()
-        generate(args.pairs, gold, pred)
-        stamp.write_text(str(args.pairs))
+        generate(args.pairs, gold, pred, records=args.records)
+        stamp.write_text(shape)
         print(f"generated {args.pairs:,} pairs in {time.perf_counter() - t0:.1f} s")
     size = (gold.stat().st_size + pred.stat().st_size) / 1e6
     print(f"input: {size:.0f} MB JSONL; cores available: {len(os.sched_getaffinity(0))}")

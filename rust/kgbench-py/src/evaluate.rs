@@ -101,16 +101,16 @@ fn table_from_py(rows: &Bound<'_, PyAny>, what: &str) -> PyResult<Table> {
         for (r, row) in rows.try_iter()?.enumerate() {
             let row = row?;
             let res = if let Ok(d) = row.cast::<PyDict>() {
-                let mut cells = Vec::with_capacity(d.len());
+                let record = b.record();
                 for (k, v) in d.iter() {
-                    let name = k.str()?.to_cow()?.into_owned();
-                    let mut key = Vec::new();
-                    write_key(&v, &mut key).map_err(|e| {
+                    let name = k.str()?;
+                    let name = name.to_cow()?;
+                    write_key(&v, record.cell(&name)).map_err(|e| {
                         annotate(py, e, &format!("{what}: row {r}, column {name:?}"))
                     })?;
-                    cells.push((name, key));
+                    record.end_cell();
                 }
-                b.push_record(cells)
+                b.end_record()
             } else {
                 for (c, cell) in row.try_iter()?.enumerate() {
                     write_key(&cell?, b.cell_buf())

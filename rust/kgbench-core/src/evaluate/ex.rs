@@ -42,8 +42,16 @@ use super::table::{Table, TableRef};
 /// Whether the gold query's rows are ordered: SPEC.md §4, CypherBench's
 /// `'order by' in target_cypher.lower()` (a plain substring test, so an `order by` inside a
 /// string literal or comment also counts, as in the reference).
+///
+/// Compared byte-wise with ASCII case folding, which gives the same answer as lowercasing
+/// the whole text: ASCII letters lowercase to ASCII, and the only other characters whose
+/// lowercase is ASCII (KELVIN SIGN → `k`, `İ` → `i̇`) yield letters that `order by` lacks.
 pub fn order_matters(gold_cypher: &str) -> bool {
-    gold_cypher.to_lowercase().contains("order by")
+    let b = gold_cypher.as_bytes();
+    memchr::memchr2_iter(b'o', b'O', b).any(|i| {
+        b.get(i..i + 8)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"order by"))
+    })
 }
 
 /// EX of one pair of tables: 1.0 if equal under SPEC.md §4, else 0.0.
@@ -603,6 +611,31 @@ mod tests {
             &table_from_json(p).unwrap(),
             ordered,
         )
+    }
+
+    #[test]
+    fn order_by_detection_matches_lowercasing() {
+        for q in [
+            "MATCH (n) RETURN n ORDER BY n.x",
+            "match (n) return n order by n.x",
+            "MATCH (n) RETURN n OrDeR bY n.x",
+            "MATCH (n) RETURN n ORDER  BY n.x",
+            "MATCH (n) RETURN n\nORDER\tBY n.x",
+            "RETURN 'order by' AS s",
+            "ORDER BY",
+            "ORDER B",
+            "İORDER BYİ",
+            "\u{212A}ORDER BY\u{212A}",
+            "ÖRDER BY",
+            "ORDER BΥ",
+            "",
+        ] {
+            assert_eq!(
+                order_matters(q),
+                q.to_lowercase().contains("order by"),
+                "{q:?}"
+            );
+        }
     }
 
     #[test]

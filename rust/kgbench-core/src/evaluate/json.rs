@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::table::{TableArena, TableBuilder, TableSpan};
+use super::table::{RecordCells, TableArena, TableBuilder, TableSpan};
 use super::value::{self, ListKeys, MapKeys};
 
 /// A syntax or shape error at a byte offset of the line.
@@ -469,7 +469,8 @@ impl<'a> Reader<'a> {
                 }
                 Some(b'{') => {
                     r.pos += 1;
-                    b.push_record(r.record_cells()?)
+                    r.record_cells(b.record())?;
+                    b.end_record()
                 }
                 _ => return r.err("a row must be an array or an object"),
             };
@@ -567,17 +568,14 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The cells of a record row (an object whose `{` was consumed, up to its `}`): each
-    /// column name with its cell's canonical key, in the record's key order.
-    fn record_cells(&mut self) -> R<Vec<(String, Vec<u8>)>> {
-        let mut cells = Vec::new();
+    /// The cells of a record row (an object whose `{` was consumed, up to its `}`) into
+    /// `record`: each column name with its cell's canonical key, in the record's key order.
+    fn record_cells(&mut self, record: &mut RecordCells) -> R<()> {
         self.members(|r, k| {
-            let mut key = Vec::new();
-            r.cell_key(&mut key)?;
-            cells.push((k.to_owned(), key));
+            r.cell_key(record.cell(k))?;
+            record.end_cell();
             Ok(())
-        })?;
-        Ok(cells)
+        })
     }
 
     /// Comma-separated items up to the closing byte `close` (an empty sequence allowed).
@@ -861,7 +859,8 @@ mod tests {
                 }
                 Some(b'{') => {
                     r.pos += 1;
-                    b.push_record(r.record_cells()?)
+                    r.record_cells(b.record())?;
+                    b.end_record()
                 }
                 _ => return r.err("a row must be an array or an object"),
             };

@@ -19,5 +19,5 @@ pub mod tolerance;
 pub mod value;
 
 pub use ex::{execution_accuracy, order_matters, tables_equivalent};
-pub use table::{Table, TableBuilder, TableError};
+pub use table::{RecordCells, Table, TableBuilder, TableError};
 pub use value::Value;

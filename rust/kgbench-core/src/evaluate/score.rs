@@ -162,8 +162,8 @@ pub fn parse_record_into(
     rec.qid.clear();
     rec.span = TableSpan::default();
     rec.chunk = 0;
-    rec.error = None;
-    rec.cypher = None;
+    // `error` and the query keep their buffers until the end (no allocation per line)
+    let (mut have_error, mut have_cypher) = (false, false);
     rec.order_matters = None;
     rec.line = line;
     let mut have_qid = false;
@@ -202,21 +202,23 @@ pub fn parse_record_into(
                 rec.span = r.rows(arena, ncols)?.unwrap_or_default();
             }
             "error" => {
-                rec.error = match r.peek() {
+                have_error = true;
+                match r.peek() {
                     Some(b'n') => {
                         r.skip()?;
-                        None
+                        rec.error = None;
                     }
-                    Some(b'"') => Some(r.string()?.into_owned()),
-                    _ => Some(r.skip()?.to_owned()),
+                    Some(b'"') => set_text(&mut rec.error, &r.string()?),
+                    _ => set_text(&mut rec.error, r.skip()?),
                 }
             }
             "gold_cypher" | "pred_cypher" => {
-                rec.cypher = match r.peek() {
-                    Some(b'"') => Some(r.string()?.into_owned()),
+                have_cypher = true;
+                match r.peek() {
+                    Some(b'"') => set_text(&mut rec.cypher, &r.string()?),
                     Some(b'n') => {
                         r.skip()?;
-                        None
+                        rec.cypher = None;
                     }
                     _ => return r.err(format!("\"{key}\" must be a string")),
                 }
@@ -245,6 +247,12 @@ pub fn parse_record_into(
         Ok(())
     })?;
     r.end()?;
+    if !have_error {
+        rec.error = None;
+    }
+    if !have_cypher {
+        rec.cypher = None;
+    }
     if !have_qid {
         return r.err("missing field \"qid\"");
     }
@@ -252,6 +260,18 @@ pub fn parse_record_into(
         return r.err("missing field \"rows\"");
     }
     Ok(())
+}
+
+/// Set `slot` to `text`, reusing its buffer.
+#[inline]
+fn set_text(slot: &mut Option<String>, text: &str) {
+    match slot {
+        Some(buf) => {
+            buf.clear();
+            buf.push_str(text);
+        }
+        None => *slot = Some(text.to_owned()),
+    }
 }
 
 const CHUNK_LINES: usize = 4096;

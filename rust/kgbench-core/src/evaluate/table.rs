@@ -10,11 +10,107 @@ use super::value::{self, ListKeys, MapKeys, Value};
 
 /// Storage for many tables: the cell keys of all of them, back to back. Tables built into
 /// one arena are addressed by [`TableSpan`]s (no allocation per table).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct TableArena {
     bytes: Vec<u8>,
     /// End offset in `bytes` of each cell, row-major, tables back to back.
     ends: Vec<u32>,
+    /// Scratch of record rows (not part of any table): kept here so that reading many
+    /// tables of records into one arena allocates nothing per row or per table.
+    records: RecordScratch,
+}
+
+/// Arenas are equal when they hold the same tables (their scratch space does not count).
+impl PartialEq for TableArena {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes && self.ends == other.ends
+    }
+}
+
+impl Eq for TableArena {}
+
+/// The record row being built, and its table's first record: its column names sorted,
+/// as given, and its cells' column-name order.
+#[derive(Debug, Clone, Default)]
+struct RecordScratch {
+    row: RecordCells,
+    first_sorted: RecordCells,
+    first: RecordCells,
+    first_order: Vec<u32>,
+    /// Cells of `row` in column-name order (when its names differ from the first's).
+    order: Vec<u32>,
+}
+
+/// The cells of one record row (a row given as a map from column name to value), in the
+/// record's own order: each column name with its cell's canonical key. Filled by
+/// [`RecordCells::cell`] + [`RecordCells::end_cell`] per column; see
+/// [`TableBuilder::record`].
+#[derive(Debug, Clone, Default)]
+pub struct RecordCells {
+    names: String,
+    name_ends: Vec<u32>,
+    keys: Vec<u8>,
+    key_ends: Vec<u32>,
+}
+
+impl RecordCells {
+    fn clear(&mut self) {
+        self.names.clear();
+        self.name_ends.clear();
+        self.keys.clear();
+        self.key_ends.clear();
+    }
+
+    /// Start the cell of column `name`: its canonical key goes into the returned buffer,
+    /// then call [`RecordCells::end_cell`].
+    #[inline]
+    pub fn cell(&mut self, name: &str) -> &mut Vec<u8> {
+        self.names.push_str(name);
+        self.name_ends.push(self.names.len() as u32);
+        &mut self.keys
+    }
+
+    /// Mark the end of the cell just written.
+    #[inline]
+    pub fn end_cell(&mut self) {
+        self.key_ends.push(self.keys.len() as u32);
+    }
+
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        self.name_ends.len()
+    }
+
+    /// True without cells.
+    pub fn is_empty(&self) -> bool {
+        self.name_ends.is_empty()
+    }
+
+    /// The same column names in the same order as `other`.
+    #[inline]
+    fn same_names(&self, other: &RecordCells) -> bool {
+        self.names == other.names && self.name_ends == other.name_ends
+    }
+
+    #[inline]
+    fn name(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.name_ends[i - 1] as usize
+        };
+        &self.names[start..self.name_ends[i] as usize]
+    }
+
+    #[inline]
+    fn key(&self, i: usize) -> &[u8] {
+        let start = if i == 0 {
+            0
+        } else {
+            self.key_ends[i - 1] as usize
+        };
+        &self.keys[start..self.key_ends[i] as usize]
+    }
 }
 
 impl TableArena {
@@ -23,6 +119,7 @@ impl TableArena {
         TableArena {
             bytes: Vec::with_capacity(bytes),
             ends: Vec::with_capacity(cells),
+            records: RecordScratch::default(),
         }
     }
 
@@ -212,8 +309,8 @@ pub struct TableBuilder<'a> {
     nrows: usize,
     row_start: usize,
     expected_ncols: Option<usize>,
-    /// Sorted keys of the first record row (rows given as maps).
-    record_keys: Option<Vec<String>>,
+    /// A record row was added (the arena's scratch holds its sorted column names).
+    had_record: bool,
 }
 
 impl<'a> TableBuilder<'a> {
@@ -229,7 +326,7 @@ impl<'a> TableBuilder<'a> {
             nrows: 0,
             row_start: first_cell,
             expected_ncols: ncols,
-            record_keys: None,
+            had_record: false,
         }
     }
 
@@ -261,26 +358,76 @@ impl<'a> TableBuilder<'a> {
         Ok(())
     }
 
-    /// Add one record row given as (column name, cell key) pairs in any order. Cells are
-    /// stored in column-name order (EX is invariant under column permutation); every record
-    /// must have the same names.
-    pub fn push_record(&mut self, mut cells: Vec<(String, Vec<u8>)>) -> Result<(), TableError> {
-        cells.sort_by(|a, b| a.0.cmp(&b.0));
-        match &self.record_keys {
-            Some(keys) => {
-                if keys.len() != cells.len() || keys.iter().zip(&cells).any(|(k, c)| *k != c.0) {
-                    return Err(TableError::Keys {
-                        row: self.nrows,
-                        found: cells.into_iter().map(|c| c.0).collect(),
-                        expected: keys.clone(),
-                    });
+    /// The buffer of the next record row (a row given as a map from column name to value),
+    /// emptied: fill it with [`RecordCells::cell`] + [`RecordCells::end_cell`] per column in
+    /// any order, then call [`TableBuilder::end_record`].
+    #[inline]
+    pub fn record(&mut self) -> &mut RecordCells {
+        let row = &mut self.arena.records.row;
+        row.clear();
+        row
+    }
+
+    /// Add the record row filled through [`TableBuilder::record`]. Cells are stored in
+    /// column-name order (EX is invariant under column permutation); every record must have
+    /// the same names. Errors: [`TableError::Keys`] naming both sets of names, or
+    /// [`TableError::Ragged`] against declared columns or earlier array rows.
+    pub fn end_record(&mut self) -> Result<(), TableError> {
+        let TableArena {
+            bytes,
+            ends,
+            records,
+        } = &mut *self.arena;
+        let RecordScratch {
+            row,
+            first_sorted,
+            first,
+            first_order,
+            order,
+        } = records;
+        let order = if self.had_record && row.same_names(first) {
+            // the usual case: the names of the first record, in the same order
+            &*first_order
+        } else {
+            order.clear();
+            order.extend(0..row.len() as u32);
+            // stable: a repeated name keeps its cells in record order
+            order.sort_by(|&a, &b| row.name(a as usize).cmp(row.name(b as usize)));
+            if !self.had_record {
+                self.had_record = true;
+                first.clear();
+                first_sorted.clear();
+                for i in 0..row.len() {
+                    first.cell(row.name(i));
+                    first.end_cell();
                 }
+                for &i in order.iter() {
+                    first_sorted.cell(row.name(i as usize));
+                    first_sorted.end_cell();
+                }
+                first_order.clone_from(order);
+            } else if first_sorted.len() != row.len()
+                || order
+                    .iter()
+                    .enumerate()
+                    .any(|(j, &i)| first_sorted.name(j) != row.name(i as usize))
+            {
+                return Err(TableError::Keys {
+                    row: self.nrows,
+                    found: order
+                        .iter()
+                        .map(|&i| row.name(i as usize).to_owned())
+                        .collect(),
+                    expected: (0..first_sorted.len())
+                        .map(|j| first_sorted.name(j).to_owned())
+                        .collect(),
+                });
             }
-            None => self.record_keys = Some(cells.iter().map(|c| c.0.clone()).collect()),
-        }
-        for (_, key) in &cells {
-            self.arena.bytes.extend_from_slice(key);
-            self.end_cell();
+            &*order
+        };
+        for &i in order {
+            bytes.extend_from_slice(row.key(i as usize));
+            ends.push(bytes.len() as u32);
         }
         self.end_row()
     }
@@ -442,13 +589,12 @@ impl<'de> Visitor<'de> for RowVisitor<'_, '_> {
         b.end_row().map_err(de::Error::custom)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut cells = Vec::new();
+        let record = self.0.record();
         while let Some(k) = map.next_key::<String>()? {
-            let mut key = Vec::new();
-            map.next_value_seed(CellSeed(&mut key))?;
-            cells.push((k, key));
+            map.next_value_seed(CellSeed(record.cell(&k)))?;
+            record.end_cell();
         }
-        self.0.push_record(cells).map_err(de::Error::custom)
+        self.0.end_record().map_err(de::Error::custom)
     }
 }
 
@@ -508,5 +654,42 @@ mod tests {
             e.to_string().contains("row 1 has 1 columns, expected 2"),
             "{e}"
         );
+    }
+
+    /// Records whose names come in the first record's order, in another order, or differ;
+    /// the JSON reader and serde agree on all of them.
+    #[test]
+    fn record_names_in_any_order() {
+        let text = r#"[{"b": 2, "a": 1, "c": [1]}, {"b": 4, "a": 3, "c": []},
+            {"c": null, "a": 5, "b": 6}, {"b": 8, "c": "x", "a": 7}]"#;
+        let expected =
+            table_from_json(r#"[[1, 2, [1]], [3, 4, []], [5, 6, null], [7, 8, "x"]]"#).unwrap();
+        assert_eq!(table_from_json(text).unwrap(), expected);
+        let mut arena = TableArena::default();
+        let mut r = crate::evaluate::json::Reader::new(text);
+        let span = r.rows(&mut arena, None).unwrap().unwrap();
+        let t = arena.get(span);
+        assert!(t.identical(&expected.as_ref()));
+        // a second table in the same arena starts its own names
+        let mut r = crate::evaluate::json::Reader::new(r#"[{"z": 1}, {"z": 2}]"#);
+        let span = r.rows(&mut arena, None).unwrap().unwrap();
+        assert_eq!((arena.get(span).nrows(), arena.get(span).ncols()), (2, 1));
+        for (bad, found) in [
+            (r#"[{"b": 2, "a": 1}, {"a": 3, "c": 4}]"#, r#"["a", "c"]"#),
+            (
+                r#"[{"b": 2, "a": 1}, {"b": 3, "a": 4, "c": 5}]"#,
+                r#"["a", "b", "c"]"#,
+            ),
+            (r#"[{"a": 1}, {"b": 2, "a": 1}]"#, r#"["a", "b"]"#),
+        ] {
+            let e = table_from_json(bad).unwrap_err().to_string();
+            assert!(e.contains(&format!("row 1 has keys {found}")), "{e}");
+            let mut arena = TableArena::default();
+            let e = crate::evaluate::json::Reader::new(bad)
+                .rows(&mut arena, None)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("row 1 has keys {found}")), "{e}");
+        }
     }
 }
