@@ -101,7 +101,9 @@ def _records(rows: list[list[Any]], names: list[str]) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 
-def generate(n: int, gold_path: Path, pred_path: Path, seed: int = 7, records: bool = False) -> None:
+def generate(
+    n: int, gold_path: Path, pred_path: Path, seed: int = 7, records: bool = False
+) -> None:
     """Write n (gold, pred) pairs; ``records``: rows as maps keyed by column name (the
     predicted columns named as their gold columns, a new one ``extra``)."""
     rnd = random.Random(seed)
@@ -182,8 +184,7 @@ def main() -> int:
     ap.add_argument(
         "--records",
         action="store_true",
-        help="rows as records (maps keyed by column name, as Neo4j returns them) "
-        "instead of arrays",
+        help="rows as records (maps keyed by column name, as Neo4j returns them) instead of arrays",
     )
     args = ap.parse_args()
 
