@@ -168,8 +168,10 @@ def score_files(
     ``match``, ``mismatch``, ``identical_query``, ``missing``, ``pred_error``,
     ``gold_error``. ``rel_tol``: optional relative tolerance on numbers (module docstring).
 
-    Files listing the same qids in the same order are parsed and compared chunk by chunk
-    (cache-friendly); otherwise both files are parsed whole and matched by qid.
+    Gold lines are parsed and compared with their predictions chunk by chunk, in parallel
+    and cache-friendly: predictions in the same order are paired by line, others by qid
+    (for lines whose first member is ``"qid"``, the shape ``json.dumps`` writes); anything
+    else, and every error, takes the general path, which parses both files whole.
 
     Raises ``kgbench.errors.InputError`` naming the file and line for malformed JSON, a
     missing ``qid``/``rows``, rows of unequal width (or not matching ``columns``) and

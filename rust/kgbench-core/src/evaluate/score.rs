@@ -13,6 +13,11 @@
 //! Predictions whose qid is not in the gold file are counted (`n_extra_pred`).
 //! Malformed lines, rows of unequal width and duplicate qids are errors naming the file and
 //! line.
+//!
+//! Scoring is chunked by gold lines and parallel: each gold line is parsed and compared with
+//! its prediction at once (predictions in the same order are paired by line, others by the
+//! qid leading their line); anything else, and every error, takes the general path, which
+//! parses both files whole and matches them by qid (the same verdicts and messages).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -567,9 +572,24 @@ pub fn score_files_chunked(
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
-    let aligned = score_aligned(&gd, &pd, rel_tol, chunk_lines, out.is_some());
+    let mut pairing = Pairing::Aligned;
+    let mut paired = score_paired(&gd, &pd, &pairing, rel_tol, chunk_lines, out.is_some());
     timer.phase("parse + compare (aligned)");
-    if let Some(chunks) = aligned {
+    if paired.is_none() {
+        // predictions in another order (or a subset): pair them by qid
+        if let Some((text, index)) = qid_index(&pd) {
+            pairing = Pairing::ByQid { text, index };
+            paired = score_paired(&gd, &pd, &pairing, rel_tol, chunk_lines, out.is_some());
+            timer.phase("parse + compare (by qid)");
+        }
+    }
+    let extra = match (&paired, &pairing) {
+        (Some(chunks), Pairing::ByQid { text, .. }) => unmatched_predictions(&pd, text, chunks),
+        _ => Some(0),
+    };
+    if let (Some(chunks), Some(n_extra_pred)) = (paired, extra) {
+        drop(pairing);
+        let n_pred = pd.lines.len();
         // the inputs are no longer needed: free both at once
         rayon::join(|| drop(gd), || drop(pd));
         let n: usize = chunks.iter().map(|c| c.statuses.len()).sum();
@@ -604,7 +624,7 @@ pub fn score_files_chunked(
             .iter()
             .flat_map(|c| c.statuses.iter().copied())
             .collect();
-        let summary = summarize(&statuses, n, n, 0);
+        let summary = summarize(&statuses, n, n_pred, n_extra_pred);
         timer.phase("summary");
         if let Some(out_path) = out {
             let io = |source| ScoreError::Io {
@@ -751,6 +771,8 @@ struct QidChunk {
     hashes: Vec<u64>,
     /// The chunk's lines of the scores file.
     out: Vec<u8>,
+    /// Indices of the prediction lines the chunk's gold lines found (pairing by qid).
+    matched: Vec<u32>,
 }
 
 impl QidChunk {
@@ -764,27 +786,102 @@ impl QidChunk {
     }
 }
 
-/// Chunked parse-and-compare of two files with the same qid sequence; `None` when they
-/// are not (or a line is malformed). Each pair is parsed into small reused arenas and
-/// scored at once, while its cells are in cache; nothing is allocated per pair. With
-/// `write`, each chunk also formats its lines of the scores file.
-fn score_aligned(
+/// How each gold line finds its prediction line in [`score_paired`].
+enum Pairing<'p> {
+    /// Line `i` of the prediction file (the same qid sequence in both files).
+    Aligned,
+    /// By qid: the prediction file's text (valid UTF-8) and the index in its lines of each
+    /// prediction's qid, as [`leading_qid`] reads it.
+    ByQid {
+        text: &'p str,
+        index: FxHashMap<&'p str, u32>,
+    },
+}
+
+/// The qid of a result line whose first member is `"qid"` (a string without escapes, or
+/// an integer's text), read without parsing the rest; `None` for any other line (the
+/// caller then takes the general path, which parses everything).
+fn leading_qid(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    let ws = |mut p: usize| {
+        while matches!(b.get(p), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            p += 1;
+        }
+        p
+    };
+    let mut p = ws(0);
+    if b.get(p) != Some(&b'{') {
+        return None;
+    }
+    p = ws(p + 1);
+    if !b[p..].starts_with(b"\"qid\"") {
+        return None;
+    }
+    p = ws(p + 5);
+    if b.get(p) != Some(&b':') {
+        return None;
+    }
+    p = ws(p + 1);
+    match b.get(p) {
+        Some(b'"') => {
+            let e = p + 1 + memchr::memchr2(b'"', b'\\', &b[p + 1..])?;
+            (b[e] == b'"').then(|| &line[p + 1..e])
+        }
+        Some(b'-' | b'0'..=b'9') => {
+            let e = p + b[p..]
+                .iter()
+                .position(|c| !matches!(c, b'-' | b'0'..=b'9'))
+                .unwrap_or(b.len() - p);
+            Some(&line[p..e])
+        }
+        _ => None,
+    }
+}
+
+/// The prediction lines by qid, for [`Pairing::ByQid`]; `None` when a line has no leading
+/// qid, the file is not valid UTF-8 or a qid repeats (the general path reports these).
+fn qid_index(pred: &Loaded) -> Option<(&str, FxHashMap<&str, u32>)> {
+    let text = std::str::from_utf8(pred.bytes()).ok()?;
+    let qids: Vec<Option<&str>> = pred
+        .lines
+        .par_iter()
+        .map(|&(_, s, e)| leading_qid(&text[s as usize..e as usize]))
+        .collect();
+    let mut index = FxHashMap::default();
+    index.reserve(qids.len());
+    for (i, q) in qids.into_iter().enumerate() {
+        if index.insert(q?, i as u32).is_some() {
+            return None;
+        }
+    }
+    Some((text, index))
+}
+
+/// Chunked parse-and-compare of the gold lines with their predictions, paired by line
+/// (`Pairing::Aligned`) or by qid; `None` when the pairing does not hold (or a line is
+/// malformed). Each pair is parsed into small reused arenas and scored at once, while
+/// its cells are in cache; nothing is allocated per pair. With `write`, each chunk also
+/// formats its lines of the scores file.
+fn score_paired(
     gold: &Loaded,
     pred: &Loaded,
+    pairing: &Pairing<'_>,
     rel_tol: Option<f64>,
     chunk_lines: usize,
     write: bool,
 ) -> Option<Vec<QidChunk>> {
     let (gbytes, pbytes) = (gold.bytes(), pred.bytes());
     let (glines, plines) = (&gold.lines, &pred.lines);
-    if glines.len() != plines.len() || glines.len() > u32::MAX as usize {
+    if glines.len() > u32::MAX as usize
+        || (matches!(pairing, Pairing::Aligned) && glines.len() != plines.len())
+    {
         return None;
     }
     let tails = status_tails();
     let chunks: Vec<Option<QidChunk>> = glines
         .par_chunks(chunk_lines)
-        .zip(plines.par_chunks(chunk_lines))
-        .map(|(gc, pc)| {
+        .enumerate()
+        .map(|(ci, gc)| {
             let mut ga = ResultFile {
                 records: Vec::new(),
                 arenas: vec![TableArena::with_capacity(256, 4096)],
@@ -795,9 +892,17 @@ fn score_aligned(
             };
             // UTF-8 of the chunk's lines, checked while they are in cache (blank lines,
             // the only bytes between them, are ASCII)
-            let (gbase, pbase) = (gc[0].1 as usize, pc[0].1 as usize);
+            let gbase = gc[0].1 as usize;
             let gtext = std::str::from_utf8(&gbytes[gbase..gc[gc.len() - 1].2 as usize]).ok()?;
-            let ptext = std::str::from_utf8(&pbytes[pbase..pc[pc.len() - 1].2 as usize]).ok()?;
+            let aligned_pred = match pairing {
+                Pairing::Aligned => {
+                    let pc = &plines[ci * chunk_lines..ci * chunk_lines + gc.len()];
+                    let pbase = pc[0].1 as usize;
+                    let end = pc[pc.len() - 1].2 as usize;
+                    Some((pc, pbase, std::str::from_utf8(&pbytes[pbase..end]).ok()?))
+                }
+                Pairing::ByQid { .. } => None,
+            };
             let (mut gr, mut pr) = (Reader::new(""), Reader::new(""));
             let mut scratch = ExScratch::default();
             let (mut g, mut p) = (ResultRecord::default(), ResultRecord::default());
@@ -808,18 +913,40 @@ fn score_aligned(
                 statuses: Vec::with_capacity(gc.len()),
                 hashes: Vec::with_capacity(gc.len()),
                 out: Vec::with_capacity(if write { gc.len() * 48 } else { 0 }),
+                matched: Vec::new(),
             };
-            for (&(gno, gs, ge), &(pno, ps, pe)) in gc.iter().zip(pc) {
+            for (j, &(gno, gs, ge)) in gc.iter().enumerate() {
+                let gline = &gtext[gs as usize - gbase..ge as usize - gbase];
+                // the prediction line and its number, if any
+                let pline = match (&aligned_pred, pairing) {
+                    (Some((pc, pbase, ptext)), _) => {
+                        let (pno, ps, pe) = pc[j];
+                        Some((&ptext[ps as usize - pbase..pe as usize - pbase], pno))
+                    }
+                    (None, Pairing::ByQid { text, index }) => {
+                        index.get(leading_qid(gline)?).map(|&i| {
+                            out.matched.push(i);
+                            let (pno, ps, pe) = plines[i as usize];
+                            (&text[ps as usize..pe as usize], pno)
+                        })
+                    }
+                    (None, Pairing::Aligned) => None,
+                };
                 ga.arenas[0].clear();
-                pa.arenas[0].clear();
-                gr.reset(&gtext[gs as usize - gbase..ge as usize - gbase]);
+                gr.reset(gline);
                 parse_record_into(&mut gr, gno as usize, &mut ga.arenas[0], &mut g).ok()?;
-                pr.reset(&ptext[ps as usize - pbase..pe as usize - pbase]);
-                parse_record_into(&mut pr, pno as usize, &mut pa.arenas[0], &mut p).ok()?;
-                if g.qid != p.qid {
-                    return None;
-                }
-                let st = score_record_with(&ga, &g, &pa, Some(&p), rel_tol, Some(&mut scratch));
+                let st = match pline {
+                    Some((pline, pno)) => {
+                        pa.arenas[0].clear();
+                        pr.reset(pline);
+                        parse_record_into(&mut pr, pno as usize, &mut pa.arenas[0], &mut p).ok()?;
+                        if g.qid != p.qid {
+                            return None;
+                        }
+                        score_record_with(&ga, &g, &pa, Some(&p), rel_tol, Some(&mut scratch))
+                    }
+                    None => Status::Missing,
+                };
                 out.statuses.push(st);
                 out.text.push_str(&g.qid);
                 out.ends.push(u32::try_from(out.text.len()).ok()?);
@@ -833,6 +960,36 @@ fn score_aligned(
         })
         .collect();
     chunks.into_iter().collect()
+}
+
+/// The number of prediction lines no gold line matched ([`Pairing::ByQid`]), each parsed
+/// to check it; `None` if one is malformed.
+fn unmatched_predictions(pred: &Loaded, text: &str, chunks: &[QidChunk]) -> Option<usize> {
+    let mut matched = vec![false; pred.lines.len()];
+    for &i in chunks.iter().flat_map(|c| &c.matched) {
+        matched[i as usize] = true;
+    }
+    pred.lines
+        .par_iter()
+        .zip(&matched)
+        .filter(|(_, &m)| !m)
+        .map_init(
+            || {
+                (
+                    Reader::new(""),
+                    TableArena::default(),
+                    ResultRecord::default(),
+                )
+            },
+            |(r, arena, rec), (&(no, s, e), _)| {
+                arena.clear();
+                r.reset(&text[s as usize..e as usize]);
+                parse_record_into(r, no as usize, arena, rec)
+                    .ok()
+                    .map(|_| 1)
+            },
+        )
+        .sum()
 }
 
 fn summarize(
@@ -973,13 +1130,45 @@ mod tests {
         std::fs::write(&gp, &gold).unwrap();
         std::fs::write(&pp, &pred).unwrap();
         let (aligned, s1) = score_files(&gp, &pp, None, None).unwrap();
-        // reversed prediction order takes the general path
+        // reversed prediction order pairs by qid
         let rev: String = pred.lines().rev().map(|l| format!("{l}\n")).collect();
-        std::fs::write(&pp, rev).unwrap();
-        let (general, s2) = score_files(&gp, &pp, None, None).unwrap();
-        assert_eq!(aligned, general);
+        std::fs::write(&pp, &rev).unwrap();
+        let (by_qid, s2) = score_files(&gp, &pp, None, None).unwrap();
+        assert_eq!(aligned, by_qid);
         assert_eq!(s1, s2);
         assert_eq!(s1.n_match, 5000);
+        // the same lines with "rows" first (no leading qid) take the general path
+        let swapped = |text: &str| -> String {
+            text.lines()
+                .map(|l| {
+                    let (q, r) = l.split_once(", \"rows\": ").unwrap();
+                    format!("{{\"rows\": {}, {}}}\n", &r[..r.len() - 1], &q[1..])
+                })
+                .collect()
+        };
+        std::fs::write(&pp, swapped(&rev)).unwrap();
+        let (general, s3) = score_files(&gp, &pp, None, None).unwrap();
+        assert_eq!(aligned, general);
+        assert_eq!(s1, s3);
+        // missing and extra predictions: by qid and the general path agree
+        let some: String = rev
+            .lines()
+            .enumerate()
+            .filter(|(i, _)| i % 7 != 3)
+            .map(|(_, l)| format!("{l}\n"))
+            .chain(["{\"qid\": \"zz\", \"rows\": []}\n".to_string()])
+            .collect();
+        std::fs::write(&pp, &some).unwrap();
+        let (by_qid, s4) = score_files(&gp, &pp, None, None).unwrap();
+        std::fs::write(&pp, swapped(&some)).unwrap();
+        let (general, s5) = score_files(&gp, &pp, None, None).unwrap();
+        assert_eq!(by_qid, general);
+        assert_eq!(s4, s5);
+        assert_eq!((s4.n_missing, s4.n_extra_pred), (1429, 1));
+        // a malformed unmatched prediction is still an error naming its line
+        std::fs::write(&pp, format!("{some}{{\"qid\": \"yy\", \"rows\": [}}\n")).unwrap();
+        let e = score_files(&gp, &pp, None, None).unwrap_err().to_string();
+        assert!(e.contains("p.jsonl:8573: invalid result record"), "{e}");
         // a duplicate in aligned files is still an error naming the gold file
         let dup = "{\"qid\": \"x\", \"rows\": []}\n{\"qid\": \"x\", \"rows\": []}\n";
         std::fs::write(&gp, dup).unwrap();
