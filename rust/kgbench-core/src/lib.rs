@@ -17,3 +17,19 @@ pub mod cypher;
 pub mod evaluate;
 pub mod iso;
 pub mod neo4j;
+
+/// Helpers shared by the unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// A deterministic xorshift64 generator from `seed`: `rnd(m)` is uniform-ish in `0..m`
+    /// (for any unsigned integer type).
+    pub fn xorshift<T: TryInto<u64> + TryFrom<u64>>(mut x: u64) -> impl FnMut(T) -> T {
+        move |m: T| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let m: u64 = m.try_into().ok().unwrap_or(u64::MAX);
+            T::try_from(x % m).ok().unwrap()
+        }
+    }
+}

@@ -678,13 +678,7 @@ mod tests {
     /// (shuffled copies, single-cell changes, swapped cells between rows, duplicates).
     #[test]
     fn fast_path_agrees_with_exhaustive() {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut next = crate::testing::xorshift::<u64>(0x2545_F491_4F6C_DD1D);
         let (mut agree, mut equal) = (0, 0);
         for _ in 0..20_000 {
             let k = 1 + next(4) as usize;

@@ -678,7 +678,7 @@ fn short_number_key(b: &[u8], mut p: usize, out: &mut Vec<u8>) -> Option<usize> 
 
 /// Position of the first byte at or after `p` that is not JSON whitespace.
 #[inline(always)]
-fn skip_ws(b: &[u8], mut p: usize) -> usize {
+pub(crate) fn skip_ws(b: &[u8], mut p: usize) -> usize {
     while let Some(&c) = b.get(p) {
         if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
             p += 1;
@@ -950,13 +950,7 @@ mod tests {
             "1.5.2",
         ];
         let spaces = ["", " ", "  ", "\n\t ", "\r\n"];
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = |m: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m as u64) as usize
-        };
+        let mut next = crate::testing::xorshift::<usize>(0x2545_F491_4F6C_DD1D);
         let (mut ok, mut failed) = (0, 0);
         for _ in 0..20_000 {
             let (n, k) = (1 + next(4), 1 + next(4));

@@ -23,7 +23,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::ex::{execution_accuracy_tol, order_matters, tables_equivalent_with, ExScratch};
-use super::json::{JsonError, Reader};
+use super::json::{skip_ws, JsonError, Reader};
 use super::table::{TableArena, TableRef, TableSpan};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -803,12 +803,7 @@ enum Pairing<'p> {
 /// caller then takes the general path, which parses everything).
 fn leading_qid(line: &str) -> Option<&str> {
     let b = line.as_bytes();
-    let ws = |mut p: usize| {
-        while matches!(b.get(p), Some(b' ' | b'\t' | b'\r' | b'\n')) {
-            p += 1;
-        }
-        p
-    };
+    let ws = |p: usize| skip_ws(b, p);
     let mut p = ws(0);
     if b.get(p) != Some(&b'{') {
         return None;
@@ -878,85 +873,98 @@ fn score_paired(
         return None;
     }
     let tails = status_tails();
+    // set by the first chunk that fails: the others stop at their next line instead of
+    // finishing work the caller will redo on another path
+    let abandoned = std::sync::atomic::AtomicBool::new(false);
+    let score_chunk = |ci: usize, gc: &[(u32, u32, u32)]| -> Option<QidChunk> {
+        let mut ga = ResultFile {
+            records: Vec::new(),
+            arenas: vec![TableArena::with_capacity(256, 4096)],
+        };
+        let mut pa = ResultFile {
+            records: Vec::new(),
+            arenas: vec![TableArena::with_capacity(256, 4096)],
+        };
+        // UTF-8 of the chunk's lines, checked while they are in cache (blank lines,
+        // the only bytes between them, are ASCII)
+        let gbase = gc[0].1 as usize;
+        let gtext = std::str::from_utf8(&gbytes[gbase..gc[gc.len() - 1].2 as usize]).ok()?;
+        let aligned_pred = match pairing {
+            Pairing::Aligned => {
+                let pc = &plines[ci * chunk_lines..ci * chunk_lines + gc.len()];
+                let pbase = pc[0].1 as usize;
+                let end = pc[pc.len() - 1].2 as usize;
+                Some((pc, pbase, std::str::from_utf8(&pbytes[pbase..end]).ok()?))
+            }
+            Pairing::ByQid { .. } => None,
+        };
+        let (mut gr, mut pr) = (Reader::new(""), Reader::new(""));
+        let mut scratch = ExScratch::default();
+        let (mut g, mut p) = (ResultRecord::default(), ResultRecord::default());
+        let mut out = QidChunk {
+            text: String::with_capacity(gc.len() * 8),
+            ends: Vec::with_capacity(gc.len()),
+            lines: Vec::with_capacity(gc.len()),
+            statuses: Vec::with_capacity(gc.len()),
+            hashes: Vec::with_capacity(gc.len()),
+            out: Vec::with_capacity(if write { gc.len() * 48 } else { 0 }),
+            matched: Vec::new(),
+        };
+        for (j, &(gno, gs, ge)) in gc.iter().enumerate() {
+            if abandoned.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
+            }
+            let gline = &gtext[gs as usize - gbase..ge as usize - gbase];
+            // the prediction line and its number, if any
+            let pline = match (&aligned_pred, pairing) {
+                (Some((pc, pbase, ptext)), _) => {
+                    let (pno, ps, pe) = pc[j];
+                    Some((&ptext[ps as usize - pbase..pe as usize - pbase], pno))
+                }
+                (None, Pairing::ByQid { text, index }) => {
+                    index.get(leading_qid(gline)?).map(|&i| {
+                        out.matched.push(i);
+                        let (pno, ps, pe) = plines[i as usize];
+                        (&text[ps as usize..pe as usize], pno)
+                    })
+                }
+                (None, Pairing::Aligned) => None,
+            };
+            ga.arenas[0].clear();
+            gr.reset(gline);
+            parse_record_into(&mut gr, gno as usize, &mut ga.arenas[0], &mut g).ok()?;
+            let st = match pline {
+                Some((pline, pno)) => {
+                    pa.arenas[0].clear();
+                    pr.reset(pline);
+                    parse_record_into(&mut pr, pno as usize, &mut pa.arenas[0], &mut p).ok()?;
+                    if g.qid != p.qid {
+                        return None;
+                    }
+                    score_record_with(&ga, &g, &pa, Some(&p), rel_tol, Some(&mut scratch))
+                }
+                None => Status::Missing,
+            };
+            out.statuses.push(st);
+            out.text.push_str(&g.qid);
+            out.ends.push(u32::try_from(out.text.len()).ok()?);
+            out.lines.push(gno);
+            out.hashes.push(qid_hash(&g.qid));
+            if write {
+                push_score_line(&mut out.out, &g.qid, &tails[st as usize]);
+            }
+        }
+        Some(out)
+    };
     let chunks: Vec<Option<QidChunk>> = glines
         .par_chunks(chunk_lines)
         .enumerate()
         .map(|(ci, gc)| {
-            let mut ga = ResultFile {
-                records: Vec::new(),
-                arenas: vec![TableArena::with_capacity(256, 4096)],
-            };
-            let mut pa = ResultFile {
-                records: Vec::new(),
-                arenas: vec![TableArena::with_capacity(256, 4096)],
-            };
-            // UTF-8 of the chunk's lines, checked while they are in cache (blank lines,
-            // the only bytes between them, are ASCII)
-            let gbase = gc[0].1 as usize;
-            let gtext = std::str::from_utf8(&gbytes[gbase..gc[gc.len() - 1].2 as usize]).ok()?;
-            let aligned_pred = match pairing {
-                Pairing::Aligned => {
-                    let pc = &plines[ci * chunk_lines..ci * chunk_lines + gc.len()];
-                    let pbase = pc[0].1 as usize;
-                    let end = pc[pc.len() - 1].2 as usize;
-                    Some((pc, pbase, std::str::from_utf8(&pbytes[pbase..end]).ok()?))
-                }
-                Pairing::ByQid { .. } => None,
-            };
-            let (mut gr, mut pr) = (Reader::new(""), Reader::new(""));
-            let mut scratch = ExScratch::default();
-            let (mut g, mut p) = (ResultRecord::default(), ResultRecord::default());
-            let mut out = QidChunk {
-                text: String::with_capacity(gc.len() * 8),
-                ends: Vec::with_capacity(gc.len()),
-                lines: Vec::with_capacity(gc.len()),
-                statuses: Vec::with_capacity(gc.len()),
-                hashes: Vec::with_capacity(gc.len()),
-                out: Vec::with_capacity(if write { gc.len() * 48 } else { 0 }),
-                matched: Vec::new(),
-            };
-            for (j, &(gno, gs, ge)) in gc.iter().enumerate() {
-                let gline = &gtext[gs as usize - gbase..ge as usize - gbase];
-                // the prediction line and its number, if any
-                let pline = match (&aligned_pred, pairing) {
-                    (Some((pc, pbase, ptext)), _) => {
-                        let (pno, ps, pe) = pc[j];
-                        Some((&ptext[ps as usize - pbase..pe as usize - pbase], pno))
-                    }
-                    (None, Pairing::ByQid { text, index }) => {
-                        index.get(leading_qid(gline)?).map(|&i| {
-                            out.matched.push(i);
-                            let (pno, ps, pe) = plines[i as usize];
-                            (&text[ps as usize..pe as usize], pno)
-                        })
-                    }
-                    (None, Pairing::Aligned) => None,
-                };
-                ga.arenas[0].clear();
-                gr.reset(gline);
-                parse_record_into(&mut gr, gno as usize, &mut ga.arenas[0], &mut g).ok()?;
-                let st = match pline {
-                    Some((pline, pno)) => {
-                        pa.arenas[0].clear();
-                        pr.reset(pline);
-                        parse_record_into(&mut pr, pno as usize, &mut pa.arenas[0], &mut p).ok()?;
-                        if g.qid != p.qid {
-                            return None;
-                        }
-                        score_record_with(&ga, &g, &pa, Some(&p), rel_tol, Some(&mut scratch))
-                    }
-                    None => Status::Missing,
-                };
-                out.statuses.push(st);
-                out.text.push_str(&g.qid);
-                out.ends.push(u32::try_from(out.text.len()).ok()?);
-                out.lines.push(gno);
-                out.hashes.push(qid_hash(&g.qid));
-                if write {
-                    push_score_line(&mut out.out, &g.qid, &tails[st as usize]);
-                }
+            let chunk = score_chunk(ci, gc);
+            if chunk.is_none() {
+                abandoned.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            Some(out)
+            chunk
         })
         .collect();
     chunks.into_iter().collect()

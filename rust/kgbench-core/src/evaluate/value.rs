@@ -433,13 +433,7 @@ mod tests {
     #[test]
     fn map_keys_match_the_rule() {
         let names = ["", "a", "b", "n", "name", "ab", "é"];
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = |m: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m as u64) as usize
-        };
+        let mut next = crate::testing::xorshift::<usize>(0x9E37_79B9_7F4A_7C15);
         for _ in 0..20_000 {
             let len = next(5);
             let entries: Vec<(&str, i64)> = (0..len)

@@ -278,21 +278,12 @@ pub(crate) fn try_encode(g: &AnswerSubgraph<'_>, out: &mut String) -> Option<Sma
 mod tests {
     use super::super::graph::{analyze_general, Workspace};
     use super::*;
-
-    /// A deterministic xorshift64 generator: `rnd(m)` is uniform-ish in `0..m`.
-    fn xorshift(mut x: u64) -> impl FnMut(u32) -> u32 {
-        move |m: u32| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % u64::from(m)) as u32
-        }
-    }
+    use crate::testing::xorshift;
 
     /// Fast and general paths agree on random trees of 1..=40 nodes, valid or not.
     #[test]
     fn fast_path_matches_general_path() {
-        let mut rnd = xorshift(0x2545_f491_4f6c_dd1d);
+        let mut rnd = xorshift::<u32>(0x2545_f491_4f6c_dd1d);
         let mut ws = Workspace::default();
         let (mut fast, mut valid) = (0, 0);
         for round in 0..20_000 {
@@ -342,7 +333,7 @@ mod tests {
     #[test]
     fn shape_keys_match_identifiers() {
         use std::collections::HashMap;
-        let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut rnd = xorshift::<u32>(0x9e37_79b9_7f4a_7c15);
         let mut by_key: HashMap<u64, String> = HashMap::new();
         let mut by_id: HashMap<String, u64> = HashMap::new();
         for round in 0..30_000 {

@@ -536,6 +536,35 @@ pub fn check_top(
     }
 }
 
+/// The identifier of item `i` of the list `what` (`entities` or `relations`): the item must
+/// be an object whose field `key` (`eid`, `rid`) is a non-empty string; otherwise one
+/// problem is reported and `None` returned.
+fn item_id<'v, 'a>(
+    i: usize,
+    item: &'v Val<'a>,
+    what: &str,
+    key: &str,
+    pr: &mut impl Sink,
+) -> Option<&'v Cow<'a, str>> {
+    if !matches!(item, Val::Obj(_)) {
+        pr.add(|| format!("{what}[{i}]: not an object"));
+        return None;
+    }
+    let val = item.get(key);
+    match val {
+        Some(Val::Str(id)) if !id.is_empty() => Some(id),
+        _ => {
+            pr.add(|| {
+                format!(
+                    "{what}[{i}].{key}: {} is not a non-empty string",
+                    repr_opt(val)
+                )
+            });
+            None
+        }
+    }
+}
+
 /// The checks of entity `i`. `register(eid, label)` records the entity's eid with its schema
 /// label index (or [`NO_LABEL`]) unless the eid is known, and says whether it was known
 /// (a duplicate). Returns the label index of an entity that can be loaded (`None`: the entity
@@ -547,24 +576,8 @@ pub fn check_entity<'v, 'a>(
     pr: &mut impl Sink,
     register: &mut dyn FnMut(&'v Cow<'a, str>, u32) -> bool,
 ) -> Option<usize> {
-    if !matches!(ent, Val::Obj(_)) {
-        pr.add(|| format!("entities[{i}]: not an object"));
-        return None;
-    }
-    let eid_val = ent.get("eid");
+    let eid_cow = item_id(i, ent, "entities", "eid", pr)?;
     let label = ent.get("label");
-    let eid_cow = match eid_val {
-        Some(Val::Str(e)) if !e.is_empty() => e,
-        _ => {
-            pr.add(|| {
-                format!(
-                    "entities[{i}].eid: {} is not a non-empty string",
-                    repr_opt(eid_val)
-                )
-            });
-            return None;
-        }
-    };
     let eid: &str = eid_cow;
     let place = || format!("entities[{i}] ({eid})");
     let li = label.and_then(Val::as_str).and_then(|l| schema.entity(l));
@@ -625,23 +638,7 @@ pub fn check_relation<'v, 'a>(
     seen_rid: &mut dyn FnMut(&'v Cow<'a, str>) -> bool,
     find: &dyn Fn(&str) -> Option<(u32, u32)>,
 ) -> Option<(usize, (u32, u32))> {
-    if !matches!(rel, Val::Obj(_)) {
-        pr.add(|| format!("relations[{i}]: not an object"));
-        return None;
-    }
-    let rid_val = rel.get("rid");
-    let rid_cow = match rid_val {
-        Some(Val::Str(r)) if !r.is_empty() => r,
-        _ => {
-            pr.add(|| {
-                format!(
-                    "relations[{i}].rid: {} is not a non-empty string",
-                    repr_opt(rid_val)
-                )
-            });
-            return None;
-        }
-    };
+    let rid_cow = item_id(i, rel, "relations", "rid", pr)?;
     let rid: &str = rid_cow;
     let place = || format!("relations[{i}] (rid {rid})");
     if seen_rid(rid_cow) {
