@@ -22,6 +22,7 @@ _STAGES = (
     "kgbench.evaluate.score_cli",
     "kgbench.evaluate.evaluate_cli",
     "kgbench.iso.cli",
+    "kgbench.generate.cli",
     "kgbench.demo.cli",
 )
 
@@ -36,6 +37,7 @@ _COMMAND_MODULES = {
     "score": "kgbench.evaluate.score_cli",
     "evaluate": "kgbench.evaluate.evaluate_cli",
     "iso": "kgbench.iso.cli",
+    "generate": "kgbench.generate.cli",
     "demo": "kgbench.demo.cli",
 }
 

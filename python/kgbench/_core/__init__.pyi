@@ -9,5 +9,6 @@ from kgbench._core import cypher as cypher
 from kgbench._core import evaluate as evaluate
 from kgbench._core import iso as iso
 from kgbench._core import neo4j as neo4j
+from kgbench._core import sample as sample
 
 __version__: str

@@ -12,7 +12,10 @@ Wikidata RDF comes from; Wikidata content is CC0):
 3. :func:`kgbench.neo4j.load_graph` (the database is replaced);
 4. the text-to-Cypher evaluation of the shipped predictions (EX, PSJS, Exec;
    SPEC.md §3–§4), written to ``<out>/evaluation/`` as
-   ``result_with_metrics.json`` and ``aggregated_metrics.json``.
+   ``result_with_metrics.json`` and ``aggregated_metrics.json``;
+5. task generation on the loaded graph (:func:`kgbench.generate.generate_cypherbench` with
+   CypherBench's templates and relation traits drafted from the graph by
+   :func:`kgbench.generate.draft_traits`), written to ``<out>/generation/``.
 
 The server the demo started is stopped on the way out, also on failure.
 """
@@ -103,6 +106,8 @@ class DemoResult:
     ``by_graph`` / ``by_match`` / ``by_return`` (execution accuracy per group)."""
     evaluation_dir: Path
     outputs: dict[str, Path] = field(default_factory=dict)
+    generation: dict[str, Any] | None = None
+    """The task generator's ``report.json`` (counts per MATCH category and RETURN template)."""
 
 
 def _graph_counts(graph: Mapping[str, Any]) -> dict[str, Any]:
@@ -159,7 +164,7 @@ def run_demo(
         elapsed, clock = now - clock, now
         return f" ({elapsed:.1f} s)"
 
-    say(f"[1/4] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
+    say(f"[1/5] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
     graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
@@ -181,21 +186,24 @@ def run_demo(
         notifications.setLevel(logging.ERROR)
         started = uri is None
         if uri is None:
-            say("[2/4] neo4j: starting the local Neo4j server")
+            say("[2/5] neo4j: starting the local Neo4j server")
             server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
             uri = str(server.uri)
             say(f"      ready at {uri}{done()}")
         else:
-            say(f"[2/4] neo4j: using {uri}")
-        say(f"[3/4] load: {counts['entities']} entities, {counts['relations']} relations")
+            say(f"[2/5] neo4j: using {uri}")
+        say(f"[3/5] load: {counts['entities']} entities, {counts['relations']} relations")
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
-        say(f"[4/4] evaluate: {files.predictions.name} against {files.tasks.name}")
+        say(f"[4/5] evaluate: {files.predictions.name} against {files.tasks.name}")
         evaluation = evaluate(
             str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
+        say("[5/5] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
+        generation = _generate(uri, user, password, out / "generation")
+        say(f"      {generation['tasks']} tasks generated{done()}")
         if started:
             say("      stopping the local Neo4j server")
     return DemoResult(
@@ -210,8 +218,32 @@ def run_demo(
         records=list(evaluation.records),
         aggregated=dict(evaluation.aggregated),
         evaluation_dir=eval_dir,
-        outputs=_outputs(graph_dir, report_path, eval_dir, agg_path),
+        outputs={
+            **_outputs(graph_dir, report_path, eval_dir, agg_path),
+            "generated tasks": out / "generation" / "tasks.json",
+            "generation report": out / "generation" / "report.json",
+        },
+        generation=generation,
     )
+
+
+def _generate(uri: str, user: str | None, password: str | None, out: Path) -> dict[str, Any]:
+    """Draft the demo graph's relation traits and generate CypherBench tasks into ``out``."""
+    import neo4j
+
+    from kgbench.generate import draft_traits, generate_cypherbench
+    from kgbench.generate.traits import write_traits
+
+    out.mkdir(parents=True, exist_ok=True)
+    auth = (user or "neo4j", password or "") if (user or password) else None
+    with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
+        traits = draft_traits(driver, graph="wikidata_demo")
+    traits_path = out / "traits.json"
+    write_traits(traits, traits_path)
+    result = generate_cypherbench(
+        uri, None, traits_path, "wikidata_demo", out, user=user, password=password
+    )
+    return result.report
 
 
 def _outputs(graph_dir: Path, report: Path, eval_dir: Path, agg: Path) -> dict[str, Path]:
@@ -355,6 +387,11 @@ def format_summary(result: DemoResult) -> str:
     lines.append(metrics_table("match category", tables["by_match"]))
     lines.append("")
     lines.append(metrics_table("return template", tables["by_return"]))
+    if result.generation is not None:
+        from kgbench.generate.cli import format_counts
+
+        lines += ["", "== Task generation: CypherBench templates on the demo graph =="]
+        lines.append(format_counts(result.generation))
     lines += ["", "== Outputs =="]
     for name, path in result.outputs.items():
         lines.append(f"  {name + ':':<20} {path}")

@@ -11,12 +11,15 @@
 //!   (SPEC.md §4).
 //! - [`cypher`]: Cypher parsing for PSJS provenance queries and the read-only gate.
 //! - [`neo4j`]: SimpleKG graph validation and Neo4j import-tool CSV files (SPEC.md §2).
+//! - [`sample`]: an in-memory graph snapshot and the ranked instantiation of small graph
+//!   patterns, shared by the benchmark generators (CypherBench §4.2).
 
 pub mod convert;
 pub mod cypher;
 pub mod evaluate;
 pub mod iso;
 pub mod neo4j;
+pub mod sample;
 
 /// Helpers shared by the unit tests.
 #[cfg(test)]

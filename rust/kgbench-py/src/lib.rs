@@ -12,6 +12,7 @@ mod cypher;
 mod evaluate;
 mod iso;
 mod neo4j;
+mod sample;
 
 /// Add `child` as attribute `name` of `parent` and register it in `sys.modules`
 /// as `kgbench._core.<name>` so that `import kgbench._core.<name>` works.
@@ -49,5 +50,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cypher::register(m)?;
     evaluate::register(m)?;
     neo4j::register(m)?;
+    sample::register(m)?;
     Ok(())
 }

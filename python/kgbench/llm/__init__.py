@@ -1,0 +1,20 @@
+"""kgbench.llm — a small client for OpenAI-compatible chat-completions endpoints.
+
+:class:`LLMClient` (``kgbench.llm.client``) sends ``POST {base_url}/chat/completions`` with
+``{"model", "messages", "temperature"}`` and returns ``choices[0].message.content``; it retries
+connection errors, timeouts, HTTP 408/429/5xx with exponential backoff (honouring
+``Retry-After``), bounds the requests in flight, and keeps a JSONL prompt → response replay
+cache (``kgbench.llm.cache``) so a rerun replays offline and exactly. Every failure raises
+:class:`LLMError` (a :class:`kgbench.errors.KgbenchError`) with a one-line message.
+
+Used by the CypherBench task generator's question rewrite and verify steps
+(``kgbench.generate.llm_steps``; spec ``cypherbench-taskgen.md`` §4).
+"""
+
+from __future__ import annotations
+
+from kgbench.llm.cache import ReplayCache, cache_key
+from kgbench.llm.client import RETRY_STATUSES, LLMClient
+from kgbench.llm.errors import LLMError
+
+__all__ = ["RETRY_STATUSES", "LLMClient", "LLMError", "ReplayCache", "cache_key"]

@@ -1,0 +1,140 @@
+"""Prompt → response replay cache of :class:`kgbench.llm.LLMClient`: one JSON Lines file.
+
+Each line is one answered prompt::
+
+    {"key": "<sha256 hex>", "model": "...", "temperature": 0.0,
+     "messages": [{"role": "...", "content": "..."}, ...], "response": "..."}
+
+``key`` is :func:`cache_key` of (model, messages, temperature): the SHA-256 hex digest of the
+canonical JSON (keys sorted, no whitespace, UTF-8, temperature as a float) of
+``{"model", "messages", "temperature"}``. The file is read once at start; new answers are
+appended, one ``write`` per line under a lock and flushed, so a killed run keeps every answer it
+got. A prompt has one answer per cache: when a key is already present the first answer stays
+and is the one returned (so a run and its offline replay give the same text).
+
+Errors: :class:`kgbench.llm.LLMError` naming ``file:line`` for a line that is not a JSON object
+with a 64-hex ``key`` and a string ``response``, or whose ``key`` does not match its own model,
+messages and temperature.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from kgbench.llm.errors import LLMError
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def canonical_request(
+    model: str, messages: Sequence[dict[str, str]], temperature: float
+) -> dict[str, object]:
+    """The cached part of a chat-completions request: ``{"model", "messages", "temperature"}``
+    with ``messages`` copied as a list of dicts and ``temperature`` as a float."""
+    return {
+        "model": model,
+        "messages": [dict(m) for m in messages],
+        "temperature": float(temperature),
+    }
+
+
+def cache_key(model: str, messages: Sequence[dict[str, str]], temperature: float) -> str:
+    """SHA-256 hex digest (64 lowercase hex characters) of the canonical JSON of
+    ``{"model", "messages", "temperature"}`` (sorted keys, compact separators, UTF-8)."""
+    text = json.dumps(
+        canonical_request(model, messages, temperature),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ReplayCache:
+    """The JSONL replay cache at ``path`` (created, with its parent folders, on first append).
+
+    Thread-safe. :meth:`get` looks a key up in memory; :meth:`put` records a new answer.
+    Raises :class:`~kgbench.llm.LLMError` at construction for a bad line (``file:line``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._entries: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._needs_newline = False
+        if self.path.exists():
+            self._read()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _read(self) -> None:
+        with open(self.path, encoding="utf-8") as f:
+            text = f.read()
+        self._needs_newline = bool(text) and not text.endswith("\n")
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"{self.path}:{lineno}"
+            try:
+                entry = json.loads(line)
+            except ValueError as exc:
+                raise LLMError(f"{where}: not a JSON line of the LLM replay cache ({exc})") from exc
+            if not isinstance(entry, dict):
+                raise LLMError(f"{where}: an LLM replay cache line must be a JSON object")
+            key, response = entry.get("key"), entry.get("response")
+            if not isinstance(key, str) or not _HEX64.fullmatch(key):
+                raise LLMError(f"{where}: 'key' must be a 64-character lowercase sha256 hex")
+            if not isinstance(response, str):
+                raise LLMError(f"{where}: 'response' must be a string")
+            if {"model", "messages", "temperature"} <= entry.keys():
+                try:
+                    expected = cache_key(entry["model"], entry["messages"], entry["temperature"])
+                except (TypeError, ValueError) as exc:
+                    raise LLMError(f"{where}: bad model/messages/temperature ({exc})") from exc
+                if expected != key:
+                    raise LLMError(f"{where}: 'key' does not match the line's model/messages")
+            self._entries.setdefault(key, response)
+
+    def get(self, key: str) -> str | None:
+        """The cached response for ``key``, or None."""
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(
+        self,
+        key: str,
+        model: str,
+        messages: Sequence[dict[str, str]],
+        temperature: float,
+        response: str,
+    ) -> str:
+        """Record ``response`` for ``key`` (appended to the file and flushed) unless the key is
+        already cached; returns the cached response (the first one recorded)."""
+        with self._lock:
+            old = self._entries.get(key)
+            if old is not None:
+                return old
+            line = json.dumps(
+                {
+                    "key": key,
+                    **canonical_request(model, messages, temperature),
+                    "response": response,
+                },
+                ensure_ascii=False,
+            )
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                if self._needs_newline:
+                    f.write("\n")
+                    self._needs_newline = False
+                f.write(line + "\n")
+                f.flush()
+            self._entries[key] = response
+            return response

@@ -1,0 +1,333 @@
+"""A small client for any OpenAI-compatible chat-completions endpoint, with a replay cache.
+
+:class:`LLMClient` sends ``POST {base_url}/chat/completions`` (``base_url`` such as
+``http://127.0.0.1:8000/v1`` or ``https://api.openai.com/v1``) with the JSON body
+``{"model", "messages", "temperature"}`` (temperature 0 by default) and returns
+``choices[0].message.content`` of the reply (the OpenAI chat-completions protocol). HTTP goes
+through ``httpx``; one connection pool is shared by all threads.
+
+Retries: connection errors, timeouts, HTTP 408, 429 and 5xx are retried up to ``max_retries``
+times with exponential backoff ``backoff_s * 2**(attempt-1)`` seconds (capped at
+``max_backoff_s``) plus a deterministic jitter of up to 25 % (derived from the prompt's cache
+key, so two runs wait alike); a ``Retry-After`` header (seconds or an HTTP date) replaces the
+backoff, capped at ``max_backoff_s``. Other statuses are not retried.
+
+With ``cache_path`` every answer is kept in a JSONL replay cache (:mod:`kgbench.llm.cache`): a
+prompt already in the cache never contacts the server, so a rerun replays offline and exactly;
+``replay_only=True`` never contacts the server at all.
+
+Errors (all :class:`~kgbench.llm.errors.LLMError`, one line): the endpoint could not be reached
+(``could not reach the LLM endpoint <url>: <reason>``) or kept failing after the retries; a
+non-retryable status (status and a short body excerpt); a malformed reply (not JSON, no
+``choices[0].message.content``, content not a string); a bad cache line (``file:line``); a
+replay-only miss.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timezone
+from typing import Any
+
+from kgbench.errors import InputError
+from kgbench.llm.cache import ReplayCache, cache_key
+from kgbench.llm.errors import LLMError
+
+#: HTTP statuses that are retried (besides connection errors and timeouts).
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+_EXCERPT_CHARS = 200
+
+
+def _excerpt(text: str) -> str:
+    """``text`` on one line (whitespace collapsed), cut to about 200 characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _EXCERPT_CHARS else flat[:_EXCERPT_CHARS] + "..."
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    """Seconds to wait per a ``Retry-After`` header (delta-seconds or HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def _check_messages(messages: Any) -> list[dict[str, str]]:
+    if not isinstance(messages, list) or not messages:
+        raise InputError("messages must be a non-empty list of {'role', 'content'} dicts")
+    for i, m in enumerate(messages):
+        if (
+            not isinstance(m, dict)
+            or not isinstance(m.get("role"), str)
+            or not isinstance(m.get("content"), str)
+        ):
+            raise InputError(f"messages[{i}] must be a dict with string 'role' and 'content'")
+    return messages
+
+
+class LLMClient:
+    """Chat completions from an OpenAI-compatible endpoint, retried, bounded and cached.
+
+    ``base_url`` is the API root (``.../v1``); ``model`` the model name sent in every request.
+    ``api_key`` defaults to the environment variable ``KGBENCH_LLM_API_KEY``, then
+    ``OPENAI_API_KEY``; with none (or an empty one) no ``Authorization`` header is sent.
+    ``cache_path`` is the JSONL replay cache (None: no cache); ``temperature`` the sampling
+    temperature (0.0); ``max_concurrency`` the most requests in flight at once over all threads
+    (4); ``max_retries`` the retries after the first attempt (4); ``timeout_s`` the timeout of
+    each request in seconds (120); ``replay_only`` answers from the cache only (needs
+    ``cache_path``); ``backoff_s`` (1.0) and ``max_backoff_s`` (60.0) shape the retry delays in
+    seconds.
+
+    ``stats`` counts ``requests`` (HTTP requests sent, retries included), ``cache_hits``
+    (answers served without contacting the server) and ``retries``.
+
+    Raises :class:`~kgbench.errors.InputError` for bad arguments and
+    :class:`~kgbench.llm.errors.LLMError` for a bad cache file. Use as a context manager or call
+    :meth:`close` to release the connection pool.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        cache_path: str | os.PathLike[str] | None = None,
+        temperature: float = 0.0,
+        max_concurrency: int = 4,
+        max_retries: int = 4,
+        timeout_s: float = 120.0,
+        replay_only: bool = False,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 60.0,
+    ) -> None:
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise InputError(f"the LLM base URL must start with http:// or https://: {base_url!r}")
+        if not model:
+            raise InputError("the LLM model name must not be empty")
+        if max_concurrency < 1:
+            raise InputError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if max_retries < 0:
+            raise InputError(f"max_retries must be >= 0, got {max_retries}")
+        if timeout_s <= 0:
+            raise InputError(f"timeout_s must be > 0, got {timeout_s}")
+        if backoff_s < 0 or max_backoff_s < 0:
+            raise InputError("backoff_s and max_backoff_s must be >= 0")
+        if replay_only and cache_path is None:
+            raise InputError("replay_only needs a cache_path to replay from")
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
+        self.model = model
+        self.temperature = float(temperature)
+        self.max_concurrency = max_concurrency
+        self.max_retries = max_retries
+        self.timeout_s = float(timeout_s)
+        self.replay_only = replay_only
+        self.backoff_s = float(backoff_s)
+        self.max_backoff_s = float(max_backoff_s)
+        if api_key is None:
+            api_key = os.environ.get("KGBENCH_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.cache = ReplayCache(cache_path) if cache_path is not None else None
+        self.stats: dict[str, int] = {"requests": 0, "cache_hits": 0, "retries": 0}
+        self._stats_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._http: Any = None
+        self._http_lock = threading.Lock()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the HTTP connection pool (the cache needs no closing)."""
+        with self._http_lock:
+            if self._http is not None:
+                self._http.close()
+                self._http = None
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _client(self) -> Any:
+        with self._http_lock:
+            if self._http is None:
+                import httpx
+
+                self._http = httpx.Client(
+                    timeout=httpx.Timeout(self.timeout_s),
+                    limits=httpx.Limits(
+                        max_connections=self.max_concurrency,
+                        max_keepalive_connections=self.max_concurrency,
+                    ),
+                    headers=self._headers,
+                )
+            return self._http
+
+    def _count(self, name: str, n: int = 1) -> None:
+        with self._stats_lock:
+            self.stats[name] += n
+
+    # -- public API -----------------------------------------------------------------------
+
+    def complete(self, messages: list[dict[str, str]]) -> str:
+        """The assistant's reply text to ``messages`` (``[{"role", "content"}, ...]``).
+
+        Served from the cache when present (the server is not contacted); otherwise requested
+        (with retries) and then cached. Raises :class:`~kgbench.llm.errors.LLMError` (see the
+        module docstring) and :class:`~kgbench.errors.InputError` for malformed ``messages``.
+        """
+        messages = _check_messages(messages)
+        key = cache_key(self.model, messages, self.temperature)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self._count("cache_hits")
+                return hit
+            if self.replay_only:
+                raise LLMError(
+                    f"no cached response for this prompt in {self.cache.path}; "
+                    "run with the endpoint to fill it"
+                )
+        body = {"model": self.model, "messages": messages, "temperature": self.temperature}
+        text = self._post(body, key)
+        if self.cache is not None:
+            text = self.cache.put(key, self.model, messages, self.temperature, text)
+        return text
+
+    def complete_many(
+        self, batch: Sequence[list[dict[str, str]]], progress: bool = False
+    ) -> list[str]:
+        """Replies to every conversation in ``batch``, in input order (one string each).
+
+        Runs at most ``max_concurrency`` requests at once on threads; identical prompts are
+        requested once. ``progress=True`` shows a tqdm bar on stderr (only on a terminal). On
+        the first failure (in input order) the prompts not yet started are cancelled and its
+        :class:`~kgbench.llm.errors.LLMError` is raised; answers received so far stay cached.
+        """
+        items = list(batch)
+        for messages in items:
+            _check_messages(messages)
+        first_of: dict[str, int] = {}
+        owner: list[int] = []
+        for i, messages in enumerate(items):
+            key = cache_key(self.model, messages, self.temperature)
+            owner.append(first_of.setdefault(key, i))
+        unique = sorted(set(owner))
+        replies: dict[int, str] = {}
+        from tqdm import tqdm
+
+        with (
+            ThreadPoolExecutor(max_workers=self.max_concurrency) as pool,
+            tqdm(total=len(items), desc="LLM", disable=None if progress else True) as bar,
+        ):
+            futures: list[tuple[int, Future[str]]] = [
+                (i, pool.submit(self.complete, items[i])) for i in unique
+            ]
+            try:
+                for i, fut in futures:
+                    replies[i] = fut.result()
+                    bar.update(1)
+            except BaseException:
+                for _, fut in futures:
+                    fut.cancel()
+                raise
+            duplicates = len(items) - len(unique)
+            if duplicates:
+                self._count("cache_hits", duplicates)
+                bar.update(duplicates)
+        return [replies[owner[i]] for i in range(len(items))]
+
+    # -- HTTP -----------------------------------------------------------------------------
+
+    def _delay_s(self, key: str, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based)."""
+        if retry_after is not None:
+            return min(retry_after, self.max_backoff_s)
+        base = min(self.backoff_s * 2 ** (attempt - 1), self.max_backoff_s)
+        digest = hashlib.sha256(f"{key}:{attempt}".encode()).digest()
+        jitter = int.from_bytes(digest[:4], "big") / 2**32 * 0.25
+        return base * (1.0 + jitter)
+
+    def _post(self, body: dict[str, Any], key: str) -> str:
+        import httpx
+
+        http = self._client()
+        attempts = self.max_retries + 1
+        reason = ""
+        unreachable = True
+        retry_after: float | None = None
+        for attempt in range(attempts):
+            if attempt:
+                self._count("retries")
+                time.sleep(self._delay_s(key, attempt, retry_after))
+            retry_after = None
+            with self._slots:
+                self._count("requests")
+                try:
+                    resp = http.post(self.url, json=body)
+                except httpx.TimeoutException as exc:
+                    unreachable = True
+                    reason = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})"
+                    continue
+                except httpx.TransportError as exc:
+                    unreachable = True
+                    reason = _excerpt(str(exc)) or type(exc).__name__
+                    continue
+            status = resp.status_code
+            if status in RETRY_STATUSES or status >= 500:
+                unreachable = False
+                reason = f"HTTP {status}: {_excerpt(resp.text)}"
+                retry_after = _retry_after_s(resp.headers.get("retry-after"))
+                continue
+            if not 200 <= status < 300:
+                raise LLMError(
+                    f"the LLM endpoint {self.url} refused the request: "
+                    f"HTTP {status}: {_excerpt(resp.text)}"
+                )
+            return self._content(resp)
+        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+        if unreachable:
+            raise LLMError(f"could not reach the LLM endpoint {self.url}: {reason} ({tries})")
+        raise LLMError(f"the LLM endpoint {self.url} kept failing: {reason} ({tries})")
+
+    def _content(self, resp: Any) -> str:
+        """``choices[0].message.content`` of a 2xx reply, or LLMError naming what is missing."""
+        where = f"the LLM endpoint {self.url} sent a malformed reply"
+        try:
+            data = resp.json()
+        except ValueError:
+            raise LLMError(f"{where}: not JSON: {_excerpt(resp.text)!r}") from None
+        if not isinstance(data, dict):
+            raise LLMError(f"{where}: not a JSON object: {_excerpt(resp.text)!r}")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise LLMError(f"{where}: no choices (expected choices[0].message.content)")
+        message = choices[0].get("message") if isinstance(choices[0], dict) else None
+        if not isinstance(message, dict):
+            raise LLMError(f"{where}: no choices[0].message")
+        if "content" not in message:
+            raise LLMError(f"{where}: no choices[0].message.content")
+        content = message["content"]
+        if not isinstance(content, str):
+            kind = "null" if content is None else type(content).__name__
+            raise LLMError(f"{where}: choices[0].message.content is {kind}, not a string")
+        return content

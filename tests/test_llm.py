@@ -1,0 +1,339 @@
+"""kgbench.llm.LLMClient against a real local HTTP server speaking chat completions.
+
+The only fake is the endpoint (:class:`ChatCompletionsTestDouble`); the client sends real HTTP.
+Backoff delays are made tiny through the constructor so the whole module runs in seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chat_completions_double import ChatCompletionsTestDouble, last_user_content
+from kgbench.errors import InputError, KgbenchError
+from kgbench.llm import LLMClient, LLMError, cache_key
+
+FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
+
+
+def user(text: str) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": "You answer briefly."},
+        {"role": "user", "content": text},
+    ]
+
+
+@pytest.fixture
+def server() -> Iterator[ChatCompletionsTestDouble]:
+    with ChatCompletionsTestDouble() as double:
+        yield double
+
+
+@pytest.fixture(autouse=True)
+def no_api_key_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KGBENCH_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_completion_sends_model_messages_and_temperature_zero(
+    server: ChatCompletionsTestDouble,
+) -> None:
+    with LLMClient(server.url + "/", "test-model") as client:
+        assert client.complete(user("hello")) == "echo: hello"
+    assert server.paths == ["/v1/chat/completions"]
+    assert server.requests == [
+        {"model": "test-model", "messages": user("hello"), "temperature": 0.0}
+    ]
+    assert "authorization" not in server.headers[0]
+    assert client.stats == {"requests": 1, "cache_hits": 0, "retries": 0}
+
+
+def test_api_key_from_argument_then_environment(
+    server: ChatCompletionsTestDouble, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with LLMClient(server.url, "m", api_key="sk-arg") as client:
+        client.complete(user("a"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    with LLMClient(server.url, "m") as client:
+        client.complete(user("b"))
+    monkeypatch.setenv("KGBENCH_LLM_API_KEY", "sk-kgbench")
+    with LLMClient(server.url, "m", temperature=0.7) as client:
+        client.complete(user("c"))
+    assert [h["authorization"] for h in server.headers] == [
+        "Bearer sk-arg",
+        "Bearer sk-openai",
+        "Bearer sk-kgbench",
+    ]
+    assert server.requests[2]["temperature"] == 0.7
+
+
+def test_retries_after_500_then_succeeds(server: ChatCompletionsTestDouble) -> None:
+    server.fail_next(2, status=500)
+    with LLMClient(server.url, "m", **FAST) as client:
+        assert client.complete(user("x")) == "echo: x"
+    assert len(server.requests) == 3
+    assert client.stats == {"requests": 3, "cache_hits": 0, "retries": 2}
+
+
+def test_retries_after_429_and_honours_retry_after(server: ChatCompletionsTestDouble) -> None:
+    server.fail_next(1, status=429, retry_after="0.3")
+    with LLMClient(server.url, "m", backoff_s=0.001, max_backoff_s=5.0) as client:
+        t0 = time.perf_counter()
+        assert client.complete(user("x")) == "echo: x"
+        waited = time.perf_counter() - t0
+    assert waited >= 0.3
+    assert client.stats["retries"] == 1
+    assert len(server.requests) == 2
+
+
+def test_retry_after_is_capped(server: ChatCompletionsTestDouble) -> None:
+    server.fail_next(2, status=503, retry_after="3600")
+    with LLMClient(server.url, "m", backoff_s=0.001, max_backoff_s=0.05) as client:
+        t0 = time.perf_counter()
+        assert client.complete(user("x")) == "echo: x"
+        assert time.perf_counter() - t0 < 2.0
+    assert len(server.requests) == 3
+
+
+def test_endpoint_that_keeps_failing_gives_status_after_retries(
+    server: ChatCompletionsTestDouble,
+) -> None:
+    server.fail_next(3, status=503, body="upstream overloaded")
+    with (
+        LLMClient(server.url, "m", max_retries=2, **FAST) as client,
+        pytest.raises(LLMError) as err,
+    ):
+        client.complete(user("x"))
+    message = str(err.value)
+    assert message == (
+        f"the LLM endpoint {server.url}/chat/completions kept failing: "
+        "HTTP 503: upstream overloaded (3 attempts)"
+    )
+    assert len(server.requests) == 3
+
+
+def test_down_endpoint_gives_one_line_error_with_url() -> None:
+    url = closed_port_url()
+    with LLMClient(url, "m", max_retries=2, **FAST) as client, pytest.raises(LLMError) as err:
+        client.complete(user("x"))
+    message = str(err.value)
+    assert message.startswith(f"could not reach the LLM endpoint {url}/chat/completions: ")
+    assert message.endswith("(3 attempts)")
+    assert "\n" not in message
+    assert isinstance(err.value, KgbenchError)
+    assert client.stats == {"requests": 3, "cache_hits": 0, "retries": 2}
+
+
+def test_timeout_is_retried_then_reported(server: ChatCompletionsTestDouble) -> None:
+    server.sleep_next(1, 0.4)
+    with LLMClient(server.url, "m", timeout_s=0.1, **FAST) as client:
+        assert client.complete(user("slow once")) == "echo: slow once"
+        assert client.stats["retries"] == 1
+    server.sleep_next(2, 0.4)
+    with (
+        LLMClient(server.url, "m", timeout_s=0.1, max_retries=1, **FAST) as client,
+        pytest.raises(LLMError, match=r"could not reach .*: timed out after 0.1 s"),
+    ):
+        client.complete(user("slow twice"))
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("<html>Bad Gateway</html>", "not JSON: '<html>Bad Gateway</html>'"),
+        ('["a list"]', "not a JSON object: '[\"a list\"]'"),
+        (
+            '{"id": "x", "object": "chat.completion"}',
+            "no choices (expected choices[0].message.content)",
+        ),
+        ('{"choices": []}', "no choices (expected choices[0].message.content)"),
+        ('{"choices": [{"index": 0}]}', "no choices[0].message"),
+        ('{"choices": [{"message": {"role": "assistant"}}]}', "no choices[0].message.content"),
+        (
+            '{"choices": [{"message": {"role": "assistant", "content": null}}]}',
+            "choices[0].message.content is null, not a string",
+        ),
+        (
+            '{"choices": [{"message": {"content": ["a", "b"]}}]}',
+            "choices[0].message.content is list, not a string",
+        ),
+    ],
+)
+def test_malformed_reply_names_what_is_missing(
+    server: ChatCompletionsTestDouble, body: str, expected: str
+) -> None:
+    server.malformed_next(body)
+    with LLMClient(server.url, "m", **FAST) as client, pytest.raises(LLMError) as err:
+        client.complete(user("x"))
+    assert str(err.value) == (
+        f"the LLM endpoint {server.url}/chat/completions sent a malformed reply: {expected}"
+    )
+    assert len(server.requests) == 1
+
+
+def test_non_retryable_400_raises_at_once(server: ChatCompletionsTestDouble) -> None:
+    server.fail_next(1, status=400, body='{"error": {"message": "model \\"m\\" does not exist"}}')
+    with LLMClient(server.url, "m", **FAST) as client, pytest.raises(LLMError) as err:
+        client.complete(user("x"))
+    assert str(err.value) == (
+        f"the LLM endpoint {server.url}/chat/completions refused the request: "
+        'HTTP 400: {"error": {"message": "model \\"m\\" does not exist"}}'
+    )
+    assert len(server.requests) == 1
+    assert client.stats == {"requests": 1, "cache_hits": 0, "retries": 0}
+
+
+def test_cache_replays_offline_exactly(tmp_path: Path) -> None:
+    cache = tmp_path / "llm" / "cache.jsonl"
+    answers = {"q1": "Paris.", "q2": "  spaced\nreply with ünïcödé  ", "q3": '{"json": true}'}
+    prompts = [user(q) for q in answers]
+    with ChatCompletionsTestDouble(reply=lambda m: answers[last_user_content(m)]) as double:
+        with LLMClient(double.url, "m", cache_path=cache) as first:
+            got = first.complete_many(prompts)
+            assert first.complete(user("q1")) == "Paris."
+        assert len(double.requests) == 3
+        assert first.stats == {"requests": 3, "cache_hits": 1, "retries": 0}
+        url = double.url
+    assert got == list(answers.values())
+
+    lines = [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines()]
+    assert sorted(line["response"] for line in lines) == sorted(answers.values())
+    for line in lines:
+        canonical = json.dumps(
+            {"model": "m", "messages": line["messages"], "temperature": 0.0},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        assert line["key"] == hashlib.sha256(canonical.encode()).hexdigest()
+        assert line["key"] == cache_key("m", line["messages"], 0.0)
+        assert line["model"] == "m"
+
+    # the server is gone (its port refuses connections): every answer replays from the cache
+    with LLMClient(url, "m", cache_path=cache, max_retries=0) as second:
+        assert second.complete_many(prompts) == list(answers.values())
+        assert [second.complete(p) for p in prompts] == list(answers.values())
+        assert second.stats == {"requests": 0, "cache_hits": 6, "retries": 0}
+        # a prompt that is not cached does try the (dead) endpoint
+        with pytest.raises(LLMError, match="could not reach the LLM endpoint"):
+            second.complete(user("q4"))
+    # another model or temperature is another prompt
+    with (
+        LLMClient(url, "other", cache_path=cache, replay_only=True) as other,
+        pytest.raises(LLMError) as err,
+    ):
+        other.complete(user("q1"))
+    assert str(err.value) == (
+        f"no cached response for this prompt in {cache}; run with the endpoint to fill it"
+    )
+    with (
+        LLMClient(url, "m", cache_path=cache, replay_only=True, temperature=1.0) as hot,
+        pytest.raises(LLMError, match="no cached response"),
+    ):
+        hot.complete(user("q1"))
+    with LLMClient(url, "m", cache_path=cache, replay_only=True) as replay:
+        assert replay.complete(user("q3")) == '{"json": true}'
+        assert replay.stats["requests"] == 0
+
+
+def test_corrupt_cache_line_names_file_and_line(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.jsonl"
+    good: dict[str, Any] = {
+        "key": cache_key("m", user("a"), 0.0),
+        "model": "m",
+        "messages": user("a"),
+        "temperature": 0.0,
+        "response": "A",
+    }
+    cache.write_text(json.dumps(good) + "\n\n{not json\n", encoding="utf-8")
+    with pytest.raises(LLMError, match=rf"^{cache}:3: not a JSON line"):
+        LLMClient("http://127.0.0.1:9/v1", "m", cache_path=cache)
+
+    bad_key = dict(good, key="0" * 64)
+    cache.write_text(json.dumps(bad_key) + "\n", encoding="utf-8")
+    with pytest.raises(LLMError, match=rf"^{cache}:1: 'key' does not match"):
+        LLMClient("http://127.0.0.1:9/v1", "m", cache_path=cache)
+
+    no_response = {k: v for k, v in good.items() if k != "response"}
+    cache.write_text(json.dumps(good) + "\n" + json.dumps(no_response) + "\n", encoding="utf-8")
+    with pytest.raises(LLMError, match=rf"^{cache}:2: 'response' must be a string"):
+        LLMClient("http://127.0.0.1:9/v1", "m", cache_path=cache)
+
+
+def test_cache_without_final_newline_stays_valid(
+    server: ChatCompletionsTestDouble, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache.jsonl"
+    line = {"key": cache_key("m", user("a"), 0.0), "response": "A"}
+    cache.write_text(json.dumps(line), encoding="utf-8")  # hand-written, no newline at the end
+    with LLMClient(server.url, "m", cache_path=cache) as client:
+        assert client.complete(user("a")) == "A"
+        assert client.complete(user("b")) == "echo: b"
+    with LLMClient(server.url, "m", cache_path=cache, replay_only=True) as replay:
+        assert [replay.complete(user("a")), replay.complete(user("b"))] == ["A", "echo: b"]
+    assert len(server.requests) == 1
+
+
+def test_complete_many_keeps_order_and_bounds_concurrency() -> None:
+    prompts = [user(f"q{i}") for i in range(12)]
+
+    def delay(messages: Any) -> float:  # later prompts answer sooner: completion order differs
+        return 0.01 * (12 - int(last_user_content(messages)[1:]))
+
+    with ChatCompletionsTestDouble(delay_s=delay) as double:
+        with LLMClient(double.url, "m", max_concurrency=3) as client:
+            got = client.complete_many(prompts)
+        assert got == [f"echo: q{i}" for i in range(12)]
+        assert len(double.requests) == 12
+        assert 2 <= double.max_in_flight <= 3
+        assert double.in_flight == 0
+
+
+def test_complete_many_bound_holds_across_threads_and_dedups() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ChatCompletionsTestDouble(delay_s=0.03) as double:
+        with LLMClient(double.url, "m", max_concurrency=2) as client:
+            with ThreadPoolExecutor(4) as pool:
+                results = list(pool.map(lambda i: client.complete(user(f"t{i}")), range(8)))
+            dup = client.complete_many([user("d"), user("e"), user("d"), user("d")])
+        assert results == [f"echo: t{i}" for i in range(8)]
+        assert dup == ["echo: d", "echo: e", "echo: d", "echo: d"]
+        assert double.max_in_flight == 2
+        assert len(double.requests) == 10
+        assert client.stats["cache_hits"] == 2
+
+
+def test_complete_many_raises_the_first_failure(server: ChatCompletionsTestDouble) -> None:
+    server.fail_next(1, status=401, body="bad key")
+    with (
+        LLMClient(server.url, "m", max_concurrency=1, **FAST) as client,
+        pytest.raises(LLMError, match="HTTP 401: bad key"),
+    ):
+        client.complete_many([user("a"), user("b"), user("c")])
+
+
+def test_bad_arguments_are_input_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="must start with http"):
+        LLMClient("127.0.0.1:8000/v1", "m")
+    with pytest.raises(InputError, match="replay_only needs a cache_path"):
+        LLMClient("http://127.0.0.1:8000/v1", "m", replay_only=True)
+    with pytest.raises(InputError, match="max_concurrency"):
+        LLMClient("http://127.0.0.1:8000/v1", "m", max_concurrency=0)
+    client = LLMClient("http://127.0.0.1:8000/v1", "m", cache_path=tmp_path / "c.jsonl")
+    with pytest.raises(InputError, match=r"messages\[0\]"):
+        client.complete([{"role": "user"}])
