@@ -18,6 +18,7 @@ class SampleGraph:
         label_text: Sequence[str],
         type_text: Sequence[str],
         salt: int = 0,
+        node_keys: Sequence[int] = ...,
     ) -> None: ...
     @property
     def node_count(self) -> int: ...

@@ -62,6 +62,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
@@ -203,6 +204,11 @@ class MatchClause:
     row_cypher: str = ""
     """The MATCH part with ``row.<key>`` in place of each sampled value (for ``UNWIND $rows
     AS row`` batches, one plan per shape)."""
+    match_rows: int = -1
+    """``count(*)`` of the MATCH part (validation's size check)."""
+    distinct: dict[tuple[str, bool], list[Any]] = field(default_factory=dict)
+    """Distinct values (Cypher order) of the expressions the RETURN step needs, by
+    (expression, is_array)."""
 
 
 @dataclass
@@ -276,6 +282,7 @@ class CypherBenchGenerator:
         pivot_cap: int = 64,
         categorical_threshold: float = 0.1,
         batch_size: int = 500,
+        workers: int = 4,
         progress: bool = False,
         log: Callable[[str], None] | None = None,
     ) -> None:
@@ -298,6 +305,7 @@ class CypherBenchGenerator:
         self.pivot_cap = None if self.compat else pivot_cap
         self.categorical_threshold = categorical_threshold
         self.batch_size = batch_size
+        self.workers = workers
         self.progress = progress
         self.log = log or (lambda _msg: None)
         self.counters = _Counters()
@@ -658,8 +666,15 @@ class CypherBenchGenerator:
             for body, idx in groups.items()
             for chunk in _split_batches(idx, self.batch_size)
         ]
-        for body, chunk in self._bar(batches, "batched queries"):
-            run(body, chunk)
+        # Planning dominates (one plan per shape): plan on several sessions at once. The
+        # Neo4j time of this section is its wall time, not the sum over sessions.
+        waited = self.reader.neo4j_s
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            futures = [pool.submit(run, body, chunk) for body, chunk in batches]
+            for fut in self._bar(futures, "batched queries"):
+                fut.result()
+        self.reader.neo4j_s = waited + (time.perf_counter() - t0)
         return values, errors
 
     def _bar(self, items: Sequence[Any], desc: str) -> Any:
@@ -667,22 +682,34 @@ class CypherBenchGenerator:
 
         return tqdm(items, desc=desc, disable=None if self.progress else True, leave=False)
 
-    def count_matched(self, clauses: list[MatchClause]) -> list[MatchClause]:
-        """Fill ``num_matched_node`` (``count(DISTINCT n)``); drop clauses matching nothing."""
-        todo = [mc for mc in clauses if not mc.pattern.is_comparison]
-        parts = [
-            (f"{mc.row_cypher} RETURN row.__i AS i, count(DISTINCT n) AS v", mc.prop_values)
-            for mc in todo
-        ]
-        values, errors = self._grouped_values(parts, default=0)
-        for mc, v, err in zip(todo, values, errors, strict=True):
-            mc.num_matched_node = -1 if err else int(v or 0)
+    def profile(self, clauses: list[MatchClause]) -> list[MatchClause]:
+        """One aggregate query per MATCH clause shape fills ``match_rows`` (``count(*)``),
+        ``num_matched_node`` (``count(DISTINCT n)``) and ``distinct`` (every distinct-value
+        list its RETURN templates need); clauses matching nothing are dropped."""
+        exprs = [list(dict.fromkeys(self._distinct_requests(mc))) for mc in clauses]
+        parts = []
+        for mc, ex in zip(clauses, exprs, strict=True):
+            cols = ["count(*)", "count(DISTINCT n)", *(f"collect(DISTINCT {e})" for e, _ in ex)]
+            body = f"{mc.row_cypher} RETURN row.__i AS i, [{', '.join(cols)}] AS v"
+            parts.append((body, mc.prop_values))
+        values, errors = self._grouped_values(parts)
+        kept = []
+        for mc, ex, v, err in zip(clauses, exprs, values, errors, strict=True):
             if err:
                 self.counters.reject("timeout" if err == "timeout" else "error", mc.pattern)
-            elif mc.num_matched_node == 0:
+                continue
+            rows, num, *lists = v if v is not None else [0, 0]
+            mc.match_rows = int(rows)
+            if not mc.pattern.is_comparison:
+                mc.num_matched_node = int(num)
+            if rows == 0:
                 self.counters.reject("empty", mc.pattern)
-        kept = [mc for mc in clauses if mc.num_matched_node > 0]
-        for mc in kept:
+                continue
+            for (e, is_array), vals in zip(ex, lists, strict=True):
+                if is_array:
+                    vals = list(dict.fromkeys(x for lst in vals for x in lst if x is not None))
+                mc.distinct[(e, is_array)] = sorted(vals, key=cypher_sort_key)
+            kept.append(mc)
             self.counters.pattern(mc.pattern)["match_clauses"] += 1
         return kept
 
@@ -696,7 +723,7 @@ class CypherBenchGenerator:
         }
         constraints = mc.pattern.property_constraints
         props = self.etype2props.get(mc.n_assignment.get("n", ""), {})
-        if "n.name" in constraints or mc.num_matched_node < 2:
+        if "n.name" in constraints:
             return out
         if "n_where" in ids:
             for prop, dtype in props.items():
@@ -713,48 +740,40 @@ class CypherBenchGenerator:
                     out.append((f"n.`{prop}`", False))
         return out
 
-    def fetch_distinct_values(self, clauses: list[MatchClause]) -> dict[tuple[int, str, bool], Any]:
-        """Distinct values (Cypher order) of every expression the RETURN step needs, keyed by
-        (clause index, expression, is_array); a failed query gives None."""
-        keys: list[tuple[int, str, bool]] = []
-        parts: list[tuple[str, dict[str, Any]]] = []
-        for ci, mc in enumerate(clauses):
-            for expr, is_array in dict.fromkeys(self._distinct_requests(mc)):
-                keys.append((ci, expr, is_array))
-                if is_array:
-                    body = f"{mc.row_cypher} UNWIND {expr} AS value"
-                else:
-                    body = f"{mc.row_cypher} WITH row, {expr} AS value WHERE value IS NOT NULL"
-                parts.append(
-                    (f"{body} RETURN row.__i AS i, collect(DISTINCT value) AS v", mc.prop_values)
-                )
-            if "n_m0_group_by_count_where" in {
+    def fetch_group_counts(self, clauses: list[MatchClause]) -> None:
+        """For ``n_m0_group_by_count_where``: the distinct per-``n`` counts of ``m0``, as
+        ``distinct[("num", False)]``."""
+        todo = [
+            mc
+            for mc in clauses
+            if "n_m0_group_by_count_where"
+            in {
                 rp.pattern_id
                 for rp in self.templates.return_patterns
                 if rp.category == mc.pattern.return_category
-            }:
-                keys.append((ci, "num", False))
-                parts.append(
-                    (
-                        f"{mc.row_cypher} WITH row, n AS n, count(DISTINCT m0) AS value "
-                        "RETURN row.__i AS i, collect(DISTINCT value) AS v",
-                        mc.prop_values,
-                    )
-                )
+            }
+        ]
+        parts = [
+            (
+                f"{mc.row_cypher} WITH row, n AS n, count(DISTINCT m0) AS value "
+                "RETURN row.__i AS i, collect(DISTINCT value) AS v",
+                mc.prop_values,
+            )
+            for mc in todo
+        ]
         values, errors = self._grouped_values(parts, default=[])
-        out: dict[tuple[int, str, bool], Any] = {}
-        for key, v, err in zip(keys, values, errors, strict=True):
-            out[key] = None if err else sorted(v or [], key=cypher_sort_key)
-        return out
+        for mc, v, err in zip(todo, values, errors, strict=True):
+            if not err:
+                mc.distinct[("num", False)] = sorted(v or [], key=cypher_sort_key)
 
     # -- RETURN ------------------------------------------------------------------------------
 
     def instantiate_returns(self, clauses: list[MatchClause]) -> list[Candidate]:
         """RETURN candidates of every MATCH clause (RNG per clause, as the original)."""
-        distinct = self.fetch_distinct_values(clauses)
+        self.fetch_group_counts(clauses)
         out: list[Candidate] = []
-        for ci, mc in enumerate(clauses):
-            out += _ReturnStep(self, mc, ci, distinct).run()
+        for mc in clauses:
+            out += _ReturnStep(self, mc).run()
         return out
 
     # -- balance, validation -----------------------------------------------------------------
@@ -806,19 +825,9 @@ class CypherBenchGenerator:
         within 30 s with a non-empty result; return them with their gold rows."""
         from kgbench.neo4j.executor import to_plain
 
-        counts, errors = self._grouped_values(
-            [
-                (f"{c.mc.row_cypher} RETURN row.__i AS i, count(*) AS v", c.mc.prop_values)
-                for c in candidates
-            ],
-            default=0,
-        )
         out = []
-        for c, n, err in zip(self._bar(candidates, "validating"), counts, errors, strict=True):
-            if err:
-                self.counters.reject("timeout" if err == "timeout" else "error", c.mc.pattern)
-                continue
-            if n > MAX_RECORDS:
+        for c in self._bar(candidates, "validating"):
+            if c.mc.match_rows > MAX_RECORDS:
                 self.counters.reject("too_many_rows", c.mc.pattern)
                 continue
             try:
@@ -830,7 +839,11 @@ class CypherBenchGenerator:
             if not recs:
                 self.counters.reject("empty", c.mc.pattern)
                 continue
-            out.append((c, [[to_plain(v) for v in r.values()] for r in recs]))
+            rows = [[to_plain(v) for v in r.values()] for r in recs]
+            if "ORDER BY" not in c.gold_cypher.upper():
+                # an unordered result: a canonical order, independent of the store's layout
+                rows.sort(key=lambda row: json.dumps(row, sort_keys=True, ensure_ascii=False))
+            out.append((c, rows))
         return out
 
     # -- the whole run -----------------------------------------------------------------------
@@ -851,8 +864,8 @@ class CypherBenchGenerator:
         clauses = self.instantiate_matches(snap)
         self.timings["match_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        clauses = self.count_matched(clauses)
-        self.timings["count_s"] = time.perf_counter() - t
+        clauses = self.profile(clauses)
+        self.timings["profile_s"] = time.perf_counter() - t
         self.log(f"MATCH clauses: {len(clauses):,}")
         t = time.perf_counter()
         candidates = self.instantiate_returns(clauses)
@@ -894,19 +907,15 @@ class _ReturnStep:
         self,
         gen: CypherBenchGenerator,
         mc: MatchClause,
-        ci: int,
-        distinct: dict[tuple[int, str, bool], Any],
     ) -> None:
         self.gen = gen
         self.mc = mc
-        self.ci = ci
-        self.distinct = distinct
         self.rng = random.Random(gen.seed + int(hashlib.md5(mc.cypher.encode()).hexdigest(), 16))
         self.props = gen.etype2props.get(mc.n_assignment.get("n", ""), {})
         self.constraints = mc.pattern.property_constraints
 
     def values(self, expr: str, is_array: bool = False) -> list[Any]:
-        v = self.distinct.get((self.ci, expr, is_array))
+        v = self.mc.distinct.get((expr, is_array))
         if v is None:
             raise QueryFailed(f"distinct values of {expr} failed", "error")
         return list(v)

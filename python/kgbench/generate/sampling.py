@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import math
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +58,7 @@ class GraphReader:
         self.timeout_s = timeout_s
         self.queries = 0
         self.neo4j_s = 0.0
+        self._lock = threading.Lock()
 
     @classmethod
     def connect(
@@ -114,7 +117,8 @@ class GraphReader:
             )
         timeout = self.timeout_s if timeout_s is None else (timeout_s or None)
         t0 = time.perf_counter()
-        self.queries += 1
+        with self._lock:
+            self.queries += 1
         try:
             with self.driver.session(
                 database=self.database,
@@ -129,7 +133,8 @@ class GraphReader:
                 raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
             raise QueryFailed(message, cls) from exc
         finally:
-            self.neo4j_s += time.perf_counter() - t0
+            with self._lock:
+                self.neo4j_s += time.perf_counter() - t0
 
 
 def java_double(x: float) -> str:
@@ -275,7 +280,8 @@ def read_snapshot(
     t0 = time.perf_counter()
     params = {f"p{i}": p for i, p in enumerate(node_props)}
     nodes = reader.run(
-        f"MATCH (n) RETURN id(n) AS id, head(labels(n)) AS label{_prop_list('n', node_props)}",
+        "MATCH (n) RETURN id(n) AS id, head(labels(n)) AS label, "
+        f"coalesce(n.eid, elementId(n)) AS key{_prop_list('n', node_props)}",
         params,
         timeout_s=0,
     )
@@ -287,10 +293,14 @@ def read_snapshot(
     labels: list[str] = []
     node_labels = _name_ids((r[1] for r in nodes), label_ids, labels)
     node_values: list[list[int]] = [[] for _ in node_props]
+    node_keys: list[int] = []
     for i, rec in enumerate(nodes):
         index[rec[0]] = i
+        # a stable key: the seeded sampling order must not depend on Neo4j's node ids
+        digest = hashlib.blake2b(str(rec[2]).encode(), digest_size=8).digest()
+        node_keys.append(int.from_bytes(digest, "little"))
         for s in range(len(node_props)):
-            node_values[s].append(intern(rec[2 + s]))
+            node_values[s].append(intern(rec[3 + s]))
     del nodes
     rparams = {f"p{i}": p for i, p in enumerate(rel_props)}
     rels = reader.run(
@@ -318,6 +328,7 @@ def read_snapshot(
         labels,
         types,
         salt=salt,
+        node_keys=node_keys,
     )
     return Snapshot(
         graph=graph,

@@ -1,7 +1,7 @@
 //! Binding of `kgbench_core::sample` as `kgbench._core.sample`.
 //!
 //! - `SampleGraph(node_labels, node_values, edge_src, edge_dst, edge_types, edge_values,
-//!   value_text, label_text, type_text, salt=0)`: an in-memory snapshot (value ids, `0` =
+//!   value_text, label_text, type_text, salt=0, node_keys=[])`: an in-memory snapshot (value ids, `0` =
 //!   null; `*_values` are one column per property slot).
 //! - `SampleGraph.instantiate(n_nodes, rels, node_reqs, rel_reqs, projection, suffix, k,
 //!   pivot_cap=None) -> list[tuple[list[int], list[list[int]]]]`: per assignment (labels of
@@ -36,7 +36,7 @@ fn req(code: u8) -> PyResult<Req> {
 #[pymethods]
 impl SampleGraph {
     #[new]
-    #[pyo3(signature = (node_labels, node_values, edge_src, edge_dst, edge_types, edge_values, value_text, label_text, type_text, salt=0))]
+    #[pyo3(signature = (node_labels, node_values, edge_src, edge_dst, edge_types, edge_values, value_text, label_text, type_text, salt=0, node_keys=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -50,6 +50,7 @@ impl SampleGraph {
         label_text: Vec<String>,
         type_text: Vec<String>,
         salt: u64,
+        node_keys: Vec<u64>,
     ) -> PyResult<Self> {
         let cols = Columns {
             node_labels,
@@ -61,6 +62,7 @@ impl SampleGraph {
             value_text,
             label_text: label_text.into_iter().map(String::into_bytes).collect(),
             type_text: type_text.into_iter().map(String::into_bytes).collect(),
+            node_keys,
         };
         let graph = py
             .detach(|| core::Graph::new(cols, salt))

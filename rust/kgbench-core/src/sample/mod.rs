@@ -133,6 +133,10 @@ pub struct Columns {
     pub label_text: Vec<Vec<u8>>,
     /// The name of each type id.
     pub type_text: Vec<Vec<u8>>,
+    /// A stable key of each node (e.g. a hash of its entity id), so that the seeded order
+    /// inside adjacency classes does not depend on the order the nodes were read in; empty:
+    /// the node index.
+    pub node_keys: Vec<u64>,
 }
 
 /// SplitMix64 finaliser: the seeded order of relationships inside a class.
@@ -207,6 +211,12 @@ impl Graph {
                 return Err(SampleError::Graph(format!("value id {v} has no text")));
             }
         }
+        if !cols.node_keys.is_empty() && cols.node_keys.len() != n {
+            return Err(SampleError::Graph(format!(
+                "{} node keys for {n} nodes",
+                cols.node_keys.len()
+            )));
+        }
         let node_vals = flatten(&cols.node_values, n, "node")?;
         let edge_vals = flatten(&cols.edge_values, m, "relationship")?;
         let label = cols.node_labels;
@@ -214,7 +224,12 @@ impl Graph {
             (
                 cols.edge_types[e as usize],
                 label[other as usize],
-                mix(salt ^ u64::from(other)),
+                mix(salt
+                    ^ cols
+                        .node_keys
+                        .get(other as usize)
+                        .copied()
+                        .unwrap_or(u64::from(other))),
                 e,
             )
         };

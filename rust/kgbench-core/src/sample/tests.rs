@@ -49,6 +49,7 @@ fn random_graph(seed: u64, n: usize, m: usize) -> Graph {
             .collect(),
         label_text: vec![b"A".to_vec(), b"B".to_vec(), b"C".to_vec()],
         type_text: vec![b"r".to_vec(), b"s".to_vec(), b"t".to_vec()],
+        node_keys: Vec::new(),
     };
     Graph::new(cols, seed).unwrap()
 }
@@ -305,6 +306,7 @@ fn leaf_classes_respect_relationship_isomorphism() {
         value_text: vec![vec![]],
         label_text: vec![b"A".to_vec(), b"B".to_vec()],
         type_text: vec![b"r".to_vec()],
+        node_keys: vec![],
     };
     let g = Graph::new(cols, 0).unwrap();
     let p = Pattern {
