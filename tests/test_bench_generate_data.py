@@ -17,23 +17,14 @@ from typing import Any
 
 import pytest
 
+from kgbench.generate.traits import TRAIT_KEYS
+
 BENCHES = Path(__file__).resolve().parent.parent / "benches"
 sys.path.insert(0, str(BENCHES))
 
 from generate_data import STAMP, prepare_synthetic_graph  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-TRAIT_KEYS = (
-    "variants",
-    "is_symmetric",
-    "is_time_sensitive",
-    "is_mandatory_subj",
-    "is_mandatory_obj",
-    "subj_cardinality",
-    "obj_cardinality",
-    "implied_relations",
-)
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from kgbench.convert import convert
+from kgbench.generate.traits import TRAIT_KEYS
 
 HERE = Path(__file__).parent
 SCHEMA = HERE / "data" / "wd50k" / "wd50k.wd2neo4j.json"
@@ -98,17 +99,6 @@ RELATIONS = {
     ("twinnedWith", "City", "City"): 393,
     ("usesLanguage", "Country", "Language"): 155,
 }
-
-TRAIT_KEYS = (
-    "variants",
-    "is_symmetric",
-    "is_time_sensitive",
-    "is_mandatory_subj",
-    "is_mandatory_obj",
-    "subj_cardinality",
-    "obj_cardinality",
-    "implied_relations",
-)
 
 
 @pytest.fixture(scope="module")

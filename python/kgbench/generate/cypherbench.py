@@ -986,16 +986,10 @@ class _ReturnStep:
     def n_name(self, rp: ReturnPattern) -> list[Candidate]:
         if "n.name" in self.constraints:
             return []
-        mc = self.mc
-        return [
-            self.sample(
-                self._t(rp.cypher, match_cypher=mc.cypher),
-                self._t(rp.nl_template, **mc.nl_args),
-                rp,
-            )
-        ]
+        return self.n_plain(rp)
 
     def n_plain(self, rp: ReturnPattern) -> list[Candidate]:
+        """The template with only the MATCH clause and its NL arguments filled in."""
         mc = self.mc
         return [
             self.sample(
@@ -1208,13 +1202,7 @@ class _ReturnStep:
         if self.gen._has_invalid_group_by(mc):
             self.gen.counters.reject("realism_d_group_by", mc.pattern)
             return []
-        return [
-            self.sample(
-                self._t(rp.cypher, match_cypher=mc.cypher),
-                self._t(rp.nl_template, **mc.nl_args),
-                rp,
-            )
-        ]
+        return self.n_plain(rp)
 
     def n_m0_group_by_count_where(self, rp: ReturnPattern) -> list[Candidate]:
         mc = self.mc

@@ -76,6 +76,18 @@ __all__ = [
     "write_traits",
 ]
 
+#: The trait keys of a relation in CypherBench's graph_info.json, after ``label``, in order.
+TRAIT_KEYS = (
+    "variants",
+    "is_symmetric",
+    "is_time_sensitive",
+    "is_mandatory_subj",
+    "is_mandatory_obj",
+    "subj_cardinality",
+    "obj_cardinality",
+    "implied_relations",
+)
+
 #: Relationship property keys that make a relation time-sensitive (CypherBench's graphs use
 #: start_year / end_year; converted Wikidata qualifiers often give dates or times).
 DEFAULT_TIME_PROPERTIES = (
