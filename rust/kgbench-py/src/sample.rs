@@ -16,6 +16,9 @@ use pyo3::prelude::*;
 
 use crate::input_error;
 
+/// One assignment (label ids, then type ids) with its ranked rows of value ids.
+type Ranked = (Vec<u32>, Vec<Vec<u32>>);
+
 /// An in-memory graph snapshot; see `python/kgbench/_core/sample.pyi`.
 #[pyclass(frozen, module = "kgbench._core.sample")]
 struct SampleGraph {
@@ -95,7 +98,7 @@ impl SampleGraph {
         suffix: &str,
         k: usize,
         pivot_cap: Option<usize>,
-    ) -> PyResult<Vec<(Vec<u32>, Vec<Vec<u32>>)>> {
+    ) -> PyResult<Vec<Ranked>> {
         let pattern = Pattern {
             n_nodes,
             rels,

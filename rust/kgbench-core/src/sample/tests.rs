@@ -54,12 +54,15 @@ fn random_graph(seed: u64, n: usize, m: usize) -> Graph {
     Graph::new(cols, seed).unwrap()
 }
 
+/// Distinct rows of one assignment with their hashes, in hash order.
+type RankedRows = BTreeSet<([u8; 16], Vec<u32>)>;
+
 /// Every match by brute force (all node tuples × all distinct edge tuples), projected and
 /// ranked: the definition `instantiate` must agree with when `pivot_cap` is `None`.
 fn oracle(g: &Graph, p: &Pattern, suffix: &[u8], k: usize) -> Vec<Instantiation> {
     let n = g.node_count() as u32;
     let m = g.relationship_count() as u32;
-    let mut rows: BTreeMap<Vec<u32>, BTreeSet<([u8; 16], Vec<u32>)>> = BTreeMap::new();
+    let mut rows: BTreeMap<Vec<u32>, RankedRows> = BTreeMap::new();
     let mut nodes = vec![0u32; p.n_nodes];
     let total = (n as u64).pow(p.n_nodes as u32);
     for code in 0..total {
