@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from kgbench.evaluate.tasks import TASK_FIELDS
 from kgbench.generate import TemplateError, generate_cypherbench, load_templates, load_traits
 from kgbench.generate.cypherbench import (
     DEFAULT_TEMPLATES,
@@ -169,18 +170,7 @@ def test_generates_balanced_validated_tasks(
     assert report["queries"] > 0 and report["timing"]["neo4j_s"] > 0
     assert set(report["rejections"]) >= {"realism_a_redundant", "empty", "duplicate", "timeout"}
     for t in tasks:
-        assert set(t) == {
-            "qid",
-            "graph",
-            "gold_cypher",
-            "gold_match_cypher",
-            "nl_question",
-            "nl_question_raw",
-            "answer_json",
-            "from_template",
-            "pred_cypher",
-            "metrics",
-        }
+        assert tuple(t) == TASK_FIELDS
         assert t["gold_cypher"].startswith(t["gold_match_cypher"])
         assert t["nl_question"] == t["nl_question_raw"]
         assert json.loads(t["answer_json"])  # validated: non-empty gold rows

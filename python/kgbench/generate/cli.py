@@ -13,7 +13,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from kgbench.neo4j.cli import _connection_args, _resolve_uri
+from kgbench.neo4j.cli import _connection_args, _driver, _resolve_uri
 
 
 def register(subparsers: Any) -> None:
@@ -197,12 +197,9 @@ def format_counts(report: dict[str, Any]) -> str:
 def _traits(args: argparse.Namespace) -> int:
     import json
 
-    import neo4j
-
     from kgbench.generate.traits import draft_traits, write_traits
 
-    auth = (args.user or "neo4j", args.password or "") if (args.user or args.password) else None
-    with neo4j.GraphDatabase.driver(_resolve_uri(args), auth=auth) as driver:
+    with _driver(args) as driver:
         traits = draft_traits(
             driver, database=args.database, graph=args.graph, tolerance=args.tolerance
         )

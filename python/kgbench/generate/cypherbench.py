@@ -232,6 +232,17 @@ class GenerationResult:
     report_path: Path | None = None
 
 
+def _pattern_edges(
+    mp: MatchPattern, r_assignment: dict[str, str]
+) -> dict[str, list[tuple[str, str, str]]]:
+    """Each node variable's pattern edges as (relation label, other variable, "out"/"in")."""
+    g: dict[str, list[tuple[str, str, str]]] = collections.defaultdict(list)
+    for r, s, o in mp.relations:
+        g[s].append((r_assignment[r], o, "out"))
+        g[o].append((r_assignment[r], s, "in"))
+    return g
+
+
 def _import_row(cypher: str) -> str:
     """Import ``row`` into the ``CALL { … UNION … }`` subquery of a union MATCH pattern."""
     if "CALL {" not in cypher:
@@ -577,10 +588,7 @@ class CypherBenchGenerator:
     ) -> bool:
         """(b) A variable with two same-type edges in the same direction to different variables
         where that side is "one" (symmetric relations: any direction)."""
-        g: dict[str, list[tuple[str, str, str]]] = collections.defaultdict(list)
-        for r, s, o in mp.relations:
-            g[s].append((r_assignment[r], o, "out"))
-            g[o].append((r_assignment[r], s, "in"))
+        g = _pattern_edges(mp, r_assignment)
         for edges in g.values():
             for rlabel, other, direction in edges:
                 info = self.traits[rlabel]
@@ -598,10 +606,7 @@ class CypherBenchGenerator:
     def _has_unnecessary_leaf(self, mc: MatchClause, rp: ReturnPattern) -> bool:
         """(c) A one-edge variable, unnamed, not returned, whose other side always has the
         edge (leaf subject and ``is_mandatory_obj``, or leaf object and ``is_mandatory_subj``)."""
-        g: dict[str, list[tuple[str, str, str]]] = collections.defaultdict(list)
-        for r, s, o in mc.pattern.relations:
-            g[s].append((mc.r_assignment[r], o, "out"))
-            g[o].append((mc.r_assignment[r], s, "in"))
+        g = _pattern_edges(mc.pattern, mc.r_assignment)
         named = mc.pattern.node_vars_with_name
         for n, edges in g.items():
             if len(edges) == 1 and n not in named and n not in rp.return_vars:
@@ -920,8 +925,18 @@ class _ReturnStep:
             raise QueryFailed(f"distinct values of {expr} failed", "error")
         return list(v)
 
-    def sample(self, cypher: str, nl: str, rp: ReturnPattern) -> Candidate:
-        return Candidate(cypher, nl, self.mc, rp)
+    def fill(
+        self, rp: ReturnPattern, cypher_args: dict[str, Any], nl_args: dict[str, Any]
+    ) -> Candidate:
+        """A candidate from ``rp``: its Cypher with the MATCH clause and ``cypher_args``, its
+        question with the MATCH clause's NL arguments and ``nl_args``."""
+        mc = self.mc
+        return Candidate(
+            Template(rp.cypher).substitute(match_cypher=mc.cypher, **cypher_args),
+            Template(rp.nl_template).substitute(**mc.nl_args, **nl_args),
+            mc,
+            rp,
+        )
 
     def run(self) -> list[Candidate]:
         gen, mc = self.gen, self.mc
@@ -973,9 +988,6 @@ class _ReturnStep:
             return sampled
         return res
 
-    def _t(self, template: str, **kw: Any) -> str:
-        return Template(template).substitute(**kw)
-
     def _props(self, *, skip_constrained: bool = True) -> list[tuple[str, str]]:
         return [
             (p, d)
@@ -990,25 +1002,10 @@ class _ReturnStep:
 
     def n_plain(self, rp: ReturnPattern) -> list[Candidate]:
         """The template with only the MATCH clause and its NL arguments filled in."""
-        mc = self.mc
-        return [
-            self.sample(
-                self._t(rp.cypher, match_cypher=mc.cypher),
-                self._t(rp.nl_template, **mc.nl_args),
-                rp,
-            )
-        ]
+        return [self.fill(rp, {}, {})]
 
     def _per_prop(self, rp: ReturnPattern, props: list[tuple[str, str]]) -> list[Candidate]:
-        mc = self.mc
-        return [
-            self.sample(
-                self._t(rp.cypher, match_cypher=mc.cypher, prop=p),
-                self._t(rp.nl_template, **mc.nl_args, prop=p),
-                rp,
-            )
-            for p, _ in props
-        ]
+        return [self.fill(rp, dict(prop=p), dict(prop=p)) for p, _ in props]
 
     def n_prop(self, rp: ReturnPattern) -> list[Candidate]:
         if "n.name" not in self.constraints:
@@ -1033,21 +1030,15 @@ class _ReturnStep:
     def n_order(self, rp: ReturnPattern, words: tuple[str, str]) -> list[Candidate]:
         if "n.name" in self.constraints or self.mc.num_matched_node < 2:
             return []
-        mc = self.mc
         res = []
         for prop, dtype in self.props.items():
             if dtype in (INT, FLOAT, DATE):
                 order = self.rng.sample(["ASC", "DESC"], 1)[0]
                 res.append(
-                    self.sample(
-                        self._t(rp.cypher, match_cypher=mc.cypher, prop=prop, order=order),
-                        self._t(
-                            rp.nl_template,
-                            **mc.nl_args,
-                            prop=prop,
-                            order_nl=words[0] if order == "ASC" else words[1],
-                        ),
+                    self.fill(
                         rp,
+                        dict(prop=prop, order=order),
+                        dict(prop=prop, order_nl=words[0] if order == "ASC" else words[1]),
                     )
                 )
         return res
@@ -1055,7 +1046,7 @@ class _ReturnStep:
     def n_where(self, rp: ReturnPattern) -> list[Candidate]:
         if "n.name" in self.constraints or self.mc.num_matched_node < 2:
             return []
-        mc, rng = self.mc, self.rng
+        _mc, rng = self.mc, self.rng
         esc = not self.gen.compat
         res = []
         for prop, dtype in self._props():
@@ -1102,13 +1093,7 @@ class _ReturnStep:
             if condition is None:
                 condition = f"n.{prop} {op} {escape_and_quote(value, escape_backslash=esc)}"
                 condition_nl = f"{prop} {op} {value}"
-            res.append(
-                self.sample(
-                    self._t(rp.cypher, match_cypher=mc.cypher, condition=condition),
-                    self._t(rp.nl_template, **mc.nl_args, condition_nl=condition_nl),
-                    rp,
-                )
-            )
+            res.append(self.fill(rp, dict(condition=condition), dict(condition_nl=condition_nl)))
         return res
 
     _AGG_NL: ClassVar[dict[str, str]] = {
@@ -1121,7 +1106,7 @@ class _ReturnStep:
     def n_agg(self, rp: ReturnPattern) -> list[Candidate]:
         if "n.name" in self.constraints or self.mc.num_matched_node < 2:
             return []
-        mc, rng = self.mc, self.rng
+        _mc, rng = self.mc, self.rng
         res = []
         for prop, dtype in self.props.items():
             if dtype == INT:
@@ -1143,13 +1128,7 @@ class _ReturnStep:
             else:
                 continue
             agg_nl = "number" if prop == "name" else f"{self._AGG_NL[agg_op]} of {prop}"
-            res.append(
-                self.sample(
-                    self._t(rp.cypher, match_cypher=mc.cypher, agg_clause=agg_clause),
-                    self._t(rp.nl_template, **mc.nl_args, agg_clause_nl=agg_nl),
-                    rp,
-                )
-            )
+            res.append(self.fill(rp, dict(agg_clause=agg_clause), dict(agg_clause_nl=agg_nl)))
         return res
 
     def n_group_by(self, rp: ReturnPattern) -> list[Candidate]:
@@ -1182,15 +1161,10 @@ class _ReturnStep:
                 else:
                     continue
                 res.append(
-                    self.sample(
-                        self._t(rp.cypher, match_cypher=mc.cypher, key=key, agg_clause=agg_clause),
-                        self._t(
-                            rp.nl_template,
-                            **mc.nl_args,
-                            key=key,
-                            agg_clause_nl=f"{self._AGG_NL[agg_op]} of {prop}",
-                        ),
+                    self.fill(
                         rp,
+                        dict(key=key, agg_clause=agg_clause),
+                        dict(key=key, agg_clause_nl=f"{self._AGG_NL[agg_op]} of {prop}"),
                     )
                 )
         return res
@@ -1215,13 +1189,7 @@ class _ReturnStep:
         if len(values) < 2:
             return []
         op, value = sample_op_value(["<", ">", "<=", ">="], values, self.rng, do_round=True)
-        return [
-            self.sample(
-                self._t(rp.cypher, match_cypher=mc.cypher, op=op, value=value),
-                self._t(rp.nl_template, **mc.nl_args, op=op, value=value),
-                rp,
-            )
-        ]
+        return [self.fill(rp, dict(op=op, value=value), dict(op=op, value=value))]
 
     _COMPARISON_TYPES: ClassVar[dict[str, tuple[str, ...]]] = {
         "n_m0_comparison_argmax": (INT, FLOAT, DATE),
@@ -1242,13 +1210,7 @@ class _ReturnStep:
             and mc.prop_values[f"n_{prop}"] == mc.prop_values[f"m0_{prop}"]
         ):
             return []
-        return [
-            self.sample(
-                self._t(rp.cypher, match_cypher=mc.cypher, prop=prop),
-                self._t(rp.nl_template, **mc.nl_args),
-                rp,
-            )
-        ]
+        return [self.fill(rp, dict(prop=prop), {})]
 
 
 def _atomic_write_json(path: Path, data: Any) -> None:

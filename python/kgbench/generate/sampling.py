@@ -26,7 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from kgbench.errors import KgbenchError
-from kgbench.neo4j.executor import classify, write_clauses_of
+from kgbench.neo4j.executor import classify, read_session, write_clauses_of
 
 
 class QueryFailed(KgbenchError):
@@ -120,11 +120,7 @@ class GraphReader:
         with self._lock:
             self.queries += 1
         try:
-            with self.driver.session(
-                database=self.database,
-                default_access_mode=neo4j.READ_ACCESS,
-                notifications_min_severity="OFF",
-            ) as session:
+            with read_session(self.driver, self.database) as session:
                 return list(session.run(neo4j.Query(query, timeout=timeout), params or {}))
         except Exception as exc:
             cls = classify(exc)

@@ -199,6 +199,18 @@ def write_clauses_of(query: str) -> list[str]:
     return list(write_clauses(query))
 
 
+def read_session(driver: Any, database: str | None) -> Any:
+    """A session of ``driver`` in READ access mode with server notifications off (the only
+    kind of session kgbench runs user-facing queries in)."""
+    import neo4j
+
+    return driver.session(
+        database=database,
+        default_access_mode=neo4j.READ_ACCESS,
+        notifications_min_severity="OFF",
+    )
+
+
 def _cache_key(graph: str, query: str) -> str:
     return json.dumps([graph, query], ensure_ascii=False)
 
@@ -306,11 +318,7 @@ class QueryExecutor:
 
         t0 = time.perf_counter()
         try:
-            with self.driver.session(
-                database=self.database,
-                default_access_mode=neo4j.READ_ACCESS,
-                notifications_min_severity="OFF",
-            ) as session:
+            with read_session(self.driver, self.database) as session:
                 result = session.run(neo4j.Query(query, timeout=self.timeout_s))
                 columns = list(result.keys())
                 rows = [[to_plain(v) for v in record.values()] for record in result]
