@@ -23,6 +23,8 @@ _STAGES = (
     "kgbench.evaluate.evaluate_cli",
     "kgbench.iso.cli",
     "kgbench.generate.cli",
+    "kgbench.generate.pipe.cli",
+    "kgbench.generate.pipe.diversity_cli",
     "kgbench.demo.cli",
 )
 
@@ -38,6 +40,8 @@ _COMMAND_MODULES = {
     "evaluate": "kgbench.evaluate.evaluate_cli",
     "iso": "kgbench.iso.cli",
     "generate": "kgbench.generate.cli",
+    "gate": "kgbench.generate.pipe.cli",
+    "diversity": "kgbench.generate.pipe.diversity_cli",
     "demo": "kgbench.demo.cli",
 }
 

@@ -4,6 +4,8 @@ Parsing uses the ``open-cypher`` crate (openCypher 2024.3 plus Neo4j's ``CALL { 
 subqueries, ``EXISTS``/``COUNT``/``COLLECT`` subqueries and ``!=``).
 """
 
+from typing import Any, Literal, overload
+
 #: Procedures whose ``CALL`` does not count as a write clause (exact names).
 READ_ONLY_PROCEDURES: tuple[str, ...]
 #: Name of the single column returned by every provenance query.
@@ -56,3 +58,24 @@ def provenance_details(query: str) -> list[dict[str, object]]:
     Raises:
         CypherSyntaxError: the query does not parse.
     """
+
+CATEGORIES: tuple[str, ...]
+
+@overload
+def analyze_queries(
+    queries: list[str],
+    schema_json: str | None = None,
+    questions: list[str] | None = None,
+    entity_values: list[list[str]] | None = None,
+    allowed_procedures: list[str] = ...,
+    as_json: Literal[False] = False,
+) -> list[dict[str, Any]]: ...
+@overload
+def analyze_queries(
+    queries: list[str],
+    schema_json: str | None,
+    questions: list[str] | None,
+    entity_values: list[list[str]] | None,
+    allowed_procedures: list[str],
+    as_json: Literal[True],
+) -> list[tuple[str, bool, bool, bool, str, str, str, list[str]]]: ...

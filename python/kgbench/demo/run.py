@@ -15,7 +15,11 @@ Wikidata RDF comes from; Wikidata content is CC0):
    ``result_with_metrics.json`` and ``aggregated_metrics.json``;
 5. task generation on the loaded graph (:func:`kgbench.generate.generate_cypherbench` with
    CypherBench's templates and relation traits drafted from the graph by
-   :func:`kgbench.generate.draft_traits`), written to ``<out>/generation/``.
+   :func:`kgbench.generate.draft_traits`), written to ``<out>/generation/``;
+6. PIPE-Cypher's governed construction on the same graph
+   (:func:`kgbench.generate.pipe.pipeline.generate_pipe`, offline, seed 13): gates G1-G11,
+   the ledger, the diversity selection and the export, written to ``<out>/pipe/``; the
+   summary prints its gate funnel.
 
 The server the demo started is stopped on the way out, also on failure.
 """
@@ -108,6 +112,8 @@ class DemoResult:
     outputs: dict[str, Path] = field(default_factory=dict)
     generation: dict[str, Any] | None = None
     """The task generator's ``report.json`` (counts per MATCH category and RETURN template)."""
+    pipe: dict[str, Any] | None = None
+    """PIPE-Cypher's ``report.json`` (gate funnel, counts per category, selection, export)."""
 
 
 def _graph_counts(graph: Mapping[str, Any]) -> dict[str, Any]:
@@ -164,7 +170,7 @@ def run_demo(
         elapsed, clock = now - clock, now
         return f" ({elapsed:.1f} s)"
 
-    say(f"[1/5] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
+    say(f"[1/6] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
     graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
@@ -186,24 +192,30 @@ def run_demo(
         notifications.setLevel(logging.ERROR)
         started = uri is None
         if uri is None:
-            say("[2/5] neo4j: starting the local Neo4j server")
+            say("[2/6] neo4j: starting the local Neo4j server")
             server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
             uri = str(server.uri)
             say(f"      ready at {uri}{done()}")
         else:
-            say(f"[2/5] neo4j: using {uri}")
-        say(f"[3/5] load: {counts['entities']} entities, {counts['relations']} relations")
+            say(f"[2/6] neo4j: using {uri}")
+        say(f"[3/6] load: {counts['entities']} entities, {counts['relations']} relations")
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
-        say(f"[4/5] evaluate: {files.predictions.name} against {files.tasks.name}")
+        say(f"[4/6] evaluate: {files.predictions.name} against {files.tasks.name}")
         evaluation = evaluate(
             str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
-        say("[5/5] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
+        say("[5/6] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
         generation = _generate(uri, user, password, out / "generation")
         say(f"      {generation['tasks']} tasks generated{done()}")
+        say("[6/6] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
+        pipe = _pipe(uri, user, password, out / "pipe")
+        say(
+            f"      {pipe['funnel']['accepted']} of {pipe['funnel']['candidates']} candidates "
+            f"accepted, {sum(pipe['selected_by_category'].values())} selected{done()}"
+        )
         if started:
             say("      stopping the local Neo4j server")
     return DemoResult(
@@ -222,8 +234,11 @@ def run_demo(
             **_outputs(graph_dir, report_path, eval_dir, agg_path),
             "generated tasks": out / "generation" / "tasks.json",
             "generation report": out / "generation" / "report.json",
+            "pipe benchmark": out / "pipe" / "all.jsonl",
+            "pipe ledger": out / "pipe" / "records.jsonl",
         },
         generation=generation,
+        pipe=pipe,
     )
 
 
@@ -243,6 +258,19 @@ def _generate(uri: str, user: str | None, password: str | None, out: Path) -> di
     result = generate_cypherbench(
         uri, None, traits_path, "wikidata_demo", out, user=user, password=password
     )
+    return result.report
+
+
+def _pipe(uri: str, user: str | None, password: str | None, out: Path) -> dict[str, Any]:
+    """PIPE-Cypher's offline construction on the demo graph into ``out``; its report."""
+    from kgbench.generate.pipe.pipeline import generate_pipe
+    from kgbench.generate.sampling import GraphReader
+
+    reader = GraphReader.connect(uri, user, password)
+    try:
+        result = generate_pipe(reader, out, graph="wikidata_demo", target=3, seed=13)
+    finally:
+        reader.close()
     return result.report
 
 
@@ -392,6 +420,16 @@ def format_summary(result: DemoResult) -> str:
 
         lines += ["", "== Task generation: CypherBench templates on the demo graph =="]
         lines.append(format_counts(result.generation))
+    if result.pipe is not None:
+        from kgbench.generate.pipe.cli import format_funnel
+
+        lines += ["", "== PIPE-Cypher governed construction: gate funnel on the demo graph =="]
+        lines.append(format_funnel(result.pipe["funnel"]))
+        sel = result.pipe["selected_by_category"]
+        lines.append(
+            f"selected          {sum(sel.values()):>7}  "
+            + ", ".join(f"{k} {v}" for k, v in sorted(sel.items()))
+        )
     lines += ["", "== Outputs =="]
     for name, path in result.outputs.items():
         lines.append(f"  {name + ':':<20} {path}")

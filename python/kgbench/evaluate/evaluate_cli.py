@@ -47,7 +47,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--metrics",
         default="ex,psjs,exec",
-        help="comma-separated: ex, psjs, exec (default: all three)",
+        help="comma-separated: ex, psjs, exec, ex_set (default: ex,psjs,exec; ex_set is "
+        "PIPE-Cypher's row-key set accuracy: result rows as sets, keyed by column name "
+        "when there are several columns)",
     )
     p.add_argument(
         "--metric-for-agg",

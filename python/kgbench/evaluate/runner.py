@@ -51,8 +51,12 @@ from kgbench.evaluate.tasks import (
     read_records,
 )
 
-#: CypherBench's metric names, in its default order.
+#: CypherBench's metric names, in its default order, then PIPE-Cypher's EX_set (not a
+#: default: ``--metrics ex_set``).
 METRICS = ("execution_accuracy", "psjs", "executable")
+
+#: Every metric ``evaluate`` can compute.
+ALL_METRICS = (*METRICS, "ex_set")
 
 #: Error class of a result the EX comparison cannot handle (e.g. a returned node).
 UNSUPPORTED_VALUE = "unsupported-value"
@@ -64,6 +68,7 @@ METRIC_ALIASES = {
     "psjs": "psjs",
     "exec": "executable",
     "executable": "executable",
+    "ex_set": "ex_set",
 }
 
 
@@ -126,7 +131,7 @@ def parse_metrics(spec: str | Iterable[str]) -> tuple[str, ...]:
             continue
         if name not in METRIC_ALIASES:
             raise InputError(
-                f"unknown metric {item!r}; choose from ex, psjs, exec "
+                f"unknown metric {item!r}; choose from ex, psjs, exec, ex_set "
                 "(or execution_accuracy, psjs, executable)"
             )
         if METRIC_ALIASES[name] not in out:
@@ -255,9 +260,19 @@ def _score_graph(
     progress: bool = False,
 ) -> None:
     """Fill ``metrics`` and ``errors`` of the tasks of one graph (in place)."""
+    from kgbench._core.evaluate import ex_set  # EX_set core (Rust)
     from kgbench.evaluate import execution_accuracy, order_matters  # EX core (Rust)
 
-    want_ex = "execution_accuracy" in metrics
+    compared: dict[str, Callable[[QueryResultLike, QueryResultLike, str], float]] = {}
+    if "execution_accuracy" in metrics:
+        compared["execution_accuracy"] = lambda g, p, gold: float(
+            execution_accuracy(g.rows, p.rows, order_matters(gold))
+        )
+    if "ex_set" in metrics:
+        compared["ex_set"] = lambda g, p, _gold: float(
+            ex_set(g.rows, p.rows, list(g.columns), list(p.columns))
+        )
+    want_ex = bool(compared)
     want_exec = "executable" in metrics
     want_psjs = "psjs" in metrics
     pred_of = {t["qid"]: preds.get(t["qid"]) for t in tasks}
@@ -312,32 +327,28 @@ def _score_graph(
         scores: dict[str, float] = {}
         pred_res = pred_results.get(pred) if pred is not None else None
 
-        if want_ex:
-            gres = gold_results.get(gold)
+        gres = gold_results.get(gold)
+        for name, compare in compared.items():
             if identical:
-                scores["execution_accuracy"] = 1.0
+                scores[name] = 1.0
             elif block is not None:
-                scores["execution_accuracy"] = 0.0
-                errors["execution_accuracy"] = block.as_dict()
+                scores[name] = 0.0
+                errors[name] = block.as_dict()
             elif gres is None or not gres.ok:
-                scores["execution_accuracy"] = 0.0
+                scores[name] = 0.0
                 msg = f"{gres.error_class}: {gres.error}" if gres else "not run"
-                errors["execution_accuracy"] = Failure(GOLD_QUERY_ERROR, msg).as_dict()
+                errors[name] = Failure(GOLD_QUERY_ERROR, msg).as_dict()
             elif pred_res is None or not pred_res.ok:
-                scores["execution_accuracy"] = 0.0
+                scores[name] = 0.0
                 if pred_res is not None:
-                    errors["execution_accuracy"] = _failure_of(pred_res).as_dict()
+                    errors[name] = _failure_of(pred_res).as_dict()
             else:
                 try:
-                    scores["execution_accuracy"] = float(
-                        execution_accuracy(gres.rows, pred_res.rows, order_matters(gold))
-                    )
+                    scores[name] = compare(gres, pred_res, gold)
                 except (TypeError, ValueError) as exc:
                     # A value outside the result model (e.g. a node): 0, as the reference.
-                    scores["execution_accuracy"] = 0.0
-                    errors["execution_accuracy"] = Failure(
-                        UNSUPPORTED_VALUE, " ".join(str(exc).split())
-                    ).as_dict()
+                    scores[name] = 0.0
+                    errors[name] = Failure(UNSUPPORTED_VALUE, " ".join(str(exc).split())).as_dict()
 
         if want_psjs:
             if identical:

@@ -40,6 +40,14 @@ def register(subparsers: Any) -> None:
         help='write {"qid", "ex", "status"} per gold line, in gold order',
     )
     p.add_argument(
+        "--metrics",
+        default="ex",
+        metavar="M[,M]",
+        help="ex (CypherBench's execution accuracy, default) and/or ex_set (PIPE-Cypher's "
+        "row-key set accuracy: sets of rows, keyed by column name when there are several "
+        'columns; see `kgbench.evaluate` docs); with ex_set, --out lines also carry "ex_set"',
+    )
+    p.add_argument(
         "--rel-tol",
         type=float,
         metavar="R",
@@ -51,32 +59,44 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score the files and print the summary on stdout."""
+    from kgbench.errors import InputError
+
+    metrics = [m.strip().lower() for m in str(args.metrics).split(",") if m.strip()]
+    unknown = [m for m in metrics if m not in ("ex", "ex_set")]
+    if unknown or not metrics:
+        raise InputError(f"--metrics: unknown {unknown or metrics!r}; choose ex and/or ex_set")
     t0 = time.perf_counter()
-    # the native call directly: the per-pair scores are only written to --out, so the
+    # the native calls directly: the per-pair scores are only written to --out, so the
     # command needs no numpy (faster start-up)
-    summary, _ = _core.score_files(
-        os.fspath(args.gold),
-        os.fspath(args.pred),
-        None if args.out is None else os.fspath(args.out),
-        args.rel_tol,
-    )
+    files = (os.fspath(args.gold), os.fspath(args.pred))
+    out = None if args.out is None else os.fspath(args.out)
+    if "ex_set" in metrics:
+        summary, _ = _core.score_files_ex_set(*files, out, args.rel_tol)
+        s = dict(summary)
+        lines = [f"EX_set            {s['ex_set']:.4f}  (of {s['n_gold']})"]
+        if "ex" in metrics:
+            lines.append(f"EX                {s['ex']:.4f}")
+        lines.append(f"gold records      {s['n_gold']}")
+        lines += [f"  {k:<16}{v}" for k, v in s["statuses"].items()]
+    else:
+        summary, _ = _core.score_files(*files, out, args.rel_tol)
+        s = dict(summary)
+        lines = [
+            f"EX                {s['ex']:.4f}  ({s['n_match'] + s['n_identical_query']}"
+            f" / {s['n_gold']})",
+            f"gold records      {s['n_gold']}",
+            f"predictions       {s['n_pred']}",
+            f"  match           {s['n_match']}",
+            f"  mismatch        {s['n_mismatch']}",
+            f"  identical query {s['n_identical_query']}",
+            f"  missing         {s['n_missing']}  (scored 0)",
+            f"  pred error      {s['n_pred_error']}  (scored 0)",
+            f"  gold error      {s['n_gold_error']}  (scored 0)",
+            f"extra predictions {s['n_extra_pred']}  (qid not in gold; not scored)",
+        ]
     seconds = time.perf_counter() - t0
-    s = dict(summary)
     rate = s["n_gold"] / seconds if seconds > 0 else float("inf")
-    lines = [
-        f"EX                {s['ex']:.4f}  ({s['n_match'] + s['n_identical_query']}"
-        f" / {s['n_gold']})",
-        f"gold records      {s['n_gold']}",
-        f"predictions       {s['n_pred']}",
-        f"  match           {s['n_match']}",
-        f"  mismatch        {s['n_mismatch']}",
-        f"  identical query {s['n_identical_query']}",
-        f"  missing         {s['n_missing']}  (scored 0)",
-        f"  pred error      {s['n_pred_error']}  (scored 0)",
-        f"  gold error      {s['n_gold_error']}  (scored 0)",
-        f"extra predictions {s['n_extra_pred']}  (qid not in gold; not scored)",
-        f"time              {seconds:.3f} s  ({rate:,.0f} pairs/s)",
-    ]
+    lines.append(f"time              {seconds:.3f} s  ({rate:,.0f} pairs/s)")
     if args.out:
         lines.append(f"scores            {args.out}")
     sys.stdout.write("\n".join(lines) + "\n")

@@ -2,6 +2,8 @@
 
 - ``kgbench generate cypherbench --templates FILE --traits FILE --graph NAME --out DIR`` —
   CypherBench's text-to-Cypher task generator (:mod:`kgbench.generate.cypherbench`).
+- ``kgbench generate pipe --out DIR`` — PIPE-Cypher's governed construction
+  (:mod:`kgbench.generate.pipe`).
 - ``kgbench generate traits --graph NAME -o FILE`` — draft a relation-traits file from the live
   graph (:mod:`kgbench.generate.traits`).
 """
@@ -89,23 +91,13 @@ def register(subparsers: Any) -> None:
         help="default mode: relationships expanded per (node, direction, type, "
         "neighbour label) when sampling (default: 64)",
     )
-    cb.add_argument(
-        "--llm-base-url",
-        default=None,
-        metavar="URL",
-        help="OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1) for the "
-        "question rewrite and verify steps (default: none, offline)",
-    )
-    cb.add_argument("--llm-model", default=None, metavar="M", help="model name for the endpoint")
-    cb.add_argument(
-        "--llm-cache",
-        default=None,
-        metavar="FILE",
-        help="prompt→response cache (JSONL; default: DIR/llm_cache.jsonl); a rerun "
-        "replays it offline",
-    )
+    llm_args(cb, "the question rewrite and verify steps")
     cb.add_argument("--quiet", action="store_true", help="no progress output")
     cb.set_defaults(func=_cypherbench)
+
+    from kgbench.generate.pipe.cli import register_pipe
+
+    register_pipe(sub)
 
     tr = sub.add_parser(
         "traits",
@@ -130,22 +122,9 @@ def register(subparsers: Any) -> None:
 def _cypherbench(args: argparse.Namespace) -> int:
     from kgbench.generate.cypherbench import generate_cypherbench
 
-    if bool(args.llm_base_url) != bool(args.llm_model):
-        raise ValueError("--llm-base-url and --llm-model go together")
-    llm = None
-    if args.llm_base_url:
-        from pathlib import Path
+    llm = llm_client(args, args.out)
 
-        from kgbench.llm import LLMClient
-
-        cache = args.llm_cache or str(Path(args.out) / "llm_cache.jsonl")
-        Path(cache).parent.mkdir(parents=True, exist_ok=True)
-        llm = LLMClient(args.llm_base_url, args.llm_model, cache_path=cache)
-
-    def log(msg: str) -> None:
-        if not args.quiet:
-            print(f"  {msg}", file=sys.stderr)
-
+    log = progress_log(args)
     result = generate_cypherbench(
         _resolve_uri(args),
         args.templates,
@@ -167,6 +146,52 @@ def _cypherbench(args: argparse.Namespace) -> int:
     print(format_counts(result.report))
     print(f"wrote {result.tasks_path} and {result.report_path}")
     return 0
+
+
+def progress_log(args: argparse.Namespace) -> Any:
+    """A ``log(msg)`` writing indented progress lines on stderr unless ``--quiet``."""
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(f"  {msg}", file=sys.stderr)
+
+    return log
+
+
+def llm_args(p: argparse.ArgumentParser, purpose: str) -> None:
+    """Add ``--llm-base-url``, ``--llm-model`` and ``--llm-cache`` (shared by the generators)."""
+    p.add_argument(
+        "--llm-base-url",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1) for "
+        f"{purpose} (default: none, offline)",
+    )
+    p.add_argument("--llm-model", default=None, metavar="M", help="model name for the endpoint")
+    p.add_argument(
+        "--llm-cache",
+        default=None,
+        metavar="FILE",
+        help="prompt→response cache (JSONL; default: DIR/llm_cache.jsonl); a rerun "
+        "replays it offline",
+    )
+
+
+def llm_client(args: argparse.Namespace, out: str) -> Any:
+    """The :class:`kgbench.llm.LLMClient` the ``llm_args`` options ask for, or None.
+
+    Raises ValueError when only one of ``--llm-base-url`` / ``--llm-model`` is given."""
+    if bool(args.llm_base_url) != bool(args.llm_model):
+        raise ValueError("--llm-base-url and --llm-model go together")
+    if not args.llm_base_url:
+        return None
+    from pathlib import Path
+
+    from kgbench.llm import LLMClient
+
+    cache = args.llm_cache or str(Path(out) / "llm_cache.jsonl")
+    Path(cache).parent.mkdir(parents=True, exist_ok=True)
+    return LLMClient(args.llm_base_url, args.llm_model, cache_path=cache)
 
 
 def format_counts(report: dict[str, Any]) -> str:

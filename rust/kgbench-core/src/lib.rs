@@ -20,6 +20,7 @@ pub mod evaluate;
 pub mod iso;
 pub mod neo4j;
 pub mod sample;
+pub mod select;
 
 /// Helpers shared by the unit tests.
 #[cfg(test)]

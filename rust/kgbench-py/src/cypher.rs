@@ -6,7 +6,12 @@
 //!   UNION branch; raises `CypherSyntaxError` (a `ValueError`).
 //! - `provenance_details(query) -> list[dict]`: the same with the MATCH part and
 //!   the node variables.
+//! - `analyze_queries(queries, schema_json=None, questions=None,
+//!   entity_values=None, allowed_procedures=(), as_json=False) -> list`: PIPE-Cypher's
+//!   static gates G1-G6, structural features, signature, difficulty and
+//!   category per query (kgbench_core::cypher::analyze), in parallel.
 
+use kgbench_core::cypher::analyze::{static_gates, GateRecord};
 use kgbench_core::cypher::{self as core, CypherError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -103,6 +108,138 @@ fn provenance_details<'py>(
         .collect()
 }
 
+/// One compact row of `analyze_queries(..., as_json=True)`.
+type JsonRow = (
+    String,
+    bool,
+    bool,
+    bool,
+    &'static str,
+    &'static str,
+    String,
+    Vec<String>,
+);
+
+/// The analysis of each query (see `kgbench.generate.pipe.features`), as a dict, or with
+/// `as_json` as the compact tuple `(validation_json, read_only, syntax_valid,
+/// schema_valid, category, difficulty, signature, string_literal_values)` whose JSON text
+/// is the same dict serialised in parallel (for bulk gating: embed it as is). With
+/// `schema_json` (a graph profile, spec §2) the schema gates add their findings to
+/// `issues` and `schema_valid`; `questions` / `entity_values` (same length as `queries`)
+/// feed G5. Raises `kgbench.errors.InputError` for a bad schema or mismatched lengths.
+#[pyfunction]
+#[pyo3(signature = (queries, schema_json=None, questions=None, entity_values=None, allowed_procedures=Vec::new(), as_json=false))]
+fn analyze_queries<'py>(
+    py: Python<'py>,
+    queries: Vec<String>,
+    schema_json: Option<String>,
+    questions: Option<Vec<String>>,
+    entity_values: Option<Vec<Vec<String>>>,
+    allowed_procedures: Vec<String>,
+    as_json: bool,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    use pyo3::IntoPyObjectExt;
+    let job = Job::new(
+        py,
+        queries,
+        schema_json,
+        questions,
+        entity_values,
+        allowed_procedures,
+    )?;
+    if as_json {
+        let rows: Vec<JsonRow> = py.detach(|| {
+            job.run(|r| {
+                let a = &r.analysis;
+                (
+                    serde_json::to_string(&r).unwrap_or_default(),
+                    r.read_only,
+                    a.syntax_valid,
+                    r.schema_valid,
+                    a.category,
+                    a.difficulty,
+                    a.signature.clone(),
+                    a.string_literals.iter().map(|l| l.value.clone()).collect(),
+                )
+            })
+        });
+        return rows.into_iter().map(|r| r.into_bound_py_any(py)).collect();
+    }
+    let values: Vec<serde_json::Value> =
+        py.detach(|| job.run(|r| serde_json::to_value(&r).unwrap_or(serde_json::Value::Null)));
+    values.iter().map(|v| crate::json_to_py(py, v)).collect()
+}
+
+/// Arguments of one analysis batch, checked.
+struct Job {
+    queries: Vec<String>,
+    schema: Option<kgbench_core::cypher::analyze::SchemaIndex>,
+    questions: Option<Vec<String>>,
+    entity_values: Option<Vec<Vec<String>>>,
+    allowed_procedures: Vec<String>,
+}
+
+impl Job {
+    fn new(
+        py: Python<'_>,
+        queries: Vec<String>,
+        schema_json: Option<String>,
+        questions: Option<Vec<String>>,
+        entity_values: Option<Vec<Vec<String>>>,
+        allowed_procedures: Vec<String>,
+    ) -> PyResult<Self> {
+        use kgbench_core::cypher::analyze::{Schema, SchemaIndex};
+        let n = queries.len();
+        for (name, len) in [
+            ("questions", questions.as_ref().map(Vec::len)),
+            ("entity_values", entity_values.as_ref().map(Vec::len)),
+        ] {
+            if let Some(len) = len {
+                if len != n {
+                    return Err(crate::input_error(
+                        py,
+                        format!("{name} has {len} entries for {n} queries"),
+                    ));
+                }
+            }
+        }
+        let schema = match &schema_json {
+            None => None,
+            Some(text) => {
+                let s: Schema = serde_json::from_str(text)
+                    .map_err(|e| crate::input_error(py, format!("schema: {e}")))?;
+                Some(SchemaIndex::new(&s))
+            }
+        };
+        Ok(Job {
+            queries,
+            schema,
+            questions,
+            entity_values,
+            allowed_procedures,
+        })
+    }
+
+    /// Gate every query in parallel ([`static_gates`]); `f` maps each record.
+    fn run<T: Send>(&self, f: impl Fn(GateRecord) -> T + Sync) -> Vec<T> {
+        use rayon::prelude::*;
+        (0..self.queries.len())
+            .into_par_iter()
+            .map(|i| {
+                let q = self.questions.as_ref().map_or("", |q| q[i].as_str());
+                let ev: &[String] = self.entity_values.as_ref().map_or(&[], |e| &e[i]);
+                f(static_gates(
+                    &self.queries[i],
+                    self.schema.as_ref(),
+                    q,
+                    ev,
+                    &self.allowed_procedures,
+                ))
+            })
+            .collect()
+    }
+}
+
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = parent.py();
     let m = PyModule::new(py, "cypher")?;
@@ -110,6 +247,11 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lexical_write_clauses, &m)?)?;
     m.add_function(wrap_pyfunction!(provenance_queries, &m)?)?;
     m.add_function(wrap_pyfunction!(provenance_details, &m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_queries, &m)?)?;
+    m.add(
+        "CATEGORIES",
+        pyo3::types::PyTuple::new(py, kgbench_core::cypher::analyze::CATEGORIES)?,
+    )?;
     m.add("CypherSyntaxError", py.get_type::<CypherSyntaxError>())?;
     m.add(
         "READ_ONLY_PROCEDURES",

@@ -373,8 +373,62 @@ fn exact_match_rate(
     metrics::exact_match_rate(&keys_of(gold)?, &keys_of(pred)?).map_err(|e| metric_err(py, e))
 }
 
+/// ex_set(gold_rows, pred_rows, gold_columns, pred_columns) -> float: PIPE-Cypher's EX_set
+/// (kgbench_core::evaluate::ex_set). Columns name the cells of each row in order.
+#[pyfunction]
+fn ex_set(
+    gold_rows: &Bound<'_, PyAny>,
+    pred_rows: &Bound<'_, PyAny>,
+    gold_columns: Vec<String>,
+    pred_columns: Vec<String>,
+) -> PyResult<f64> {
+    let g = table_from_py(gold_rows, "gold_rows")?;
+    let p = table_from_py(pred_rows, "pred_rows")?;
+    Ok(kgbench_core::evaluate::ex_set::ex_set(
+        g.as_ref(),
+        &gold_columns,
+        p.as_ref(),
+        &pred_columns,
+    ))
+}
+
+/// score_files_ex_set(gold, pred, out=None, rel_tol=None) -> (summary, ex_set_values):
+/// EX and EX_set over two JSONL result files; `summary` has n_gold, n_pred, ex, ex_set and
+/// the per-status counts; `out` gets {qid, ex, ex_set, status} lines.
+#[pyfunction]
+#[pyo3(signature = (gold, pred, out=None, rel_tol=None))]
+fn score_files_ex_set<'py>(
+    py: Python<'py>,
+    gold: PathBuf,
+    pred: PathBuf,
+    out: Option<PathBuf>,
+    rel_tol: Option<f64>,
+) -> PyResult<(Bound<'py, PyDict>, Vec<f64>)> {
+    check_tol(py, rel_tol)?;
+    let res = py.detach(|| {
+        kgbench_core::evaluate::ex_set::score_files_ex_set(&gold, &pred, out.as_deref(), rel_tol)
+    });
+    let (scores, ex, ex_set_mean) = match res {
+        Ok(r) => (r.scores, r.ex, r.ex_set),
+        Err(e @ ScoreError::Io { .. }) => return Err(PyOSError::new_err(e.to_string())),
+        Err(e) => return Err(input_error(py, e.to_string())),
+    };
+    let d = PyDict::new(py);
+    d.set_item("n_gold", scores.len())?;
+    d.set_item("ex", ex)?;
+    d.set_item("ex_set", ex_set_mean)?;
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (_, s) in &scores {
+        *counts.entry(s.status.as_str()).or_default() += 1;
+    }
+    d.set_item("statuses", counts)?;
+    Ok((d, scores.iter().map(|(_, s)| s.ex_set).collect()))
+}
+
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let m = PyModule::new(parent.py(), "evaluate")?;
+    m.add_function(wrap_pyfunction!(ex_set, &m)?)?;
+    m.add_function(wrap_pyfunction!(score_files_ex_set, &m)?)?;
     m.add_function(wrap_pyfunction!(canonical_key, &m)?)?;
     m.add_function(wrap_pyfunction!(execution_accuracy, &m)?)?;
     m.add_function(wrap_pyfunction!(execution_accuracy_batch, &m)?)?;

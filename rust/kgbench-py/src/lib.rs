@@ -13,6 +13,7 @@ mod evaluate;
 mod iso;
 mod neo4j;
 mod sample;
+mod select;
 
 /// Add `child` as attribute `name` of `parent` and register it in `sys.modules`
 /// as `kgbench._core.<name>` so that `import kgbench._core.<name>` works.
@@ -51,5 +52,44 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     evaluate::register(m)?;
     neo4j::register(m)?;
     sample::register(m)?;
+    select::register(m)?;
     Ok(())
+}
+
+/// A `serde_json::Value` as the equivalent Python object (dict, list, str,
+/// int, float, bool, None).
+pub(crate) fn json_to_py<'py>(
+    py: Python<'py>,
+    value: &serde_json::Value,
+) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::types::{PyDict, PyList};
+    use pyo3::IntoPyObjectExt;
+    Ok(match value {
+        serde_json::Value::Null => py.None().into_bound(py),
+        serde_json::Value::Bool(b) => b.into_bound_py_any(py)?,
+        serde_json::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_bound_py_any(py)?
+            } else if let Some(u) = n.as_u64() {
+                u.into_bound_py_any(py)?
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py)?
+            }
+        }
+        serde_json::Value::String(s) => s.into_bound_py_any(py)?,
+        serde_json::Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        serde_json::Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, json_to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
 }

@@ -106,18 +106,7 @@ pub fn is_read_only_procedure(name: &str) -> bool {
 /// panics.
 #[must_use]
 pub fn write_clauses(query: &str) -> Vec<String> {
-    let from_ast = with_parsed(query, Recovery::Deny, |parsed| {
-        let mut found: Vec<(usize, String)> = Vec::new();
-        collect_writes(parsed, 0, &mut found);
-        found.sort_by_key(|(at, _)| *at);
-        let mut out: Vec<String> = Vec::new();
-        for (_, clause) in found {
-            if !out.contains(&clause) {
-                out.push(clause);
-            }
-        }
-        out
-    });
+    let from_ast = with_parsed(query, Recovery::Deny, write_clauses_of);
     match from_ast {
         Ok(found) => found,
         // Parse failure (or a caught parser panic): conservative lexical scan.
@@ -126,6 +115,20 @@ pub fn write_clauses(query: &str) -> Vec<String> {
             Err(_) => vec!["UNPARSEABLE".to_string()],
         },
     }
+}
+
+/// [`write_clauses`] of an already parsed query (in order, without duplicates).
+pub(crate) fn write_clauses_of(parsed: &Parsed) -> Vec<String> {
+    let mut found: Vec<(usize, String)> = Vec::new();
+    collect_writes(parsed, 0, &mut found);
+    found.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<String> = Vec::new();
+    for (_, clause) in found {
+        if !out.contains(&clause) {
+            out.push(clause);
+        }
+    }
+    out
 }
 
 /// Write clauses of `parsed` and its `CALL { }` bodies as (absolute offset, name).

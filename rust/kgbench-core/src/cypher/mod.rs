@@ -18,12 +18,16 @@
 //!   [`CypherError::Syntax`] (PSJS 0, error class `parse`).
 //! - Several statements separated by `;`: not parsed (the gate scans all).
 //!
+//! - [`analyze`]: [`analyze::analyze`] derives PIPE-Cypher's static gate
+//!   verdicts, structural features, signature and difficulty from the parse
+//!   tree; [`analyze::check`] applies the schema gates G3-G6.
 //! - [`gate`]: [`write_clauses`] lists the clauses of a query that may write;
 //!   it never fails (a lexical scan replaces the parser on unparseable input).
 //! - [`provenance`]: [`provenance_queries`] builds, from the MATCH part of a
 //!   query, the Cypher that returns the element ids of its provenance subgraph
 //!   (SPEC.md §4, seed cypherbench.txt §5.2).
 
+pub mod analyze;
 pub mod gate;
 pub mod parse;
 pub mod provenance;

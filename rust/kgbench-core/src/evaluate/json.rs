@@ -448,6 +448,32 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An array of strings (or `null`: `None`) into `out` (cleared); returns its length.
+    /// Non-string elements are kept as their JSON text.
+    pub fn string_array(&mut self, out: &mut Vec<String>) -> R<Option<usize>> {
+        out.clear();
+        match self.peek() {
+            Some(b'n') => {
+                self.literal(b"null")?;
+                Ok(None)
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                self.elements(|r| {
+                    let item = if r.peek() == Some(b'"') {
+                        r.string()?.into_owned()
+                    } else {
+                        r.skip()?.to_owned()
+                    };
+                    out.push(item);
+                    Ok(())
+                })?;
+                Ok(Some(out.len()))
+            }
+            _ => self.err("expected an array or null"),
+        }
+    }
+
     /// Read a `rows` value (array of arrays or of objects, or `null`) into `arena`.
     pub fn rows(&mut self, arena: &mut TableArena, ncols: Option<usize>) -> R<Option<TableSpan>> {
         match self.peek() {

@@ -5,12 +5,14 @@
 //! - [`table`]: result tables of canonical keys, built from values or straight from JSON.
 //! - [`ex`]: execution accuracy (exact, deterministic column-bijection search).
 //! - [`score`]: EX over two JSONL result files (`kgbench score`), in parallel.
+//! - [`ex_set`]: PIPE-Cypher's EX_set (row-key sets; how it differs from EX).
 //! - [`metrics`]: answer-set P/R/F1/Jaccard, GTSQA and NGDBench metric families.
 //!
 //! - [`tolerance`]: the optional relative tolerance on numbers (off by default: floats
 //!   are compared exactly, as the reference does).
 
 pub mod ex;
+pub mod ex_set;
 pub mod json;
 pub mod metrics;
 pub mod score;

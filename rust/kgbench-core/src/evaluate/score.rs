@@ -44,6 +44,9 @@ pub struct ResultRecord {
     pub order_matters: Option<bool>,
     /// 1-based line number in its file.
     pub line: usize,
+    /// Column names in the table's cell order: the `columns` field for array rows, the
+    /// sorted keys for rows given as objects (empty when neither is known). Used by EX_set.
+    pub columns: Vec<String>,
 }
 
 /// Outcome of one gold record.
@@ -171,6 +174,7 @@ pub fn parse_record_into(
     let (mut have_error, mut have_cypher) = (false, false);
     rec.order_matters = None;
     rec.line = line;
+    rec.columns.clear();
     let mut have_qid = false;
     let mut ncols: Option<usize> = None;
     let mut rows_seen = false;
@@ -192,7 +196,7 @@ pub fn parse_record_into(
                 have_qid = true;
             }
             "columns" => {
-                if let Some(n) = r.count_array()? {
+                if let Some(n) = r.string_array(&mut rec.columns)? {
                     if rows_seen && rec.span.nrows() > 0 && n != rec.span.ncols() {
                         return r.err(format!(
                             "rows have {} columns but \"columns\" names {n}",
@@ -205,6 +209,10 @@ pub fn parse_record_into(
             "rows" => {
                 rows_seen = true;
                 rec.span = r.rows(arena, ncols)?.unwrap_or_default();
+                if let Some(names) = arena.record_names() {
+                    rec.columns.clear();
+                    rec.columns.extend(names.map(str::to_owned));
+                }
             }
             "error" => {
                 have_error = true;

@@ -39,6 +39,8 @@ struct RecordScratch {
     first_order: Vec<u32>,
     /// Cells of `row` in column-name order (when its names differ from the first's).
     order: Vec<u32>,
+    /// The last table built had record rows (`first_sorted` holds its names).
+    has_names: bool,
 }
 
 /// The cells of one record row (a row given as a map from column name to value), in the
@@ -114,6 +116,14 @@ impl RecordCells {
 }
 
 impl TableArena {
+    /// The column names of the table built last, in its cell order, when its rows were
+    /// records (objects): their sorted keys. `None` for array rows.
+    pub fn record_names(&self) -> Option<impl Iterator<Item = &str>> {
+        let r = &self.records;
+        r.has_names
+            .then(|| (0..r.first_sorted.len()).map(|i| r.first_sorted.name(i)))
+    }
+
     /// An empty arena with room for about `cells` cells of `bytes` bytes.
     pub fn with_capacity(cells: usize, bytes: usize) -> Self {
         TableArena {
@@ -317,6 +327,7 @@ impl<'a> TableBuilder<'a> {
     /// Start a table at the end of `arena`; rows must have `ncols` cells when given (the
     /// `columns` field of a result line), else as many as the first row.
     pub fn new(arena: &'a mut TableArena, ncols: Option<usize>) -> Self {
+        arena.records.has_names = false;
         let first_cell = arena.ends.len();
         let first_byte = arena.bytes.len();
         TableBuilder {
@@ -384,6 +395,7 @@ impl<'a> TableBuilder<'a> {
             first,
             first_order,
             order,
+            has_names,
         } = records;
         let order = if self.had_record && row.same_names(first) {
             // the usual case: the names of the first record, in the same order
@@ -395,6 +407,7 @@ impl<'a> TableBuilder<'a> {
             order.sort_by(|&a, &b| row.name(a as usize).cmp(row.name(b as usize)));
             if !self.had_record {
                 self.had_record = true;
+                *has_names = true;
                 first.clear();
                 first_sorted.clear();
                 for i in 0..row.len() {
