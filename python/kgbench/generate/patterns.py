@@ -24,6 +24,7 @@ JSON path, e.g. ``templates.json: $.match_patterns[3].cypher: expected a string`
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -194,19 +195,21 @@ def neutral_traits(label: str) -> RelationTraits:
     return RelationTraits(label=label)
 
 
-def _read_json(path: str | Path, what: str) -> Any:
+def read_json_file(
+    path: str | os.PathLike[str], what: str, error: type[InputError] = TemplateError
+) -> Any:
+    """The JSON value in the UTF-8 file ``path``, the ``what`` file (``"template"``,
+    ``"profile"``, ...). Raises ``error`` naming the file when it is missing (``template file
+    not found: PATH``), unreadable or not JSON (``PATH: not JSON (line 2, column 11: ...)``)."""
     p = Path(path)
     try:
-        with open(p, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise TemplateError(f"{what} file not found: {p}") from exc
+        raise error(f"{what} file not found: {p}") from exc
     except json.JSONDecodeError as exc:
-        raise TemplateError(
-            f"{p}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from exc
+        raise error(f"{p}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise TemplateError(f"{p}: cannot read the {what} file ({exc})") from exc
+        raise error(f"{p}: cannot read the {what} file ({exc})") from exc
 
 
 def _want(cond: bool, path: Path, where: str, msg: str) -> None:
@@ -242,7 +245,7 @@ def load_templates(path: str | Path) -> Templates:
     Raises :class:`TemplateError` naming the file and JSON path.
     """
     p = Path(path)
-    data = _read_json(p, "template")
+    data = read_json_file(p, "template")
     _want(isinstance(data, dict), p, "$", "expected an object with match_patterns, return_patterns")
     for key in ("match_patterns", "return_patterns"):
         _want(key in data, p, "$", f"missing key {key!r}")
@@ -338,7 +341,7 @@ def load_traits(path: str | Path, graph: str | None = None) -> dict[str, Relatio
     "many"``), or when ``graph`` is not in the file (listing the graphs that are).
     """
     p = Path(path)
-    data = _read_json(p, "traits")
+    data = read_json_file(p, "traits")
     _want(isinstance(data, dict) and len(data) > 0, p, "$", "expected an object {graph: {...}}")
     if graph is None:
         _want(

@@ -138,15 +138,35 @@ fn analyze_queries<'py>(
     allowed_procedures: Vec<String>,
     as_json: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    use kgbench_core::cypher::analyze::{Schema, SchemaIndex};
     use pyo3::IntoPyObjectExt;
-    let job = Job::new(
-        py,
+    let n = queries.len();
+    for (name, len) in [
+        ("questions", questions.as_ref().map(Vec::len)),
+        ("entity_values", entity_values.as_ref().map(Vec::len)),
+    ] {
+        if let Some(len) = len.filter(|&len| len != n) {
+            return Err(crate::input_error(
+                py,
+                format!("{name} has {len} entries for {n} queries"),
+            ));
+        }
+    }
+    let schema = match &schema_json {
+        None => None,
+        Some(text) => {
+            let s: Schema = serde_json::from_str(text)
+                .map_err(|e| crate::input_error(py, format!("schema: {e}")))?;
+            Some(SchemaIndex::new(&s))
+        }
+    };
+    let job = Job {
         queries,
-        schema_json,
+        schema,
         questions,
         entity_values,
         allowed_procedures,
-    )?;
+    };
     if as_json {
         let rows: Vec<JsonRow> = py.detach(|| {
             job.run(|r| {
@@ -170,7 +190,7 @@ fn analyze_queries<'py>(
     values.iter().map(|v| crate::json_to_py(py, v)).collect()
 }
 
-/// Arguments of one analysis batch, checked.
+/// One analysis batch (arguments checked by `analyze_queries`).
 struct Job {
     queries: Vec<String>,
     schema: Option<kgbench_core::cypher::analyze::SchemaIndex>,
@@ -180,46 +200,6 @@ struct Job {
 }
 
 impl Job {
-    fn new(
-        py: Python<'_>,
-        queries: Vec<String>,
-        schema_json: Option<String>,
-        questions: Option<Vec<String>>,
-        entity_values: Option<Vec<Vec<String>>>,
-        allowed_procedures: Vec<String>,
-    ) -> PyResult<Self> {
-        use kgbench_core::cypher::analyze::{Schema, SchemaIndex};
-        let n = queries.len();
-        for (name, len) in [
-            ("questions", questions.as_ref().map(Vec::len)),
-            ("entity_values", entity_values.as_ref().map(Vec::len)),
-        ] {
-            if let Some(len) = len {
-                if len != n {
-                    return Err(crate::input_error(
-                        py,
-                        format!("{name} has {len} entries for {n} queries"),
-                    ));
-                }
-            }
-        }
-        let schema = match &schema_json {
-            None => None,
-            Some(text) => {
-                let s: Schema = serde_json::from_str(text)
-                    .map_err(|e| crate::input_error(py, format!("schema: {e}")))?;
-                Some(SchemaIndex::new(&s))
-            }
-        };
-        Ok(Job {
-            queries,
-            schema,
-            questions,
-            entity_values,
-            allowed_procedures,
-        })
-    }
-
     /// Gate every query in parallel ([`static_gates`]); `f` maps each record.
     fn run<T: Send>(&self, f: impl Fn(GateRecord) -> T + Sync) -> Vec<T> {
         use rayon::prelude::*;

@@ -289,6 +289,9 @@ def _view(a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: Candidates per Rust analysis call in :func:`gate_static_file` (pipelined).
+STATIC_CHUNK = 8192
+
 #: Stands for the raw validation JSON in :func:`gate_static_file`'s lines.
 _RAW = "\x00validation\x00"
 
@@ -309,37 +312,49 @@ def gate_static_file(
 
     s = settings or GateSettings(execute=False)
     div = DiversityGate(s.target, s.value_cap_share)
-    analysed = analyze_queries(
-        [str(c.get("cypher") or "") for c in candidates],
-        json.dumps(profile),
-        [str(c.get("question") or "") for c in candidates],
-        [[str(v) for v in c.get("entity_values") or []] for c in candidates],
-        list(s.allowed_procedures),
-        True,
-    )
+    profile_json = json.dumps(profile)
+
+    def analyse(chunk: Sequence[Mapping[str, Any]]) -> list[Any]:
+        return analyze_queries(
+            [str(c.get("cypher") or "") for c in chunk],
+            profile_json,
+            [str(c.get("question") or "") for c in chunk],
+            [[str(v) for v in c.get("entity_values") or []] for c in chunk],
+            list(s.allowed_procedures),
+            True,
+        )
+
     counts: Counter[str] = Counter()
     out = Path(path)
     tmp = out.with_name(f".{out.name}.tmp")
     marker = json.dumps(_RAW)
-    with tmp.open("w", encoding="utf-8") as fh:
-        for c, (raw, ro, syn, sch, cat, diff, sig, lits) in zip(candidates, analysed, strict=True):
-            view = {
-                "validation": _RAW,
-                "read_only": ro,
-                "syntax_valid": syn,
-                "schema_valid": sch,
-                "category": cat,
-                "difficulty": diff,
-                "signature": sig,
-                "literals": lits,
-                "first_error": None,
-            }
-            if not (ro and syn and sch):
-                view["first_error"] = _first_error(json.loads(raw)["issues"])
-            row = _decide(c, view, None, None, div, s)
-            counts[str(row["rejected_at"]) if not row["accepted"] else "accepted"] += 1
-            line = json.dumps(row, ensure_ascii=False, default=str)
-            fh.write(line.replace(marker, raw, 1) + "\n")
+    chunks = [candidates[i : i + STATIC_CHUNK] for i in range(0, len(candidates), STATIC_CHUNK)]
+    # the Rust analysis of chunk k+1 (GIL released, all cores) overlaps the Python
+    # decisions and writing of chunk k
+    with tmp.open("w", encoding="utf-8") as fh, cf.ThreadPoolExecutor(max_workers=1) as ahead:
+        pending = ahead.submit(analyse, chunks[0]) if chunks else None
+        for k, chunk in enumerate(chunks):
+            assert pending is not None
+            analysed = pending.result()
+            pending = ahead.submit(analyse, chunks[k + 1]) if k + 1 < len(chunks) else None
+            for c, (raw, ro, syn, sch, cat, diff, sig, lits) in zip(chunk, analysed, strict=True):
+                view = {
+                    "validation": _RAW,
+                    "read_only": ro,
+                    "syntax_valid": syn,
+                    "schema_valid": sch,
+                    "category": cat,
+                    "difficulty": diff,
+                    "signature": sig,
+                    "literals": lits,
+                    "first_error": None,
+                }
+                if not (ro and syn and sch):
+                    view["first_error"] = _first_error(json.loads(raw)["issues"])
+                row = _decide(c, view, None, None, div, s)
+                counts[str(row["rejected_at"]) if not row["accepted"] else "accepted"] += 1
+                line = json.dumps(row, ensure_ascii=False, default=str)
+                fh.write(line.replace(marker, raw, 1) + "\n")
     os.replace(tmp, out)
     funnel = {"candidates": len(candidates), "accepted": counts["accepted"]}
     funnel.update({b: counts.get(b, 0) for b in REJECTION_BUCKETS})

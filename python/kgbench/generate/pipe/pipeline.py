@@ -375,7 +375,12 @@ def generate_pipe(
             "source": cand.template.metadata.get("source", "schema"),
         }
         row = None
-        if llm is not None:
+        # G11 needs no Cypher: a candidate it rejects costs no model call
+        if llm is not None and diversity.check(cand.category, cand.question, cand.entity_values):
+            row = gate_candidates(
+                [base], reader=reader, profile=profile, settings=settings, diversity=diversity
+            )[0]
+        elif llm is not None:
             row = _llm_candidate(
                 llm,
                 base,

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.generate.patterns import read_json_file
 from kgbench.generate.sampling import GraphReader
 from kgbench.neo4j.schema import DEFAULT_EXCLUDED
 
@@ -219,16 +220,7 @@ def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a ``schema.json`` written by :func:`write_profile` (or by hand) and check its
     shape. Raises :class:`kgbench.errors.InputError` naming the file and the JSON path."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError(f"profile file not found: {p}") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{p}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: cannot read the profile ({exc})") from exc
+    data = read_json_file(p, "profile", InputError)
     if not isinstance(data, dict):
         raise InputError(f"{p}: $: expected an object")
     for key, fields in _PROFILE_LISTS.items():

@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgbench.generate.patterns import TemplateError
+from kgbench.generate.patterns import TemplateError, read_json_file
 from kgbench.generate.pipe.features import CATEGORIES
 from kgbench.neo4j.executor import write_clauses_of
 
@@ -279,6 +279,11 @@ class _Rel:
     end: str
     count: int
 
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The template metadata naming the relationship."""
+        return {"start_label": self.start, "relationship_type": self.type, "end_label": self.end}
+
 
 class _Schema:
     """The parts of a profile the templates use."""
@@ -372,6 +377,131 @@ def _reverse(match: str, where: list[str], returns: list[tuple[str, str]]) -> st
 # -- schema-derived templates --------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Way:
+    """A direction of the paired kinds: the ``*_outgoing`` kinds anchor (name, scope, rank or
+    negate) the start of a pattern ``(S)-[:R]->(E)``, the ``*_incoming`` kinds its end. The
+    wording fields are the question words that differ between the two: ``str.format`` strings
+    over ``A`` and ``O`` (the label phrases of the anchored and of the other end), ``R`` (the
+    relationship as the question names it) and ``anchor`` (the anchored end's own words,
+    ``person '{startValue}'`` or ``person records``)."""
+
+    name: str
+    slot: str
+    scopes: int  # how many categorical properties of the anchored end give *_scoped kinds
+    linked: str  # "Which {O} records <linked>?"
+    reached: str  # the same over a two-hop chain
+    most: str  # "Which {A} records are <most>?"
+    no_link: str  # "Which {A} records <no_link>?"
+    exists: str
+    path: str
+    shared: str
+
+
+_OUTGOING = _Way(
+    name="outgoing",
+    slot=START_SLOT,
+    scopes=3,
+    linked="are linked from {anchor} through :{R}",
+    reached="are reached from {anchor} through :{R}",
+    most="linked to the most {O} records through :{R}",
+    no_link="have no outgoing :{R} relationship to {O} records",
+    exists="Does {anchor} have any :{R} link to a {O} record?",
+    path="Which {O} records are within two :{R} hops of {anchor}?",
+    shared="Which other {A} records have a :{R} link to a {O} record that {anchor} also links to?",
+)
+_INCOMING = _Way(
+    name="incoming",
+    slot=TARGET_SLOT,
+    scopes=2,
+    linked="link to {anchor} through :{R}",
+    reached="reach {anchor} through :{R}",
+    most="linked from the most {O} records through :{R}",
+    no_link="are not linked from any {O} record through :{R}",
+    exists="Is {anchor} linked from any {O} record through :{R}?",
+    path="Which {O} records reach {anchor} within two :{R} hops?",
+    shared="Which other {A} records are linked through :{R} from a {O} record that also links "
+    "to {anchor}?",
+)
+
+
+@dataclass(frozen=True)
+class _Side:
+    """A pattern ``(start)-[middle]->(end)`` seen from the end ``way`` anchors: ``var`` and
+    ``label`` are that end's, ``other_var`` and ``other`` the other end's; ``words`` names the
+    relationship in questions (``OWNS``; ``OWNS and then :TRANSFER`` for a chain)."""
+
+    way: _Way
+    var: str
+    label: str
+    other_var: str
+    other: str
+    middle: str
+    words: str
+
+    @property
+    def phrase(self) -> str:
+        return label_phrase(self.label)
+
+    @property
+    def other_phrase(self) -> str:
+        return label_phrase(self.other)
+
+    def say(self, wording: str, anchor: str = "") -> str:
+        """One of :attr:`way`'s wording fields, filled for this pattern."""
+        return wording.format(A=self.phrase, O=self.other_phrase, R=self.words, anchor=anchor)
+
+    def named(self) -> str:
+        """The anchored end named by its slot: ``person '{startValue}'``."""
+        return f"{self.phrase} '{{{self.way.slot}}}'"
+
+    def node(self, prop: str | None = None) -> str:
+        """The anchored end's node, ``(s:Person {name: {startValue}})`` given a ``prop``."""
+        return _node(self.var, self.label, prop, self.way.slot)
+
+    def hop(self, anchor: str = "", other: str = "", middle: str = "") -> str:
+        """The pattern, start first, with ``anchor`` (default :meth:`node`) at the anchored
+        end, ``other`` (default ``(o:Label)``) at the other and ``middle`` between."""
+        ends = (anchor or self.node(), other or _node(self.other_var, self.other))
+        start, end = ends if self.way is _OUTGOING else ends[::-1]
+        return f"{start}-{middle or self.middle}->{end}"
+
+    @property
+    def unlinked(self) -> str:
+        """``NOT (s)-[:R]->(:E)``: the anchored node has no such link."""
+        return f"NOT {self.hop(f'({self.var})', f'(:{_q(self.other)})')}"
+
+    def bind(self, prop: str, base: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
+        """``slots`` and ``meta`` of a template naming the anchored end by ``prop``."""
+        slot = self.way.slot
+        return {slot: f"{self.label}.{prop}"}, {**base, "slot": slot, "slot_property": prop}
+
+    def reverse(self, prop: str, match: str = "", where: Iterable[str] = ()) -> str:
+        """The reverse query binding the slot to the anchored end's ``prop`` over ``match``
+        (default: the pattern with the other end anonymous), with more ``where`` conditions."""
+        value = f"{self.var}.{_q(prop)}"
+        return _reverse(
+            match or self.hop(other=f"(:{_q(self.other)})"),
+            [f"{value} IS NOT NULL", *where],
+            [(value, self.way.slot)],
+        )
+
+
+def _sides(
+    start_var: str, start: str, middle: str, end_var: str, end: str, words: str
+) -> tuple[_Side, _Side]:
+    """``(start_var:start)-[middle]->(end_var:end)`` seen from its start and from its end."""
+    return (
+        _Side(_OUTGOING, start_var, start, end_var, end, middle, words),
+        _Side(_INCOMING, end_var, end, start_var, start, middle, words),
+    )
+
+
+def _rel_sides(rel: _Rel) -> tuple[_Side, _Side]:
+    """``(s:S)-[:R]->(e:E)`` seen from its start and from its end."""
+    return _sides("s", rel.start, f"[:{_q(rel.type)}]", "e", rel.end, rel.type)
+
+
 class _Builder:
     """Collects the templates of each (category, kind), in relationship rank order."""
 
@@ -404,505 +534,310 @@ class _Builder:
             )
         )
 
-    # one hop ------------------------------------------------------------------------------
+    def _columns(self, label: str, var: str) -> str:
+        return _cols(self.s.projection(label, var))
 
-    def relationship(self, rel: _Rel) -> None:
-        s = self.s
-        S, E, R = label_phrase(rel.start), label_phrase(rel.end), rel.type
-        qs, qe, qr = _q(rel.start), _q(rel.end), _q(rel.type)
-        base = {"start_label": rel.start, "relationship_type": rel.type, "end_label": rel.end}
-        sp, ep = s.slot_property(rel.start), s.slot_property(rel.end)
-        lim = self.limit
-        src, dst = s.projection(rel.start, "s"), s.projection(rel.end, "e")
-        count_end, count_start = f"{_alias(rel.end)}Count", f"{_alias(rel.start)}Count"
-        hop = f"(s:{qs})-[:{qr}]->(e:{qe})"
-
-        # slot-free: the original's count / negation / top-k kinds
-        self.add(
-            "complex_aggregation",
-            "count_outgoing",
-            f"How many distinct {E} records are linked from {S} records through :{R}?",
-            f"MATCH {hop} RETURN COUNT(DISTINCT e) AS {count_end}",
-            meta=base,
-        )
-        self.add(
-            "complex_aggregation",
-            "count_incoming",
-            f"How many distinct {S} records link to {E} records through :{R}?",
-            f"MATCH {hop} RETURN COUNT(DISTINCT s) AS {count_start}",
-            meta=base,
-        )
-        self.add(
-            "negation_difference",
-            "negation_outgoing",
-            f"Which {S} records have no outgoing :{R} relationship to {E} records?",
-            f"MATCH (s:{qs}) WHERE NOT (s)-[:{qr}]->(:{qe}) "
-            f"RETURN DISTINCT {_cols(src)} LIMIT {lim}",
-            meta=base,
-        )
-        self.add(
-            "negation_difference",
-            "negation_incoming",
-            f"Which {E} records are not linked from any {S} record through :{R}?",
-            f"MATCH (e:{qe}) WHERE NOT (:{qs})-[:{qr}]->(e) "
-            f"RETURN DISTINCT {_cols(dst)} LIMIT {lim}",
-            meta=base,
-        )
-        self.add(
-            "ranking_topk",
-            "topk_outgoing",
-            f"Which {S} records are linked to the most {E} records through :{R}?",
-            self._ranking(hop, "s", "e", src, 10),
-            meta=base,
-        )
-        self.add(
-            "ranking_topk",
-            "topk_incoming",
-            f"Which {E} records are linked from the most {S} records through :{R}?",
-            self._ranking(hop, "e", "s", dst, 10),
-            meta=base,
-        )
-        self.add(
-            "ranking_topk",
-            "top1_outgoing",
-            f"Which {S} record is linked to the most {E} records through :{R}?",
-            self._ranking(hop, "s", "e", src, 1),
-            meta=base,
-        )
-        self.add(
-            "ranking_topk",
-            "top1_incoming",
-            f"Which {E} record is linked from the most {S} records through :{R}?",
-            self._ranking(hop, "e", "s", dst, 1),
-            meta=base,
-        )
-
-        # scoped by a categorical value (the original's *_scoped kinds)
-        for end_side, props in (
-            (False, s.scope_properties(rel.start, 3)),
-            (True, s.scope_properties(rel.end, 2)),
-        ):
-            for prop in props:
-                self._scoped(rel, prop, end_side, base)
-
-        if sp is not None:
-            self._anchored_start(rel, sp, base)
-        if ep is not None:
-            self._anchored_end(rel, ep, base)
-        if sp is not None and ep is not None:
-            slot_meta = {**base, "slot_properties": {START_SLOT: sp, TARGET_SLOT: ep}}
-            self.add(
-                "boolean_existence",
-                "exists_pair",
-                f"Is {S} '{{{START_SLOT}}}' linked to {E} '{{{TARGET_SLOT}}}' through :{R}?",
-                f"MATCH {_node('s', rel.start, sp, START_SLOT)}, "
-                f"{_node('e', rel.end, ep, TARGET_SLOT)} "
-                f"OPTIONAL MATCH (s)-[r:{qr}]->(e) RETURN COUNT(r) > 0 AS answer",
-                slots={START_SLOT: f"{rel.start}.{sp}", TARGET_SLOT: f"{rel.end}.{ep}"},
-                reverse=_reverse(
-                    hop,
-                    [f"s.{_q(sp)} IS NOT NULL", f"e.{_q(ep)} IS NOT NULL"],
-                    [(f"s.{_q(sp)}", START_SLOT), (f"e.{_q(ep)}", TARGET_SLOT)],
-                ),
-                meta=slot_meta,
-            )
-
-    def _ranking(
-        self,
-        match: str,
-        keep: str,
-        other: str,
-        cols: list[tuple[str, str]],
-        k: int,
-        prefix: str = "MATCH ",
-    ) -> str:
+    def _ranking(self, match: str, keep: str, label: str, other: str, k: int) -> str:
+        """The ``k`` ``label`` nodes ``keep`` of ``match`` with the most distinct ``other``."""
+        cols = self.s.projection(label, keep)
         tie = f", {cols[0][1]}" if cols else ""
         return (
-            f"{prefix}{match} WITH {keep}, COUNT(DISTINCT {other}) AS relatedCount "
+            f"MATCH {match} WITH {keep}, COUNT(DISTINCT {other}) AS relatedCount "
             f"RETURN DISTINCT {_cols(cols)}, relatedCount "
             f"ORDER BY relatedCount DESC{tie} LIMIT {k}"
         )
 
-    def _scoped(self, rel: _Rel, prop: str, end_side: bool, base: dict[str, Any]) -> None:
-        s = self.s
-        S, E, R = label_phrase(rel.start), label_phrase(rel.end), rel.type
-        qs, qe, qr = _q(rel.start), _q(rel.end), _q(rel.type)
-        P, qp, lim = property_phrase(prop), _q(prop), self.limit
-        slot = TARGET_SLOT if end_side else START_SLOT
-        label = rel.end if end_side else rel.start
-        meta = {**base, "slot": slot, "slot_property": prop}
-        slots = {slot: f"{label}.{prop}"}
-        src, dst = s.projection(rel.start, "s"), s.projection(rel.end, "e")
-        if not end_side:
-            hop = f"{_node('s', rel.start, prop, slot)}-[:{qr}]->(e:{qe})"
-            rev = _reverse(
-                f"(s:{qs})-[:{qr}]->(:{qe})", [f"s.{qp} IS NOT NULL"], [(f"s.{qp}", slot)]
+    def _count(
+        self, category: str, kind: str, side: _Side, anchor: str, subject: str, **extra: Any
+    ) -> None:
+        """A count of the other ends linked with ``subject`` (the anchored end's words; its
+        node is ``anchor``): "How many distinct O records are linked from ...?"."""
+        self.add(
+            category,
+            kind,
+            f"How many distinct {side.other_phrase} records {side.say(side.way.linked, subject)}?",
+            f"MATCH {side.hop(anchor)} "
+            f"RETURN COUNT(DISTINCT {side.other_var}) AS {_alias(side.other)}Count",
+            **extra,
+        )
+
+    def _negation(self, kind: str, side: _Side, anchor: str, subject: str, **extra: Any) -> None:
+        """The anchored nodes ``anchor`` (in words ``subject``) without a link: "Which
+        ``subject`` have no outgoing :R relationship to ...?"."""
+        self.add(
+            "negation_difference",
+            kind,
+            f"Which {subject} {side.say(side.way.no_link)}?",
+            f"MATCH {anchor} WHERE {side.unlinked} "
+            f"RETURN DISTINCT {self._columns(side.label, side.var)} LIMIT {self.limit}",
+            **extra,
+        )
+
+    # one hop ------------------------------------------------------------------------------
+
+    def relationship(self, rel: _Rel) -> None:
+        s, base = self.s, rel.meta
+        out, inc = sides = _rel_sides(rel)
+
+        # slot-free: the original's count / negation / top-k kinds
+        for side in sides:
+            records, name = f"{side.phrase} records", side.way.name
+            self._count(
+                "complex_aggregation", f"count_{name}", side, side.node(), records, meta=base
             )
+            self._negation(f"negation_{name}", side, side.node(), records, meta=base)
+        for kind, which, k in (("topk", "records are", 10), ("top1", "record is", 1)):
+            for side in sides:
+                self.add(
+                    "ranking_topk",
+                    f"{kind}_{side.way.name}",
+                    f"Which {side.phrase} {which} {side.say(side.way.most)}?",
+                    self._ranking(side.hop(), side.var, side.label, side.other_var, k),
+                    meta=base,
+                )
+
+        # scoped by a categorical value (the original's *_scoped kinds)
+        for side in sides:
+            for prop in s.scope_properties(side.label, side.way.scopes):
+                self._scoped(rel, side, prop)
+
+        # named by a slot property
+        sp, ep = s.slot_property(rel.start), s.slot_property(rel.end)
+        if sp is not None:
+            self._anchored(rel, out, sp)
+        if ep is not None:
+            self._anchored(rel, inc, ep)
+            self._shared(rel, inc, ep)
+        if sp is not None and ep is not None:
+            qsp, qep = _q(sp), _q(ep)
             self.add(
-                "complex_aggregation",
-                "count_outgoing_scoped",
-                f"How many distinct {E} records are linked from {S} records with {P} "
-                f"'{{{slot}}}' through :{R}?",
-                f"MATCH {hop} RETURN COUNT(DISTINCT e) AS {_alias(rel.end)}Count",
-                slots=slots,
-                reverse=rev,
-                meta=meta,
-            )
-            self.add(
-                "ranking_topk",
-                "topk_outgoing_scoped",
-                f"Among {S} records with {P} '{{{slot}}}', which records are linked to "
-                f"the most {E} records through :{R}?",
-                self._ranking(hop, "s", "e", src, 10),
-                slots=slots,
-                reverse=rev,
-                meta=meta,
-            )
-            self.add(
-                "negation_difference",
-                "negation_outgoing_scoped",
-                f"Which {S} records with {P} '{{{slot}}}' have no outgoing :{R} "
-                f"relationship to {E} records?",
-                f"MATCH {_node('s', rel.start, prop, slot)} WHERE NOT (s)-[:{qr}]->(:{qe}) "
-                f"RETURN DISTINCT {_cols(src)} LIMIT {lim}",
-                slots=slots,
+                "boolean_existence",
+                "exists_pair",
+                f"Is {out.phrase} '{{{START_SLOT}}}' linked to {inc.phrase} '{{{TARGET_SLOT}}}' "
+                f"through :{rel.type}?",
+                f"MATCH {out.node(sp)}, {inc.node(ep)} "
+                f"OPTIONAL MATCH (s)-[r:{_q(rel.type)}]->(e) RETURN COUNT(r) > 0 AS answer",
+                slots={START_SLOT: f"{rel.start}.{sp}", TARGET_SLOT: f"{rel.end}.{ep}"},
                 reverse=_reverse(
-                    f"(s:{qs})",
-                    [f"s.{qp} IS NOT NULL", f"NOT (s)-[:{qr}]->(:{qe})"],
-                    [(f"s.{qp}", slot)],
+                    out.hop(),
+                    [f"s.{qsp} IS NOT NULL", f"e.{qep} IS NOT NULL"],
+                    [(f"s.{qsp}", START_SLOT), (f"e.{qep}", TARGET_SLOT)],
                 ),
-                meta=meta,
-            )
-        else:
-            hop = f"(s:{qs})-[:{qr}]->{_node('e', rel.end, prop, slot)}"
-            rev = _reverse(
-                f"(:{qs})-[:{qr}]->(e:{qe})", [f"e.{qp} IS NOT NULL"], [(f"e.{qp}", slot)]
-            )
-            self.add(
-                "complex_aggregation",
-                "count_incoming_scoped",
-                f"How many distinct {S} records link to {E} records with {P} "
-                f"'{{{slot}}}' through :{R}?",
-                f"MATCH {hop} RETURN COUNT(DISTINCT s) AS {_alias(rel.start)}Count",
-                slots=slots,
-                reverse=rev,
-                meta=meta,
-            )
-            self.add(
-                "ranking_topk",
-                "topk_incoming_scoped",
-                f"Among {E} records with {P} '{{{slot}}}', which records are linked from "
-                f"the most {S} records through :{R}?",
-                self._ranking(hop, "e", "s", dst, 10),
-                slots=slots,
-                reverse=rev,
-                meta=meta,
-            )
-            self.add(
-                "negation_difference",
-                "negation_incoming_scoped",
-                f"Which {E} records with {P} '{{{slot}}}' are not linked from any {S} "
-                f"record through :{R}?",
-                f"MATCH {_node('e', rel.end, prop, slot)} WHERE NOT (:{qs})-[:{qr}]->(e) "
-                f"RETURN DISTINCT {_cols(dst)} LIMIT {lim}",
-                slots=slots,
-                reverse=_reverse(
-                    f"(e:{qe})",
-                    [f"e.{qp} IS NOT NULL", f"NOT (:{qs})-[:{qr}]->(e)"],
-                    [(f"e.{qp}", slot)],
-                ),
-                meta=meta,
+                meta={**base, "slot_properties": {START_SLOT: sp, TARGET_SLOT: ep}},
             )
 
-    def _anchored_start(self, rel: _Rel, sp: str, base: dict[str, Any]) -> None:
-        s = self.s
-        S, E, R = label_phrase(rel.start), label_phrase(rel.end), rel.type
-        qs, qe, qr, qsp = _q(rel.start), _q(rel.end), _q(rel.type), _q(sp)
-        lim, slot = self.limit, START_SLOT
-        slots = {slot: f"{rel.start}.{sp}"}
-        meta = {**base, "slot": slot, "slot_property": sp}
-        anchor = _node("s", rel.start, sp, slot)
-        dst = s.projection(rel.end, "e")
-        rev = _reverse(f"(s:{qs})-[:{qr}]->(:{qe})", [f"s.{qsp} IS NOT NULL"], [(f"s.{qsp}", slot)])
-        self.add(
-            "simple_retrieval",
-            "retrieval_outgoing",
-            f"Which {E} records are linked from {S} '{{{slot}}}' through :{R}?",
-            f"MATCH {anchor}-[:{qr}]->(e:{qe}) RETURN DISTINCT {_cols(dst)} LIMIT {lim}",
+    def _scoped(self, rel: _Rel, side: _Side, prop: str) -> None:
+        """The ``*_scoped`` kinds: the anchored end limited to one value of categorical
+        ``prop``."""
+        slots, meta = side.bind(prop, rel.meta)
+        scope = f"{side.phrase} records with {property_phrase(prop)} '{{{side.way.slot}}}'"
+        rev = side.reverse(prop)
+        self._count(
+            "complex_aggregation",
+            f"count_{side.way.name}_scoped",
+            side,
+            side.node(prop),
+            scope,
             slots=slots,
             reverse=rev,
             meta=meta,
         )
         self.add(
+            "ranking_topk",
+            f"topk_{side.way.name}_scoped",
+            f"Among {scope}, which records are {side.say(side.way.most)}?",
+            self._ranking(side.hop(side.node(prop)), side.var, side.label, side.other_var, 10),
+            slots=slots,
+            reverse=rev,
+            meta=meta,
+        )
+        self._negation(
+            f"negation_{side.way.name}_scoped",
+            side,
+            side.node(prop),
+            scope,
+            slots=slots,
+            reverse=side.reverse(prop, side.node(), [side.unlinked]),
+            meta=meta,
+        )
+
+    def _anchored(self, rel: _Rel, side: _Side, prop: str) -> None:
+        """The kinds naming the anchored end by its slot property ``prop``: retrieval, count,
+        existence, date-like properties of the other end, paths over a relation between nodes
+        of one label; outgoing only (as the original): sums and date-like properties of the
+        relationship."""
+        s, lim, ov, name = self.s, self.limit, side.other_var, side.way.name
+        slots, meta = side.bind(prop, rel.meta)
+        anchor, named, hop = side.node(prop), side.named(), side.hop(side.node(prop))
+        cols = s.projection(side.other, ov)
+        returned = {alias for _, alias in cols}
+        rev = side.reverse(prop)
+        linked = side.say(side.way.linked, named)
+        self.add(
+            "simple_retrieval",
+            f"retrieval_{name}",
+            f"Which {side.other_phrase} records {linked}?",
+            f"MATCH {hop} RETURN DISTINCT {_cols(cols)} LIMIT {lim}",
+            slots=slots,
+            reverse=rev,
+            meta=meta,
+        )
+        self._count(
             "simple_aggregation",
-            "count_outgoing_anchored",
-            f"How many distinct {E} records are linked from {S} '{{{slot}}}' through :{R}?",
-            f"MATCH {anchor}-[:{qr}]->(e:{qe}) RETURN COUNT(DISTINCT e) AS {_alias(rel.end)}Count",
+            f"count_{name}_anchored",
+            side,
+            anchor,
+            named,
             slots=slots,
             reverse=rev,
             meta=meta,
         )
         self.add(
             "boolean_existence",
-            "exists_outgoing",
-            f"Does {S} '{{{slot}}}' have any :{R} link to a {E} record?",
-            f"MATCH {anchor} OPTIONAL MATCH (s)-[:{qr}]->(e:{qe}) RETURN COUNT(e) > 0 AS answer",
+            f"exists_{name}",
+            side.say(side.way.exists, named),
+            f"MATCH {anchor} OPTIONAL MATCH {side.hop(f'({side.var})')} "
+            f"RETURN COUNT({ov}) > 0 AS answer",
             slots=slots,
             reverse=rev,
-            meta={
-                **meta,
-                NEGATIVE_REVERSE: _reverse(
-                    f"(s:{qs})",
-                    [f"s.{qsp} IS NOT NULL", f"NOT (s)-[:{qr}]->(:{qe})"],
-                    [(f"s.{qsp}", slot)],
-                ),
-            },
+            meta={**meta, NEGATIVE_REVERSE: side.reverse(prop, side.node(), [side.unlinked])},
         )
-        for num in s.numeric_properties(rel.end)[:2]:
-            qn = _q(num)
-            self.add(
-                "complex_aggregation",
-                "sum_outgoing_anchored",
-                f"What is the total {property_phrase(num)} of the {E} records linked from "
-                f"{S} '{{{slot}}}' through :{R}?",
-                f"MATCH {anchor}-[:{qr}]->(e:{qe}) WITH DISTINCT e "
-                f"RETURN SUM(e.{qn}) AS Total{_alias(num)}",
-                slots=slots,
-                reverse=_reverse(
-                    f"(s:{qs})-[:{qr}]->(e:{qe})",
-                    [f"s.{qsp} IS NOT NULL", f"e.{qn} IS NOT NULL"],
-                    [(f"s.{qsp}", slot)],
-                ),
-                meta={**meta, "aggregated_property": num},
-            )
-        for prop in s.temporal_properties(rel.end)[:2]:
-            if _column(rel.end, prop) in {alias for _, alias in dst}:
+        if side.way is _OUTGOING:
+            for num in s.numeric_properties(side.other)[:2]:
+                qn = _q(num)
+                self.add(
+                    "complex_aggregation",
+                    "sum_outgoing_anchored",
+                    f"What is the total {property_phrase(num)} of the {side.other_phrase} "
+                    f"records linked from {named} through :{rel.type}?",
+                    f"MATCH {hop} WITH DISTINCT {ov} RETURN SUM({ov}.{qn}) AS Total{_alias(num)}",
+                    slots=slots,
+                    reverse=side.reverse(prop, side.hop(), [f"{ov}.{qn} IS NOT NULL"]),
+                    meta={**meta, "aggregated_property": num},
+                )
+        for date in s.temporal_properties(side.other)[:2]:
+            column, qd = _column(side.other, date), _q(date)
+            if column in returned:
                 continue  # already a returned column
-            qp = _q(prop)
             self.add(
                 "path_temporal",
-                "temporal_outgoing",
-                f"Which {E} records are linked from {S} '{{{slot}}}' through :{R}, and "
-                f"what is their {property_phrase(prop)}?",
-                f"MATCH {anchor}-[:{qr}]->(e:{qe}) WHERE e.{qp} IS NOT NULL "
-                f"RETURN DISTINCT {_cols(dst)}, e.{qp} AS {_column(rel.end, prop)} "
-                f"LIMIT {lim}",
+                f"temporal_{name}",
+                f"Which {side.other_phrase} records {linked}, and what is their "
+                f"{property_phrase(date)}?",
+                f"MATCH {hop} WHERE {ov}.{qd} IS NOT NULL "
+                f"RETURN DISTINCT {_cols(cols)}, {ov}.{qd} AS {column} LIMIT {lim}",
                 slots=slots,
-                reverse=_reverse(
-                    f"(s:{qs})-[:{qr}]->(e:{qe})",
-                    [f"s.{qsp} IS NOT NULL", f"e.{qp} IS NOT NULL"],
-                    [(f"s.{qsp}", slot)],
-                ),
-                meta={**meta, "temporal_property": prop},
+                reverse=side.reverse(prop, side.hop(), [f"{ov}.{qd} IS NOT NULL"]),
+                meta={**meta, "temporal_property": date},
             )
-        for prop in s.temporal_rel_properties(rel.type)[:2]:
-            if _column(rel.type, prop) in {alias for _, alias in dst}:
-                continue
-            qp = _q(prop)
-            self.add(
-                "path_temporal",
-                "temporal_relationship",
-                f"Which {E} records are linked from {S} '{{{slot}}}' through :{R}, and "
-                f"what is the {property_phrase(prop)} of each link?",
-                f"MATCH {anchor}-[r:{qr}]->(e:{qe}) WHERE r.{qp} IS NOT NULL "
-                f"RETURN DISTINCT {_cols(dst)}, r.{qp} AS {_column(rel.type, prop)} "
-                f"LIMIT {lim}",
-                slots=slots,
-                reverse=_reverse(
-                    f"(s:{qs})-[r:{qr}]->(:{qe})",
-                    [f"s.{qsp} IS NOT NULL", f"r.{qp} IS NOT NULL"],
-                    [(f"s.{qsp}", slot)],
-                ),
-                meta={**meta, "temporal_property": prop},
-            )
+        if side.way is _OUTGOING:
+            link = f"[r:{_q(rel.type)}]"
+            for date in s.temporal_rel_properties(rel.type)[:2]:
+                column, qd = _column(rel.type, date), _q(date)
+                if column in returned:
+                    continue
+                self.add(
+                    "path_temporal",
+                    "temporal_relationship",
+                    f"Which {side.other_phrase} records {linked}, and what is the "
+                    f"{property_phrase(date)} of each link?",
+                    f"MATCH {side.hop(anchor, middle=link)} WHERE r.{qd} IS NOT NULL "
+                    f"RETURN DISTINCT {_cols(cols)}, r.{qd} AS {column} LIMIT {lim}",
+                    slots=slots,
+                    reverse=side.reverse(
+                        prop,
+                        side.hop(other=f"(:{_q(side.other)})", middle=link),
+                        [f"r.{qd} IS NOT NULL"],
+                    ),
+                    meta={**meta, "temporal_property": date},
+                )
         if rel.start == rel.end:
             self.add(
                 "path_temporal",
-                "path_outgoing",
-                f"Which {S} records are within two :{R} hops of {S} '{{{slot}}}'?",
-                f"MATCH {anchor}-[:{qr}*1..2]->(e:{qe}) WHERE e <> s "
-                f"RETURN DISTINCT {_cols(dst)} LIMIT {lim}",
+                f"path_{name}",
+                side.say(side.way.path, named),
+                f"MATCH {side.hop(anchor, middle=f'[:{_q(rel.type)}*1..2]')} "
+                f"WHERE {ov} <> {side.var} RETURN DISTINCT {_cols(cols)} LIMIT {lim}",
                 slots=slots,
-                reverse=_reverse(
-                    f"(s:{qs})-[:{qr}]->(x:{qe})",
-                    [f"s.{qsp} IS NOT NULL", "x <> s"],
-                    [(f"s.{qsp}", slot)],
+                reverse=side.reverse(
+                    prop, side.hop(other=f"(x:{_q(side.other)})"), [f"x <> {side.var}"]
                 ),
                 meta=meta,
             )
 
-    def _anchored_end(self, rel: _Rel, ep: str, base: dict[str, Any]) -> None:
-        s = self.s
-        S, E, R = label_phrase(rel.start), label_phrase(rel.end), rel.type
-        qs, qe, qr, qep = _q(rel.start), _q(rel.end), _q(rel.type), _q(ep)
-        lim, slot = self.limit, TARGET_SLOT
-        slots = {slot: f"{rel.end}.{ep}"}
-        meta = {**base, "slot": slot, "slot_property": ep}
-        anchor = _node("e", rel.end, ep, slot)
-        src = s.projection(rel.start, "s")
-        rev = _reverse(f"(:{qs})-[:{qr}]->(e:{qe})", [f"e.{qep} IS NOT NULL"], [(f"e.{qep}", slot)])
-        self.add(
-            "simple_retrieval",
-            "retrieval_incoming",
-            f"Which {S} records link to {E} '{{{slot}}}' through :{R}?",
-            f"MATCH (s:{qs})-[:{qr}]->{anchor} RETURN DISTINCT {_cols(src)} LIMIT {lim}",
-            slots=slots,
-            reverse=rev,
-            meta=meta,
-        )
-        self.add(
-            "simple_aggregation",
-            "count_incoming_anchored",
-            f"How many distinct {S} records link to {E} '{{{slot}}}' through :{R}?",
-            f"MATCH (s:{qs})-[:{qr}]->{anchor} "
-            f"RETURN COUNT(DISTINCT s) AS {_alias(rel.start)}Count",
-            slots=slots,
-            reverse=rev,
-            meta=meta,
-        )
-        self.add(
-            "boolean_existence",
-            "exists_incoming",
-            f"Is {E} '{{{slot}}}' linked from any {S} record through :{R}?",
-            f"MATCH {anchor} OPTIONAL MATCH (s:{qs})-[:{qr}]->(e) RETURN COUNT(s) > 0 AS answer",
-            slots=slots,
-            reverse=rev,
-            meta={
-                **meta,
-                NEGATIVE_REVERSE: _reverse(
-                    f"(e:{qe})",
-                    [f"e.{qep} IS NOT NULL", f"NOT (:{qs})-[:{qr}]->(e)"],
-                    [(f"e.{qep}", slot)],
-                ),
-            },
-        )
-        for prop in s.temporal_properties(rel.start)[:2]:
-            if _column(rel.start, prop) in {alias for _, alias in src}:
-                continue
-            qp = _q(prop)
-            self.add(
-                "path_temporal",
-                "temporal_incoming",
-                f"Which {S} records link to {E} '{{{slot}}}' through :{R}, and what is "
-                f"their {property_phrase(prop)}?",
-                f"MATCH (s:{qs})-[:{qr}]->{anchor} WHERE s.{qp} IS NOT NULL "
-                f"RETURN DISTINCT {_cols(src)}, s.{qp} AS {_column(rel.start, prop)} "
-                f"LIMIT {lim}",
-                slots=slots,
-                reverse=_reverse(
-                    f"(s:{qs})-[:{qr}]->(e:{qe})",
-                    [f"e.{qep} IS NOT NULL", f"s.{qp} IS NOT NULL"],
-                    [(f"e.{qep}", slot)],
-                ),
-                meta={**meta, "temporal_property": prop},
-            )
-        if rel.start == rel.end:
-            self.add(
-                "path_temporal",
-                "path_incoming",
-                f"Which {S} records reach {E} '{{{slot}}}' within two :{R} hops?",
-                f"MATCH (s:{qs})-[:{qr}*1..2]->{anchor} WHERE s <> e "
-                f"RETURN DISTINCT {_cols(src)} LIMIT {lim}",
-                slots=slots,
-                reverse=_reverse(
-                    f"(x:{qs})-[:{qr}]->(e:{qe})",
-                    [f"e.{qep} IS NOT NULL", "x <> e"],
-                    [(f"e.{qep}", slot)],
-                ),
-                meta=meta,
-            )
-        # a join on a shared start node: other end nodes sharing a start with the anchor
+    def _shared(self, rel: _Rel, side: _Side, prop: str) -> None:
+        """A join on a shared other end: the anchored label's other nodes ``o`` linked with a
+        node the named anchor is linked with (``shared_target`` anchors the start,
+        ``shared_source`` the end)."""
+        slots, meta = side.bind(prop, rel.meta)
+        link = f"[:{_q(rel.type)}]"
+        there, back = f"-{link}->", f"<-{link}-"
+        if side.way is _INCOMING:
+            there, back = back, there
+        qa, qo = _q(side.label), _q(side.other)
         self.add(
             "complex_retrieval",
-            "shared_source",
-            f"Which other {E} records are linked through :{R} from a {S} record that also "
-            f"links to {E} '{{{slot}}}'?",
-            f"MATCH {anchor}<-[:{qr}]-(s:{qs})-[:{qr}]->(o:{qe}) WHERE o <> e "
-            f"RETURN DISTINCT {_cols(s.projection(rel.end, 'o'))} LIMIT {lim}",
+            "shared_target" if side.way is _OUTGOING else "shared_source",
+            side.say(side.way.shared, side.named()),
+            f"MATCH {side.node(prop)}{there}({side.other_var}:{qo}){back}(o:{qa}) "
+            f"WHERE o <> {side.var} RETURN DISTINCT {self._columns(side.label, 'o')} "
+            f"LIMIT {self.limit}",
             slots=slots,
-            reverse=_reverse(
-                f"(e:{qe})<-[:{qr}]-(:{qs})-[:{qr}]->(o:{qe})",
-                [f"e.{qep} IS NOT NULL", "o <> e"],
-                [(f"e.{qep}", slot)],
+            reverse=side.reverse(
+                prop, f"{side.node()}{there}(:{qo}){back}(o:{qa})", [f"o <> {side.var}"]
             ),
             meta=meta,
         )
 
     def shared_target(self, rel: _Rel) -> None:
-        """A join on a shared end node, anchored at a start node."""
+        """A join on a shared end node, anchored at a start node (a pass of its own after
+        every relationship's other kinds, so the kinds keep the original's order)."""
         sp = self.s.slot_property(rel.start)
-        if sp is None:
-            return
-        S, E, R = label_phrase(rel.start), label_phrase(rel.end), rel.type
-        qs, qe, qr, qsp = _q(rel.start), _q(rel.end), _q(rel.type), _q(sp)
-        slot = START_SLOT
-        self.add(
-            "complex_retrieval",
-            "shared_target",
-            f"Which other {S} records have a :{R} link to a {E} record that {S} "
-            f"'{{{slot}}}' also links to?",
-            f"MATCH {_node('s', rel.start, sp, slot)}-[:{qr}]->(e:{qe})<-[:{qr}]-(o:{qs}) "
-            f"WHERE o <> s RETURN DISTINCT {_cols(self.s.projection(rel.start, 'o'))} "
-            f"LIMIT {self.limit}",
-            slots={slot: f"{rel.start}.{sp}"},
-            reverse=_reverse(
-                f"(s:{qs})-[:{qr}]->(:{qe})<-[:{qr}]-(o:{qs})",
-                [f"s.{qsp} IS NOT NULL", "o <> s"],
-                [(f"s.{qsp}", slot)],
-            ),
-            meta={
-                "start_label": rel.start,
-                "relationship_type": rel.type,
-                "end_label": rel.end,
-                "slot": slot,
-                "slot_property": sp,
-            },
-        )
+        if sp is not None:
+            self._shared(rel, _rel_sides(rel)[0], sp)
 
     # two hops -----------------------------------------------------------------------------
 
     def chain(self, r1: _Rel, r2: _Rel) -> None:
-        s = self.s
-        A, B, C = label_phrase(r1.start), label_phrase(r1.end), label_phrase(r2.end)
-        R1, R2 = r1.type, r2.type
+        s, lim = self.s, self.limit
         qa, qb, qc, q1, q2 = _q(r1.start), _q(r1.end), _q(r2.end), _q(r1.type), _q(r2.type)
-        lim = self.limit
-        base = {
-            "start_label": r1.start,
-            "relationship_type": r1.type,
-            "end_label": r1.end,
-            "second_relationship_type": r2.type,
-            "second_end_label": r2.end,
-        }
-        ap, cp = s.slot_property(r1.start), s.slot_property(r2.end)
-        loop = r1.start == r2.end
-        path = f"(a:{qa})-[:{q1}]->(b:{qb})-[:{q2}]->(c:{qc})"
-        if ap is not None:
-            slot, qap = START_SLOT, _q(ap)
-            slots = {slot: f"{r1.start}.{ap}"}
-            meta = {**base, "slot": slot, "slot_property": ap}
-            anchored = f"{_node('a', r1.start, ap, slot)}-[:{q1}]->(b:{qb})-[:{q2}]->(c:{qc})"
-            not_self = " WHERE c <> a" if loop else ""
-            rev = _reverse(
-                path, [f"a.{qap} IS NOT NULL"] + (["c <> a"] if loop else []), [(f"a.{qap}", slot)]
-            )
+        base = {**r1.meta, "second_relationship_type": r2.type, "second_end_label": r2.end}
+        sides = _sides(
+            "a",
+            r1.start,
+            f"[:{q1}]->(b:{qb})-[:{q2}]",
+            "c",
+            r2.end,
+            f"{r1.type} and then :{r2.type}",
+        )
+        for side in sides:
+            prop = s.slot_property(side.label)
+            if prop is None:
+                continue
+            slots, meta = side.bind(prop, base)
+            named, anchored = side.named(), side.hop(side.node(prop))
+            reached = side.say(side.way.reached, named)
+            not_self = [f"{side.other_var} <> {side.var}"] if r1.start == r2.end else []
+            where = f" WHERE {not_self[0]}" if not_self else ""
+            rev = side.reverse(prop, side.hop(), not_self)
             self.add(
                 "complex_retrieval",
-                "two_hop_outgoing",
-                f"Which {C} records are reached from {A} '{{{slot}}}' through :{R1} and "
-                f"then :{R2}?",
-                f"MATCH {anchored}{not_self} "
-                f"RETURN DISTINCT {_cols(s.projection(r2.end, 'c'))} LIMIT {lim}",
+                f"two_hop_{side.way.name}",
+                f"Which {side.other_phrase} records {reached}?",
+                f"MATCH {anchored}{where} "
+                f"RETURN DISTINCT {self._columns(side.other, side.other_var)} LIMIT {lim}",
                 slots=slots,
                 reverse=rev,
                 meta=meta,
             )
+            if side.way is not _OUTGOING:
+                continue
+            B, C = label_phrase(r1.end), side.other_phrase
             self.add(
                 "complex_aggregation",
                 "count_two_hop",
-                f"How many distinct {C} records are reached from {A} '{{{slot}}}' through "
-                f":{R1} and then :{R2}?",
-                f"MATCH {anchored}{not_self} RETURN COUNT(DISTINCT c) AS {_alias(r2.end)}Count",
+                f"How many distinct {C} records {reached}?",
+                f"MATCH {anchored}{where} RETURN COUNT(DISTINCT c) AS {_alias(r2.end)}Count",
                 slots=slots,
                 reverse=rev,
                 meta=meta,
@@ -910,45 +845,25 @@ class _Builder:
             self.add(
                 "ranking_topk",
                 "top1_two_hop_anchored",
-                f"Among the {B} records linked from {A} '{{{slot}}}' through :{R1}, which "
-                f"one has the most :{R2} links to {C} records?",
-                self._ranking(anchored, "b", "c", s.projection(r1.end, "b"), 1),
+                f"Among the {B} records linked from {named} through :{r1.type}, which "
+                f"one has the most :{r2.type} links to {C} records?",
+                self._ranking(anchored, "b", r1.end, "c", 1),
                 slots=slots,
-                reverse=_reverse(path, [f"a.{qap} IS NOT NULL"], [(f"a.{qap}", slot)]),
+                reverse=side.reverse(prop, side.hop()),
                 meta=meta,
             )
             self.add(
                 "negation_difference",
                 "negation_anchored",
-                f"Which {B} records linked from {A} '{{{slot}}}' through :{R1} have no "
-                f"outgoing :{R2} relationship to {C} records?",
-                f"MATCH {_node('a', r1.start, ap, slot)}-[:{q1}]->(b:{qb}) "
-                f"WHERE NOT (b)-[:{q2}]->(:{qc}) "
-                f"RETURN DISTINCT {_cols(s.projection(r1.end, 'b'))} LIMIT {lim}",
+                f"Which {B} records linked from {named} through :{r1.type} have no "
+                f"outgoing :{r2.type} relationship to {C} records?",
+                f"MATCH {side.node(prop)}-[:{q1}]->(b:{qb}) WHERE NOT (b)-[:{q2}]->(:{qc}) "
+                f"RETURN DISTINCT {self._columns(r1.end, 'b')} LIMIT {lim}",
                 slots=slots,
-                reverse=_reverse(
-                    f"(a:{qa})-[:{q1}]->(b:{qb})",
-                    [f"a.{qap} IS NOT NULL", f"NOT (b)-[:{q2}]->(:{qc})"],
-                    [(f"a.{qap}", slot)],
+                reverse=side.reverse(
+                    prop, f"(a:{qa})-[:{q1}]->(b:{qb})", [f"NOT (b)-[:{q2}]->(:{qc})"]
                 ),
                 meta=meta,
-            )
-        if cp is not None:
-            slot, qcp = TARGET_SLOT, _q(cp)
-            self.add(
-                "complex_retrieval",
-                "two_hop_incoming",
-                f"Which {A} records reach {C} '{{{slot}}}' through :{R1} and then :{R2}?",
-                f"MATCH (a:{qa})-[:{q1}]->(b:{qb})-[:{q2}]->{_node('c', r2.end, cp, slot)}"
-                f"{' WHERE a <> c' if loop else ''} "
-                f"RETURN DISTINCT {_cols(s.projection(r1.start, 'a'))} LIMIT {lim}",
-                slots={slot: f"{r2.end}.{cp}"},
-                reverse=_reverse(
-                    path,
-                    [f"c.{qcp} IS NOT NULL"] + (["a <> c"] if loop else []),
-                    [(f"c.{qcp}", slot)],
-                ),
-                meta={**base, "slot": slot, "slot_property": cp},
             )
 
 
@@ -1121,16 +1036,7 @@ def load_seed_templates(path: str | Path) -> list[Template]:
     ``seeds.json: $[2].category: unknown category 'lookup' (one of: ...)``.
     """
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise TemplateError(f"seed template file not found: {p}") from exc
-    except json.JSONDecodeError as exc:
-        raise TemplateError(
-            f"{p}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TemplateError(f"{p}: cannot read the seed template file ({exc})") from exc
+    data = read_json_file(p, "seed template")
     if not isinstance(data, list):
         raise TemplateError(f"{p}: $: expected a list of template objects")
     return [_seed(item, p, f"$[{i}]") for i, item in enumerate(data)]

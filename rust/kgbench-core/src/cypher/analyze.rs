@@ -259,9 +259,13 @@ pub fn analyze(query: &str) -> Analysis {
         .as_ref()
         .map(|c| c.facts.declared.iter().cloned().collect())
         .unwrap_or_default();
-    let (normalized, signature) = normalize(query, &variables);
+    let (normalized, signature, bang_equal) = normalize(query, &variables);
     a.normalized_cypher = normalized;
     a.signature = signature;
+    if bang_equal && a.syntax_valid {
+        a.syntax_valid = false;
+        a.syntax_error = Some("`!=` is not Cypher (Neo4j 5 rejects it); use `<>`".into());
+    }
     let Some(c) = collector else {
         a.rewrite.skip_reason = Some("syntax");
         a.difficulty = "easy";
@@ -371,12 +375,22 @@ pub struct SchemaIndex {
     labels: HashSet<String>,
     types: HashSet<String>,
     props_of: HashMap<String, HashSet<String>>,
-    triples: HashSet<(String, String, String)>,
-    categorical: HashMap<(String, String), HashSet<String>>,
+    /// start label -> type -> end labels.
+    triples: HashMap<String, HashMap<String, HashSet<String>>>,
+    /// label -> property -> values.
+    categorical: HashMap<String, HashMap<String, HashSet<String>>>,
     context: BTreeMap<String, Vec<String>>,
 }
 
 impl SchemaIndex {
+    /// Whether `(start)-[:rel_type]->(end)` is a relationship pattern of the schema.
+    fn has_triple(&self, start: &str, rel_type: &str, end: &str) -> bool {
+        self.triples
+            .get(start)
+            .and_then(|t| t.get(rel_type))
+            .is_some_and(|ends| ends.contains(end))
+    }
+
     /// Index a [`Schema`]. Labels and types come from all three lists.
     #[must_use]
     pub fn new(schema: &Schema) -> Self {
@@ -403,18 +417,19 @@ impl SchemaIndex {
             s.labels.insert(r.start_label.clone());
             s.labels.insert(r.end_label.clone());
             s.types.insert(r.rel_type.clone());
-            s.triples.insert((
-                r.start_label.clone(),
-                r.rel_type.clone(),
-                r.end_label.clone(),
-            ));
+            s.triples
+                .entry(r.start_label.clone())
+                .or_default()
+                .entry(r.rel_type.clone())
+                .or_default()
+                .insert(r.end_label.clone());
         }
         for (key, values) in &schema.categorical_properties {
             if let Some((label, prop)) = key.split_once('.') {
-                s.categorical.insert(
-                    (label.to_string(), prop.to_string()),
-                    values.iter().cloned().collect(),
-                );
+                s.categorical
+                    .entry(label.to_string())
+                    .or_default()
+                    .insert(prop.to_string(), values.iter().cloned().collect());
             }
         }
         s
@@ -493,7 +508,7 @@ pub fn check(
             continue;
         };
         for owner in owners {
-            let Some(allowed) = schema.categorical.get(&(owner.clone(), prop.clone())) else {
+            let Some(allowed) = schema.categorical.get(owner).and_then(|p| p.get(prop)) else {
                 continue;
             };
             for v in values {
@@ -529,17 +544,15 @@ pub fn check(
             continue;
         }
         for t in &rel.types {
-            let fwd = sl.iter().any(|a| {
-                el.iter()
-                    .any(|b| schema.triples.contains(&(a.clone(), t.clone(), b.clone())))
-            });
-            if fwd {
+            if sl
+                .iter()
+                .any(|a| el.iter().any(|b| schema.has_triple(a, t, b)))
+            {
                 continue;
             }
-            let back = sl.iter().any(|a| {
-                el.iter()
-                    .any(|b| schema.triples.contains(&(b.clone(), t.clone(), a.clone())))
-            });
+            let back = sl
+                .iter()
+                .any(|a| el.iter().any(|b| schema.has_triple(b, t, a)));
             let triple = format!("({})-[:{t}]->({})", join(&sl), join(&el));
             if back {
                 issues.push(err(
@@ -688,17 +701,21 @@ fn end_labels(end: &End, facts: &Facts) -> Vec<String> {
 // ---------------------------------------------------------------------------
 // Token-level normalisation and signature
 
-fn normalize(query: &str, variables: &HashSet<String>) -> (String, String) {
+/// The normalised text, the signature, and whether the query uses `!=` (which the parser
+/// accepts but Neo4j 5 does not).
+fn normalize(query: &str, variables: &HashSet<String>) -> (String, String, bool) {
     let tokens = lex(query).tokens;
     let mut norm = String::with_capacity(query.len());
     let mut sig = String::with_capacity(query.len());
     let mut gap = false;
+    let mut bang_equal = false;
     for t in &tokens {
         if t.is_trivia() {
             gap = true;
             continue;
         }
         let text = &query[t.span.start..t.span.end];
+        bang_equal |= t.kind == TokenKind::NotEqual && text == "!=";
         if gap && !norm.is_empty() {
             norm.push(' ');
         }
@@ -723,7 +740,7 @@ fn normalize(query: &str, variables: &HashSet<String>) -> (String, String) {
             _ => sig.push_str(&text.to_lowercase()),
         }
     }
-    (norm, sig)
+    (norm, sig, bang_equal)
 }
 
 fn unescape(text: &str) -> std::borrow::Cow<'_, str> {
@@ -1613,6 +1630,14 @@ mod tests {
             codes("MATCH (a:Account) RETURN a.accountId", "q", &[]),
             vec!["missing_context_columns"]
         );
+    }
+
+    #[test]
+    fn bang_equal_fails_syntax() {
+        let a = analyze("MATCH (p:Person) WHERE p.name != 'x' RETURN p.name");
+        assert!(!a.syntax_valid);
+        assert!(a.syntax_error.unwrap().contains("<>"));
+        assert!(analyze("MATCH (p:Person) WHERE p.name <> '!=' RETURN p.name").syntax_valid);
     }
 
     #[test]

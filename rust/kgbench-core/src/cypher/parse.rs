@@ -159,11 +159,20 @@ where
 /// Parse `src` (whose first byte is at `base` in the top-level query, for
 /// error offsets), cutting out `CALL { ... }` subqueries.
 fn parse_neo4j(src: &str, base: usize, recovery: Recovery) -> Result<Parsed, CypherError> {
-    let tokens: Vec<Token> = lex(src)
-        .tokens
-        .into_iter()
-        .filter(|t| !t.is_trivia())
-        .collect();
+    // Without the letters of `CALL` (any case) there is no subquery to cut out: skip lexing.
+    let may_call = src
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"call"));
+    let tokens: Vec<Token> = if may_call {
+        lex(src)
+            .tokens
+            .into_iter()
+            .filter(|t| !t.is_trivia())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut text = src.to_string();
     let mut subqueries = Vec::new();
     let mut i = 0;

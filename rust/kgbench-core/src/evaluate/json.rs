@@ -427,27 +427,6 @@ impl<'a> Reader<'a> {
         Ok(&self.text[start..self.pos])
     }
 
-    /// Count the elements of an array (skipping them), or `None` for `null`.
-    pub fn count_array(&mut self) -> R<Option<usize>> {
-        match self.peek() {
-            Some(b'n') => {
-                self.literal(b"null")?;
-                Ok(None)
-            }
-            Some(b'[') => {
-                self.pos += 1;
-                let mut n = 0;
-                self.elements(|r| {
-                    r.skip()?;
-                    n += 1;
-                    Ok(())
-                })?;
-                Ok(Some(n))
-            }
-            _ => self.err("expected an array or null"),
-        }
-    }
-
     /// An array of strings (or `null`: `None`) into `out` (cleared); returns its length.
     /// Non-string elements are kept as their JSON text.
     pub fn string_array(&mut self, out: &mut Vec<String>) -> R<Option<usize>> {
