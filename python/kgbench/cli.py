@@ -25,6 +25,7 @@ _STAGES = (
     "kgbench.generate.cli",
     "kgbench.generate.pipe.cli",
     "kgbench.generate.pipe.diversity_cli",
+    "kgbench.generate.synth.stats_cli",
     "kgbench.demo.cli",
 )
 
@@ -42,6 +43,7 @@ _COMMAND_MODULES = {
     "generate": "kgbench.generate.cli",
     "gate": "kgbench.generate.pipe.cli",
     "diversity": "kgbench.generate.pipe.diversity_cli",
+    "synth": "kgbench.generate.synth.stats_cli",
     "demo": "kgbench.demo.cli",
 }
 

@@ -3,8 +3,8 @@
 * :mod:`kgbench.evaluate.compare` — execution accuracy (EX) of one pair, a batch, or two
   JSONL result files (``kgbench score``), exact and deterministic, in Rust.
 * :mod:`kgbench.evaluate.metrics` — answer-set precision / recall / F1 / Jaccard, GTSQA
-  (EM Hits / Recall, ground-truth triples, answer nodes) and NGDBench (Jaccard, F1, Boolean
-  accuracy, MdRE, MSLE, sMAPE, MLRE, L_step) metrics.
+  (strict or lenient EM Hits / Recall, ground-truth triples, answer nodes) and NGDBench
+  (Jaccard, F1, Boolean accuracy, MdRE, MSLE, sMAPE, MLRE, L_step) metrics.
 * :mod:`kgbench.evaluate.runner` — ``kgbench evaluate``: gold and predicted Cypher executed on
   Neo4j, EX / PSJS / Exec per task and CypherBench's aggregated metrics (SPEC.md §3–§4).
 * :mod:`kgbench.evaluate.provenance` — provenance subgraph Jaccard similarity and executability.
@@ -26,6 +26,7 @@ __all__ = [
     "EvaluationResult",
     "Failure",
     "GraphTarget",
+    "LenientMatch",
     "ScoreResult",
     "SetScores",
     "aggregate_metrics",
@@ -38,6 +39,7 @@ __all__ = [
     "execution_accuracy_batch",
     "gtsqa_scores",
     "jaccard",
+    "lenient_match",
     "load_graph_targets",
     "load_predictions",
     "load_tasks",
@@ -68,10 +70,12 @@ if TYPE_CHECKING:
         values_equal,
     )
     from kgbench.evaluate.metrics import (
+        LenientMatch,
         SetScores,
         answer_set_scores,
         boolean_accuracy,
         gtsqa_scores,
+        lenient_match,
         mdre,
         mlre,
         msle,
@@ -107,10 +111,12 @@ _LAZY = {
     ),
     **dict.fromkeys(
         (
+            "LenientMatch",
             "SetScores",
             "answer_set_scores",
             "boolean_accuracy",
             "gtsqa_scores",
+            "lenient_match",
             "mdre",
             "mlre",
             "msle",

@@ -19,15 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from kgbench._core import evaluate as _core
 
 __all__ = [
+    "LenientMatch",
     "SetScores",
     "answer_set_scores",
     "boolean_accuracy",
     "gtsqa_scores",
+    "lenient_match",
     "mdre",
     "mlre",
     "msle",
@@ -78,36 +80,137 @@ def ngdbench_f1(gold: Iterable[Any], pred: Iterable[Any]) -> float:
     return answer_set_scores(gold, pred).f1
 
 
+@dataclass(frozen=True)
+class LenientMatch:
+    """GTSQA's lenient answer matching of one response (spec synthkgqa.md §5 EM): the
+    normalised final answer ``final_answer`` (f), which gold labels it ``matched`` (in the
+    order given), ``hits`` (1.0 if any), ``recall`` (fraction of the labels as listed, 0.0
+    without labels) and ``empty_answer`` (f is empty)."""
+
+    hits: float
+    recall: float
+    matched: tuple[bool, ...]
+    empty_answer: bool
+    final_answer: str
+
+
+def lenient_match(
+    response: str, gold_labels: Iterable[str], *, empty_matches_all: bool = False
+) -> LenientMatch:
+    """GTSQA's lenient EM of a free-text ``response`` against the gold answer labels (spec
+    synthkgqa.md §5; the original's ``exact_match`` in ``synth_kgqa/eval.py`` and the
+    analysis notebook).
+
+    * s = the response with leading/trailing whitespace stripped, every space removed,
+      lowercased; f = the content of the last ``{…}`` of s (no newline inside), unless that
+      is ``yes`` or ``no`` or there is none, in which case f = s;
+    * each gold label a is normalised the same way and matches if ``f == a``, a is a
+      substring of f, or f is a substring of a;
+    * ``hits``: some label matched; ``recall``: the fraction of labels matched, counting
+      labels as listed (one per gold answer, as the original does).
+
+    The original lets an empty f (an empty response, ``{}``) — and an empty gold label —
+    match everything. By default kgbench matches neither and sets ``empty_answer``;
+    ``empty_matches_all=True`` restores the original behaviour (``empty_answer`` is still
+    reported). Computed in Rust (``kgbench_core::evaluate::metrics::lenient_match``).
+    """
+    if not isinstance(response, str):
+        raise TypeError(f"response must be a str, got {type(response).__name__}")
+    d = _core.lenient_match(response, _labels(gold_labels), empty_matches_all)
+    return LenientMatch(
+        hits=d["hits"],
+        recall=d["recall"],
+        matched=tuple(d["matched"]),
+        empty_answer=d["empty_answer"],
+        final_answer=d["final_answer"],
+    )
+
+
 def gtsqa_scores(
     gold_answers: Iterable[Any],
-    pred_answers: Iterable[Any],
+    pred_answers: Iterable[Any] | str,
     gold_triples: Iterable[Sequence[str]] = (),
     retrieved_triples: Iterable[Sequence[str]] = (),
     answer_nodes: Iterable[str] = (),
-) -> dict[str, float]:
-    """GTSQA metrics of one question (seed synthkgqa-gtsqa.txt §5.1 and Table 2).
+    *,
+    mode: Literal["strict", "lenient"] = "strict",
+    empty_matches_all: bool = False,
+    count_duplicates: bool = False,
+) -> dict[str, Any]:
+    """GTSQA metrics of one question (seed synthkgqa-gtsqa.txt §5.1 and Table 2; spec
+    synthkgqa.md §5).
 
-    * ``hits`` (EM Hits): 1.0 if at least one gold answer label is exactly among the
-      predicted answers; ``recall`` (EM Recall): fraction of distinct gold answers predicted.
-      Exact match uses the EX value model (strings compare byte for byte — no case folding).
-    * ``triple_recall`` / ``triple_precision`` / ``triple_f1``: ground-truth triples
-      ``(head, relation, tail)`` against the distinct retrieved triples (sets).
+    * ``hits`` (EM Hits) and ``recall`` (EM Recall), by ``mode``:
+
+      - ``"strict"`` (default): set EM. ``pred_answers`` are answer values; ``hits`` is 1.0
+        if at least one gold answer is exactly among them, ``recall`` the fraction of
+        distinct gold answers predicted. Exact match uses the EX value model (strings
+        compare byte for byte — no case folding).
+      - ``"lenient"``: the original's lenient matching (:func:`lenient_match`).
+        ``pred_answers`` is the model's free-text response (a ``str``) and ``gold_answers``
+        the gold answer labels (labels of ``all_answers_<retrieval kg>``).
+        ``empty_matches_all=True`` lets an empty final answer match everything, as the
+        original does; by default it matches nothing.
+
+    * ``empty_answer``: no answer was given (strict: ``pred_answers`` is empty; lenient:
+      the final answer f is empty). Sum it over questions to count them.
+    * ``triple_recall`` = ``|T∩R|/|T|``, ``triple_precision`` = ``|T∩R|/|R|`` (0 when R is
+      empty), ``triple_f1``: T = ``gold_triples`` (the gold *full* answer subgraph
+      ``full_answer_subgraph_<kg>``, not G) against R = ``retrieved_triples``,
+      ``(head, relation, tail)``, exact and directed. R is deduplicated; with
+      ``count_duplicates=True`` repeated retrieved triples count in ``|R|`` (precision's
+      denominator and ``n_triples``), as the original code does.
     * ``answer_node_hits`` / ``answer_node_recall``: whether / which fraction of the gold
-      answer node ids are nodes (head or tail) of the retrieved triples.
-    * ``n_triples``: number of distinct retrieved triples (Table 2 "# triples").
+      answer node ids (``answer_nodes``) are a head or tail of a retrieved triple.
+    * ``n_triples``: ``|R|`` (Table 2 "# triples").
 
-    Average over questions for the dataset figures. Empty-set conventions: module
-    docstring (without retrieved triples precision is 0).
+    Average over questions (and tries, runs), ×100 for the paper's figures; the original
+    skips the triple and answer-node scores of items without retrieval records. Empty-set
+    conventions: module docstring (with T and R both empty precision and recall are 1).
     """
-    return dict(
-        _core.gtsqa_scores(
-            list(gold_answers),
-            list(pred_answers),
-            [_triple(t) for t in gold_triples],
-            [_triple(t) for t in retrieved_triples],
-            [str(n) for n in answer_nodes],
+    golds = [_triple(t) for t in gold_triples]
+    retrieved = [_triple(t) for t in retrieved_triples]
+    nodes = [str(n) for n in answer_nodes]
+    if mode == "strict":
+        if isinstance(pred_answers, str):
+            raise TypeError(
+                "mode='strict' takes a collection of predicted answers, got a str "
+                "(use mode='lenient' to score a free-text response)"
+            )
+        return dict(
+            _core.gtsqa_scores(
+                list(gold_answers), list(pred_answers), golds, retrieved, nodes, count_duplicates
+            )
         )
-    )
+    if mode == "lenient":
+        if not isinstance(pred_answers, str):
+            raise TypeError(
+                "mode='lenient' scores the free-text response: pred_answers must be a str, "
+                f"got {type(pred_answers).__name__}"
+            )
+        return dict(
+            _core.gtsqa_scores_lenient(
+                _labels(gold_answers),
+                pred_answers,
+                golds,
+                retrieved,
+                nodes,
+                empty_matches_all,
+                count_duplicates,
+            )
+        )
+    raise ValueError(f"mode must be 'strict' or 'lenient', got {mode!r}")
+
+
+def _labels(labels: Iterable[str]) -> list[str]:
+    if isinstance(labels, str):
+        raise TypeError("gold labels must be a collection of str, got a single str")
+    out = []
+    for label in labels:
+        if not isinstance(label, str):
+            raise TypeError(f"gold labels must be str, got {type(label).__name__}")
+        out.append(label)
+    return out
 
 
 def _triple(t: Sequence[str]) -> Triple:

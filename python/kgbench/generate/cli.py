@@ -4,6 +4,8 @@
   CypherBench's text-to-Cypher task generator (:mod:`kgbench.generate.cypherbench`).
 - ``kgbench generate pipe --out DIR`` — PIPE-Cypher's governed construction
   (:mod:`kgbench.generate.pipe`).
+- ``kgbench generate synth --rdf DUMP --out DIR`` — SynthKGQA items with ground-truth answer
+  subgraphs (:mod:`kgbench.generate.synth`).
 - ``kgbench generate traits --graph NAME -o FILE`` — draft a relation-traits file from the live
   graph (:mod:`kgbench.generate.traits`).
 """
@@ -96,8 +98,10 @@ def register(subparsers: Any) -> None:
     cb.set_defaults(func=_cypherbench)
 
     from kgbench.generate.pipe.cli import register_pipe
+    from kgbench.generate.synth.cli import register_synth
 
     register_pipe(sub)
+    register_synth(sub)
 
     tr = sub.add_parser(
         "traits",

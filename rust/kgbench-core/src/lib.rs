@@ -21,6 +21,7 @@ pub mod iso;
 pub mod neo4j;
 pub mod sample;
 pub mod select;
+pub mod synth;
 
 /// Helpers shared by the unit tests.
 #[cfg(test)]

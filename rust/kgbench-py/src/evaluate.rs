@@ -310,23 +310,7 @@ fn set_scores<'py>(
     Ok(d)
 }
 
-/// gtsqa_scores(gold_answers, pred_answers, gold_triples, retrieved_triples, answer_nodes) -> dict.
-#[pyfunction]
-fn gtsqa_scores<'py>(
-    py: Python<'py>,
-    gold_answers: &Bound<'py, PyAny>,
-    pred_answers: &Bound<'py, PyAny>,
-    gold_triples: Vec<(String, String, String)>,
-    retrieved_triples: Vec<(String, String, String)>,
-    answer_nodes: Vec<String>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let s = metrics::gtsqa_scores(
-        &keys_of(gold_answers)?,
-        &keys_of(pred_answers)?,
-        &gold_triples,
-        &retrieved_triples,
-        &answer_nodes,
-    );
+fn gtsqa_dict<'py>(py: Python<'py>, s: metrics::GtsqaScores) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("hits", s.hits)?;
     d.set_item("recall", s.recall)?;
@@ -336,6 +320,84 @@ fn gtsqa_scores<'py>(
     d.set_item("answer_node_hits", s.answer_node_hits)?;
     d.set_item("answer_node_recall", s.answer_node_recall)?;
     d.set_item("n_triples", s.n_triples)?;
+    d.set_item("empty_answer", s.empty_answer)?;
+    Ok(d)
+}
+
+/// gtsqa_scores(gold_answers, pred_answers, gold_triples, retrieved_triples, answer_nodes,
+/// count_duplicates=False) -> dict: strict set EM and triple scores.
+#[pyfunction]
+#[pyo3(signature = (gold_answers, pred_answers, gold_triples, retrieved_triples, answer_nodes, count_duplicates=false))]
+fn gtsqa_scores<'py>(
+    py: Python<'py>,
+    gold_answers: &Bound<'py, PyAny>,
+    pred_answers: &Bound<'py, PyAny>,
+    gold_triples: Vec<(String, String, String)>,
+    retrieved_triples: Vec<(String, String, String)>,
+    answer_nodes: Vec<String>,
+    count_duplicates: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = metrics::gtsqa_scores(
+        &keys_of(gold_answers)?,
+        &keys_of(pred_answers)?,
+        &gold_triples,
+        &retrieved_triples,
+        &answer_nodes,
+        metrics::GtsqaOptions {
+            count_duplicates,
+            empty_matches_all: false,
+        },
+    );
+    gtsqa_dict(py, s)
+}
+
+/// gtsqa_scores_lenient(gold_labels, response, gold_triples, retrieved_triples, answer_nodes,
+/// empty_matches_all=False, count_duplicates=False) -> dict: lenient EM (spec synthkgqa.md §5)
+/// and triple scores.
+#[pyfunction]
+#[pyo3(signature = (gold_labels, response, gold_triples, retrieved_triples, answer_nodes, empty_matches_all=false, count_duplicates=false))]
+#[allow(clippy::too_many_arguments)]
+fn gtsqa_scores_lenient<'py>(
+    py: Python<'py>,
+    gold_labels: Vec<String>,
+    response: &str,
+    gold_triples: Vec<(String, String, String)>,
+    retrieved_triples: Vec<(String, String, String)>,
+    answer_nodes: Vec<String>,
+    empty_matches_all: bool,
+    count_duplicates: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = metrics::gtsqa_scores_lenient(
+        &gold_labels,
+        response,
+        &gold_triples,
+        &retrieved_triples,
+        &answer_nodes,
+        metrics::GtsqaOptions {
+            count_duplicates,
+            empty_matches_all,
+        },
+    );
+    gtsqa_dict(py, s)
+}
+
+/// lenient_match(response, gold_labels, empty_matches_all=False) -> dict(hits, recall,
+/// matched, empty_answer, final_answer): GTSQA's lenient answer matching.
+#[pyfunction]
+#[pyo3(signature = (response, gold_labels, empty_matches_all=false))]
+fn lenient_match<'py>(
+    py: Python<'py>,
+    response: &str,
+    gold_labels: Vec<String>,
+    empty_matches_all: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let m = metrics::lenient_match(response, &gold_labels, empty_matches_all);
+    let d = PyDict::new(py);
+    d.set_item("hits", m.hits)?;
+    d.set_item("recall", m.recall)?;
+    d.set_item("matched", m.matched)?;
+    d.set_item("empty_answer", m.empty_answer)?;
+    d.set_item("final_answer", m.final_answer)?;
     Ok(d)
 }
 
@@ -436,6 +498,8 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score_files, &m)?)?;
     m.add_function(wrap_pyfunction!(set_scores, &m)?)?;
     m.add_function(wrap_pyfunction!(gtsqa_scores, &m)?)?;
+    m.add_function(wrap_pyfunction!(gtsqa_scores_lenient, &m)?)?;
+    m.add_function(wrap_pyfunction!(lenient_match, &m)?)?;
     m.add_function(wrap_pyfunction!(mdre, &m)?)?;
     m.add_function(wrap_pyfunction!(msle, &m)?)?;
     m.add_function(wrap_pyfunction!(smape, &m)?)?;

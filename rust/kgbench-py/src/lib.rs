@@ -14,6 +14,7 @@ mod iso;
 mod neo4j;
 mod sample;
 mod select;
+mod synth;
 
 /// Add `child` as attribute `name` of `parent` and register it in `sys.modules`
 /// as `kgbench._core.<name>` so that `import kgbench._core.<name>` works.
@@ -53,6 +54,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     neo4j::register(m)?;
     sample::register(m)?;
     select::register(m)?;
+    synth::register(m)?;
     Ok(())
 }
 

@@ -92,14 +92,29 @@ pub fn set_scores<K: AsRef<[u8]>>(gold: &[K], pred: &[K], bag: bool) -> SetScore
     }
 }
 
-/// GTSQA scores of one question (seed synthkgqa-gtsqa.txt §5.1, Table 2).
+/// Options selecting the original GTSQA code's behaviour where kgbench differs
+/// (spec synthkgqa.md §5). The default is kgbench's behaviour.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GtsqaOptions {
+    /// Lenient EM: an empty final answer matches every gold label, and an empty gold label
+    /// matches every response, as in the original's substring test. Default: neither
+    /// matches, and an empty final answer is flagged ([`GtsqaScores::empty_answer`]).
+    pub empty_matches_all: bool,
+    /// Triples: count duplicate retrieved triples in precision's denominator and in
+    /// `n_triples`, as the original does. Default: retrieved triples are deduplicated.
+    pub count_duplicates: bool,
+}
+
+/// GTSQA scores of one question (seed synthkgqa-gtsqa.txt §5.1, Table 2; spec
+/// synthkgqa.md §5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GtsqaScores {
-    /// EM Hits: 1 if at least one gold answer is among the predicted answers.
+    /// EM Hits: 1 if at least one gold answer is matched.
     pub hits: f64,
-    /// EM Recall: fraction of (distinct) gold answers predicted.
+    /// EM Recall: fraction of gold answers matched (strict: distinct gold answers;
+    /// lenient: every gold label, as listed).
     pub recall: f64,
-    /// Ground-truth triples: recall / precision / F1 of the retrieved triples (sets).
+    /// Ground-truth triples: recall / precision / F1 of the retrieved triples.
     pub triple_recall: f64,
     pub triple_precision: f64,
     pub triple_f1: f64,
@@ -107,37 +122,63 @@ pub struct GtsqaScores {
     pub answer_node_hits: f64,
     /// Fraction of gold answer nodes that are nodes of the retrieved subgraph.
     pub answer_node_recall: f64,
-    /// Number of distinct retrieved triples.
+    /// Number of retrieved triples (distinct unless [`GtsqaOptions::count_duplicates`]).
+    pub n_triples: usize,
+    /// The response gave no answer: strict, no predicted answer; lenient, the final
+    /// answer `f` is empty (kgbench then matches nothing unless
+    /// [`GtsqaOptions::empty_matches_all`]).
+    pub empty_answer: bool,
+}
+
+/// Ground-truth triple and answer-node scores of one question (spec synthkgqa.md §5
+/// "Triples"; the triple fields of [`GtsqaScores`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TripleScores {
+    /// `|T ∩ R| / |T|`, T = the gold (full answer subgraph) triples as a set.
+    pub recall: f64,
+    /// `|T ∩ R| / |R|`; 0 when R is empty (and T is not).
+    pub precision: f64,
+    /// `2PR / (P + R)`, 0 when `P + R = 0`.
+    pub f1: f64,
+    pub answer_node_hits: f64,
+    pub answer_node_recall: f64,
+    /// `|R|`: distinct retrieved triples, or all of them with `count_duplicates`.
     pub n_triples: usize,
 }
 
-/// GTSQA metrics of one question. `gold_answers`/`pred_answers` are canonical keys of answer
-/// labels (EM = equal keys); triples are `(head, relation, tail)` node/relation ids; the
-/// retrieved subgraph's nodes are the heads and tails of `retrieved_triples`.
+/// Triple recall / precision / F1 of the retrieved triples R against the gold triples T
+/// (exact and directed `(head, relation, tail)` equality), and whether / which fraction
+/// of the gold answer nodes are a head or tail of some retrieved triple (spec
+/// synthkgqa.md §5). T and the answer nodes are sets. `count_duplicates` makes `|R|`
+/// (precision's denominator and `n_triples`) count repeated retrieved triples, as the
+/// original code does; by default R is deduplicated.
 ///
-/// With no gold answers (or answer nodes), hits and recall are 0 unless nothing is
-/// predicted (then 1), as for [`set_scores`]. Without retrieved triples precision is 0.
-pub fn gtsqa_scores<K: AsRef<[u8]>, S: AsRef<str>>(
-    gold_answers: &[K],
-    pred_answers: &[K],
+/// Empty sets: with T and R both empty precision and recall are 1; with no gold answer
+/// nodes the answer-node scores are 1 when nothing is retrieved, else 0.
+pub fn triple_scores<S: AsRef<str>>(
     gold_triples: &[(S, S, S)],
     retrieved_triples: &[(S, S, S)],
     answer_nodes: &[S],
-) -> GtsqaScores {
-    let answers = set_scores(gold_answers, pred_answers, false);
+    count_duplicates: bool,
+) -> TripleScores {
     fn key<S: AsRef<str>>(t: &(S, S, S)) -> (&str, &str, &str) {
         (t.0.as_ref(), t.1.as_ref(), t.2.as_ref())
     }
     let gt: rustc_hash::FxHashSet<_> = gold_triples.iter().map(key).collect();
     let rt: rustc_hash::FxHashSet<_> = retrieved_triples.iter().map(key).collect();
     let common = gt.iter().filter(|t| rt.contains(*t)).count();
+    let n_retrieved = if count_duplicates {
+        retrieved_triples.len()
+    } else {
+        rt.len()
+    };
     let both_empty = gt.is_empty() && rt.is_empty();
-    let tp = ratio(common, rt.len(), both_empty);
-    let tr = ratio(common, gt.len(), both_empty);
-    let tf = if tp + tr == 0.0 {
+    let precision = ratio(common, n_retrieved, both_empty);
+    let recall = ratio(common, gt.len(), both_empty);
+    let f1 = if precision + recall == 0.0 {
         0.0
     } else {
-        2.0 * tp * tr / (tp + tr)
+        2.0 * precision * recall / (precision + recall)
     };
     let nodes: rustc_hash::FxHashSet<&str> = retrieved_triples
         .iter()
@@ -145,7 +186,7 @@ pub fn gtsqa_scores<K: AsRef<[u8]>, S: AsRef<str>>(
         .collect();
     let gold_nodes: rustc_hash::FxHashSet<&str> = answer_nodes.iter().map(|s| s.as_ref()).collect();
     let found = gold_nodes.iter().filter(|n| nodes.contains(*n)).count();
-    let (node_hits, node_recall) = if gold_nodes.is_empty() {
+    let (answer_node_hits, answer_node_recall) = if gold_nodes.is_empty() {
         let v = if nodes.is_empty() { 1.0 } else { 0.0 };
         (v, v)
     } else {
@@ -154,6 +195,46 @@ pub fn gtsqa_scores<K: AsRef<[u8]>, S: AsRef<str>>(
             found as f64 / gold_nodes.len() as f64,
         )
     };
+    TripleScores {
+        recall,
+        precision,
+        f1,
+        answer_node_hits,
+        answer_node_recall,
+        n_triples: n_retrieved,
+    }
+}
+
+fn with_triples(hits: f64, recall: f64, empty_answer: bool, t: TripleScores) -> GtsqaScores {
+    GtsqaScores {
+        hits,
+        recall,
+        triple_recall: t.recall,
+        triple_precision: t.precision,
+        triple_f1: t.f1,
+        answer_node_hits: t.answer_node_hits,
+        answer_node_recall: t.answer_node_recall,
+        n_triples: t.n_triples,
+        empty_answer,
+    }
+}
+
+/// GTSQA metrics of one question with **strict** set EM. `gold_answers`/`pred_answers`
+/// are canonical keys of answer labels (EM = equal keys); triples are
+/// `(head, relation, tail)` node/relation ids scored by [`triple_scores`]
+/// (`opts.count_duplicates`; `opts.empty_matches_all` does not apply).
+///
+/// With no gold answers, hits and recall are 0 unless nothing is predicted (then 1), as
+/// for [`set_scores`]. Without retrieved triples precision is 0.
+pub fn gtsqa_scores<K: AsRef<[u8]>, S: AsRef<str>>(
+    gold_answers: &[K],
+    pred_answers: &[K],
+    gold_triples: &[(S, S, S)],
+    retrieved_triples: &[(S, S, S)],
+    answer_nodes: &[S],
+    opts: GtsqaOptions,
+) -> GtsqaScores {
+    let answers = set_scores(gold_answers, pred_answers, false);
     let hits = if answers.n_gold == 0 {
         answers.recall
     } else if answers.n_common > 0 {
@@ -161,15 +242,142 @@ pub fn gtsqa_scores<K: AsRef<[u8]>, S: AsRef<str>>(
     } else {
         0.0
     };
-    GtsqaScores {
+    with_triples(
         hits,
-        recall: answers.recall,
-        triple_recall: tr,
-        triple_precision: tp,
-        triple_f1: tf,
-        answer_node_hits: node_hits,
-        answer_node_recall: node_recall,
-        n_triples: rt.len(),
+        answers.recall,
+        pred_answers.is_empty(),
+        triple_scores(
+            gold_triples,
+            retrieved_triples,
+            answer_nodes,
+            opts.count_duplicates,
+        ),
+    )
+}
+
+/// GTSQA metrics of one question with the original's **lenient** EM ([`lenient_match`]
+/// of the free-text `response` against the gold answer labels) and [`triple_scores`].
+pub fn gtsqa_scores_lenient<L: AsRef<str>, S: AsRef<str>>(
+    gold_labels: &[L],
+    response: &str,
+    gold_triples: &[(S, S, S)],
+    retrieved_triples: &[(S, S, S)],
+    answer_nodes: &[S],
+    opts: GtsqaOptions,
+) -> GtsqaScores {
+    let m = lenient_match(response, gold_labels, opts.empty_matches_all);
+    with_triples(
+        m.hits,
+        m.recall,
+        m.empty_answer,
+        triple_scores(
+            gold_triples,
+            retrieved_triples,
+            answer_nodes,
+            opts.count_duplicates,
+        ),
+    )
+}
+
+/// Result of [`lenient_match`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LenientMatch {
+    /// The normalised final answer `f` that was compared.
+    pub final_answer: String,
+    /// Per gold label (in the order given): whether it matched.
+    pub matched: Vec<bool>,
+    /// 1 if some gold label matched.
+    pub hits: f64,
+    /// Fraction of the gold labels (as listed, duplicates included) that matched; 0 with
+    /// no gold labels.
+    pub recall: f64,
+    /// `f` is empty (an empty response, `{}`, or only spaces).
+    pub empty_answer: bool,
+}
+
+/// Python's `str.isspace` set: Rust's `White_Space` plus U+001C..U+001F.
+fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// GTSQA's answer normalisation: Python `s.strip().replace(" ", "").lower()` (only
+/// U+0020 is removed inside the text; the ends lose all whitespace).
+pub fn normalize_answer(s: &str) -> String {
+    s.trim_matches(py_space).replace(' ', "").to_lowercase()
+}
+
+/// The content of the last match of the regex `\{(.*?)\}` in `s` (`.` excludes only
+/// `\n`), as Python's `re.findall(...)[-1]`. Linear time.
+fn last_braced(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let mut last = None;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'{' {
+            i += 1;
+            continue;
+        }
+        match b[i + 1..].iter().position(|&c| c == b'}' || c == b'\n') {
+            Some(off) if b[i + 1 + off] == b'}' => {
+                last = Some(&s[i + 1..i + 1 + off]);
+                i += off + 2;
+            }
+            // A newline before any '}': no match starts at a '{' before that newline.
+            Some(off) => i += off + 2,
+            None => break,
+        }
+    }
+    last
+}
+
+/// The final answer `f` of a response (spec synthkgqa.md §5 EM): the response is
+/// normalised by [`normalize_answer`]; `f` is the content of its last `{…}` unless that is
+/// `yes` or `no` (or there is none), else the whole normalised response.
+pub fn lenient_final_answer(response: &str) -> String {
+    let s = normalize_answer(response);
+    match last_braced(&s) {
+        Some(inner) if inner != "yes" && inner != "no" => inner.to_string(),
+        _ => s,
+    }
+}
+
+/// GTSQA's lenient answer matching (the original code's `exact_match` of
+/// `synth_kgqa/eval.py` and `notebooks/paper_analysis.ipynb`; spec synthkgqa.md §5 EM):
+/// f = [`lenient_final_answer`] of the response; a gold label a, normalised by
+/// [`normalize_answer`], matches if `f == a`, `a ⊂ f` or `f ⊂ a` (substrings). Hits = any
+/// match; Recall = the fraction of gold labels matched.
+///
+/// The original lets an empty f (and an empty gold label) match everything. By default
+/// kgbench matches neither and reports an empty f in [`LenientMatch::empty_answer`];
+/// `empty_matches_all = true` restores the original behaviour.
+pub fn lenient_match<L: AsRef<str>>(
+    response: &str,
+    gold_labels: &[L],
+    empty_matches_all: bool,
+) -> LenientMatch {
+    let f = lenient_final_answer(response);
+    let empty_answer = f.is_empty();
+    let matched: Vec<bool> = gold_labels
+        .iter()
+        .map(|label| {
+            let a = normalize_answer(label.as_ref());
+            if !empty_matches_all && (f.is_empty() || a.is_empty()) {
+                return false;
+            }
+            f == a || f.contains(a.as_str()) || a.contains(f.as_str())
+        })
+        .collect();
+    let n = matched.iter().filter(|&&m| m).count();
+    LenientMatch {
+        final_answer: f,
+        hits: if n > 0 { 1.0 } else { 0.0 },
+        recall: if matched.is_empty() {
+            0.0
+        } else {
+            n as f64 / matched.len() as f64
+        },
+        matched,
+        empty_answer,
     }
 }
 
@@ -317,6 +525,156 @@ mod tests {
             (e.precision, e.recall, e.f1, e.jaccard),
             (0.0, 0.0, 0.0, 0.0)
         );
+    }
+
+    /// The worked example of spec synthkgqa.md §5: G = full = {t1, t2, t5}, answer guitar.
+    fn example() -> (
+        Vec<(&'static str, &'static str, &'static str)>,
+        [&'static str; 1],
+    ) {
+        (
+            vec![
+                ("Q2911403", "P40", "Aviv"),
+                ("Aviv", "P1303", "guitar"),
+                ("Q3720616", "P1303", "guitar"),
+            ],
+            ["guitar"],
+        )
+    }
+
+    #[test]
+    fn gtsqa_worked_example() {
+        let (full, answers) = example();
+        let retrieved = [
+            ("Q2911403", "P40", "Aviv"), // t1
+            ("Aviv", "P1303", "guitar"), // t2
+            ("Aviv", "P1303", "piano"),  // t3
+            ("Q2911403", "P27", "Q801"), // x
+        ];
+        let t = triple_scores(&full, &retrieved, &answers, false);
+        assert!((t.precision - 0.5).abs() < 1e-12);
+        assert!((t.recall - 2.0 / 3.0).abs() < 1e-12);
+        assert!((t.f1 - 4.0 / 7.0).abs() < 1e-12);
+        assert_eq!(
+            format!("{:.3} {:.3} {:.3}", t.precision, t.recall, t.f1),
+            "0.500 0.667 0.571"
+        );
+        assert_eq!(
+            (t.answer_node_hits, t.answer_node_recall, t.n_triples),
+            (1.0, 1.0, 4)
+        );
+        let s = gtsqa_scores_lenient(
+            &["guitar"],
+            "It is {Guitar}",
+            &full,
+            &retrieved,
+            &answers,
+            GtsqaOptions::default(),
+        );
+        assert_eq!((s.hits, s.recall, s.empty_answer), (1.0, 1.0, false));
+        assert_eq!(
+            (s.triple_precision, s.answer_node_hits, s.n_triples),
+            (0.5, 1.0, 4)
+        );
+        // Strict EM: the response text is not an answer label.
+        let k = |v: &[&str]| v.iter().map(|x| x.as_bytes().to_vec()).collect::<Vec<_>>();
+        let strict = gtsqa_scores(
+            &k(&["guitar"]),
+            &k(&["It is {Guitar}"]),
+            &full,
+            &retrieved,
+            &answers,
+            GtsqaOptions::default(),
+        );
+        assert_eq!((strict.hits, strict.recall), (0.0, 0.0));
+        assert_eq!(strict.triple_f1, s.triple_f1);
+    }
+
+    #[test]
+    fn triples_duplicates_and_empty() {
+        let (full, answers) = example();
+        let retrieved = [
+            ("Q2911403", "P40", "Aviv"),
+            ("Q2911403", "P40", "Aviv"),
+            ("Aviv", "P1303", "voice"),
+        ];
+        let dedup = triple_scores(&full, &retrieved, &answers, false);
+        assert_eq!((dedup.n_triples, dedup.precision), (2, 0.5));
+        assert_eq!(
+            (dedup.answer_node_hits, dedup.answer_node_recall),
+            (0.0, 0.0)
+        );
+        let dup = triple_scores(&full, &retrieved, &answers, true);
+        assert_eq!(dup.n_triples, 3);
+        assert!((dup.precision - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(dup.recall, dedup.recall);
+        let none: [(&str, &str, &str); 0] = [];
+        let e = triple_scores(&full, &none, &answers, false);
+        assert_eq!(
+            (e.precision, e.recall, e.f1, e.n_triples),
+            (0.0, 0.0, 0.0, 0)
+        );
+        // Direction counts: (guitar, P1303, Aviv) is not t2.
+        let rev = triple_scores(&full, &[("guitar", "P1303", "Aviv")], &answers, false);
+        assert_eq!((rev.precision, rev.answer_node_hits), (0.0, 1.0));
+    }
+
+    #[test]
+    fn lenient_final_answers() {
+        for (response, f) in [
+            ("It is {Guitar}", "guitar"),
+            ("  The Answer  ", "theanswer"),
+            ("{a} then {B c}", "bc"),
+            ("{yes}", "{yes}"),
+            ("I think {No}.", "ithink{no}."),
+            ("{x} and {no}", "{x}and{no}"),
+            ("{a\nb} {c}", "c"),
+            ("{a\nb}", "{a\nb}"),
+            ("{a{b}", "a{b"),
+            ("{}", ""),
+            ("", ""),
+            ("\u{1f}\tX Y\n", "xy"),
+            ("{ΣΑΣ}", "σας"),
+        ] {
+            assert_eq!(lenient_final_answer(response), f, "{response:?}");
+        }
+    }
+
+    #[test]
+    fn lenient_matching() {
+        let m = lenient_match(
+            "It is {Guitar}",
+            &["guitar", "Electric Guitar", "piano"],
+            false,
+        );
+        // "guitar" equal; "electricguitar" contains f; "piano" no.
+        assert_eq!(m.matched, vec![true, true, false]);
+        assert_eq!(m.hits, 1.0);
+        assert!((m.recall - 2.0 / 3.0).abs() < 1e-12);
+        // f inside a: "{bass}" vs "Bass guitar"; a inside f: "{the guitar}" vs "guitar".
+        assert!(lenient_match("{bass}", &["Bass guitar"], false).matched[0]);
+        assert!(lenient_match("{the guitar}", &["guitar"], false).matched[0]);
+        // yes/no: f is the whole normalised response.
+        let y = lenient_match("The answer is {Yes}", &["yes"], false);
+        assert_eq!((y.final_answer.as_str(), y.hits), ("theansweris{yes}", 1.0));
+        assert_eq!(lenient_match("{no}", &["yes"], false).hits, 0.0);
+        // Empty f: kgbench matches nothing and flags it; the original matches everything.
+        for response in ["", "{}", "   "] {
+            let k = lenient_match(response, &["guitar", "piano"], false);
+            assert_eq!((k.hits, k.recall, k.empty_answer), (0.0, 0.0, true));
+            let o = lenient_match(response, &["guitar", "piano"], true);
+            assert_eq!((o.hits, o.recall, o.empty_answer), (1.0, 1.0, true));
+        }
+        // An empty gold label: no match by default, matches anything in compat mode.
+        assert_eq!(lenient_match("{piano}", &[" "], false).hits, 0.0);
+        assert_eq!(lenient_match("{piano}", &[" "], true).hits, 1.0);
+        // No gold labels.
+        let none: [&str; 0] = [];
+        let n = lenient_match("{x}", &none, true);
+        assert_eq!((n.hits, n.recall), (0.0, 0.0));
+        // Recall counts labels as listed.
+        let d = lenient_match("{a}", &["A", "a", "b"], false);
+        assert!((d.recall - 2.0 / 3.0).abs() < 1e-12);
     }
 
     #[test]

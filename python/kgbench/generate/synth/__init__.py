@@ -1,0 +1,1 @@
+"""SynthKGQA generation (seed synthkgqa-gtsqa.txt; spec ``synthkgqa.md``)."""

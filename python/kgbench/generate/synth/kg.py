@@ -1,0 +1,188 @@
+"""The RDF back end of SynthKGQA generation (spec ``synthkgqa.md`` §3, §6): a Wikidata RDF dump
+in an embedded SPARQL store (pyoxigraph; no endpoint to install) and its entity–entity truthy
+triples as the in-memory graph the Rust sampler works on.
+
+- :func:`load_store` reads N-Triples / Turtle dumps (``.gz`` and ``.bz2`` too) into an
+  in-memory :class:`pyoxigraph.Store`.
+- :class:`WikidataKG` holds the truthy ``wdt:`` triples between ``wd:Q`` items that have an
+  English label (GTSQA dropped unlabelled nodes), minus the excluded relations (the code's
+  P21, P31, P530, P735), the labels of items and properties, and the Rust
+  :class:`kgbench._core.synth.KgGraph` over them; :meth:`WikidataKG.select` runs SPARQL on
+  the store.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, cast
+
+from kgbench.errors import InputError
+
+WD = "http://www.wikidata.org/entity/"
+WDT = "http://www.wikidata.org/prop/direct/"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+#: Relations the original code excludes (sex or gender, instance of, diplomatic relation,
+#: given name).
+EXCLUDED_RELATIONS = ("P21", "P31", "P530", "P735")
+
+#: SPARQL prefixes of every generated query.
+PREFIXES = f"PREFIX wd: <{WD}>\nPREFIX wdt: <{WDT}>\n"
+
+
+def _open(path: Path) -> IO[bytes]:
+    with path.open("rb") as fh:
+        magic = fh.read(3)
+    if magic[:2] == b"\x1f\x8b":
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    if magic == b"BZh":
+        return cast(IO[bytes], bz2.open(path, "rb"))
+    return path.open("rb")
+
+
+def load_store(paths: Sequence[str | os.PathLike[str]]) -> Any:
+    """An in-memory pyoxigraph store holding the triples of ``paths`` (N-Triples, or Turtle
+    when the name ends in ``.ttl``; compression detected from the content).
+
+    Raises:
+        InputError: a file that cannot be read or parsed (the parser's message names the
+            line).
+    """
+    import pyoxigraph as ox
+
+    store = ox.Store()
+    for p in map(Path, paths):
+        fmt = ox.RdfFormat.TURTLE if ".ttl" in p.name else ox.RdfFormat.N_TRIPLES
+        try:
+            with _open(p) as fh:
+                store.bulk_load(input=fh, format=fmt)
+        except OSError as exc:
+            raise InputError(f"{p}: cannot read: {exc}") from exc
+        except SyntaxError as exc:
+            raise InputError(f"{p}: not valid RDF: {exc}") from exc
+    return store
+
+
+def qid(iri: str) -> str:
+    """``Q42`` of ``http://www.wikidata.org/entity/Q42`` (any IRI: its last path segment)."""
+    return iri.rsplit("/", 1)[-1]
+
+
+@dataclass
+class WikidataKG:
+    """Truthy entity–entity triples of a Wikidata store (module docstring).
+
+    ``qids[i]`` is node ``i``; ``triples[j]`` is ``(head, relation index, tail)`` with
+    ``relations[r]`` a PID; ``labels`` maps QIDs and PIDs to their English label."""
+
+    store: Any
+    qids: list[str]
+    relations: list[str]
+    triples: list[tuple[int, int, int]]
+    labels: dict[str, str]
+    excluded: tuple[str, ...] = EXCLUDED_RELATIONS
+    index: dict[str, int] = field(default_factory=dict)
+    graph: Any = None
+
+    @classmethod
+    def from_store(cls, store: Any, excluded: Iterable[str] = EXCLUDED_RELATIONS) -> WikidataKG:
+        """Read the triples and labels from ``store`` and index them.
+
+        Raises:
+            InputError: the store holds no truthy triple between labelled items.
+        """
+        from kgbench._core.synth import KgGraph
+
+        excluded = tuple(excluded)
+        labels: dict[str, str] = {}
+        for s in store.query(
+            f"SELECT ?e ?l WHERE {{ ?e <{RDFS_LABEL}> ?l FILTER(LANGMATCHES(LANG(?l), 'en')) }}"
+        ):
+            iri = s["e"].value
+            if iri.startswith(WD):
+                labels.setdefault(qid(iri), s["l"].value)
+        rows = store.query(
+            "SELECT ?h ?p ?t WHERE { ?h ?p ?t "
+            f"FILTER(STRSTARTS(STR(?p), '{WDT}') && STRSTARTS(STR(?t), '{WD}Q') "
+            f"&& STRSTARTS(STR(?h), '{WD}Q')) }}"
+        )
+        qids: list[str] = []
+        index: dict[str, int] = {}
+        rels: list[str] = []
+        rel_index: dict[str, int] = {}
+        found: set[tuple[int, int, int]] = set()
+        for s in rows:
+            h, p, t = qid(s["h"].value), qid(s["p"].value), qid(s["t"].value)
+            if p in excluded or h not in labels or t not in labels or h == t:
+                continue
+            ids = []
+            for q in (h, t):
+                if q not in index:
+                    index[q] = len(qids)
+                    qids.append(q)
+                ids.append(index[q])
+            if p not in rel_index:
+                rel_index[p] = len(rels)
+                rels.append(p)
+            found.add((ids[0], rel_index[p], ids[1]))
+        if not found:
+            raise InputError(
+                "the dump holds no truthy wdt: triple between two items with an English "
+                "label; nothing to sample"
+            )
+        # a deterministic order whatever order the store returns rows in
+        order = sorted(range(len(qids)), key=lambda i: (len(qids[i]), qids[i]))
+        remap = {old: new for new, old in enumerate(order)}
+        qids = [qids[i] for i in order]
+        rorder = sorted(range(len(rels)), key=lambda i: (len(rels[i]), rels[i]))
+        rremap = {old: new for new, old in enumerate(rorder)}
+        rels = [rels[i] for i in rorder]
+        triples = sorted((remap[h], rremap[r], remap[t]) for h, r, t in found)
+        kg = cls(store, qids, rels, triples, labels, excluded)
+        kg.index = {q: i for i, q in enumerate(qids)}
+        kg.graph = KgGraph(
+            len(qids),
+            [h for h, _, _ in triples],
+            [r for _, r, _ in triples],
+            [t for _, _, t in triples],
+        )
+        return kg
+
+    def label(self, wid: str) -> str:
+        """The English label of a QID or PID (the id itself when it has none)."""
+        return self.labels.get(wid, wid)
+
+    def named(self, wid: str) -> str:
+        """``"label (ID)"``, GTSQA's entity and relation spelling."""
+        return f"{self.label(wid)} ({wid})"
+
+    def triple(self, j: int) -> tuple[str, str, str]:
+        """Triple ``j`` as (head QID, PID, tail QID)."""
+        h, r, t = self.triples[j]
+        return self.qids[h], self.relations[r], self.qids[t]
+
+    def select(self, query: str) -> list[dict[str, str]]:
+        """Run a SPARQL SELECT; each solution as ``{variable: QID or literal value}``."""
+        out = []
+        solutions = self.store.query(query)
+        names = [v.value for v in solutions.variables]
+        for s in solutions:
+            row = {}
+            for n in names:
+                term = s[n]
+                if term is not None:
+                    row[n] = qid(term.value) if term.value.startswith(WD) else term.value
+            out.append(row)
+        return out
+
+    def construct(self, query: str) -> list[tuple[str, str, str]]:
+        """Run a SPARQL CONSTRUCT; its triples as (QID, PID, QID), sorted."""
+        return sorted(
+            (qid(t.subject.value), qid(t.predicate.value), qid(t.object.value))
+            for t in self.store.query(query)
+        )

@@ -1,0 +1,345 @@
+"""SynthKGQA's offline template generator and the validation every item passes (spec
+``synthkgqa.md`` §3.3-§3.4, §4 "Offline"; seed synthkgqa-gtsqa.txt §3).
+
+For each seed graph (Rust, :meth:`kgbench._core.synth.KgGraph.seed_graphs`) the generator
+draws an isomorphism type (weighted by the GTSQA train frequencies, up to ``max_edges``
+edges), embeds it in the seed graph by seeded backtracking (Rust), writes the SPARQL of the
+tree (one triple pattern per edge, seeds as constants, ``?answer`` for the root and one
+variable per intermediate node), and words the question from the tree: an edge read towards
+the answer is "is the {r} of X" (the answer side is the tail) or "has {r} X" (the head),
+nested along paths ("the entity that is the child of Yehonatan Geffen") and joined with "and"
+at intersections.
+
+Validation (the spec's steps, in order; the first failure is the logged reason):
+
+- 4. the query's constants are the seed set (by construction);
+- 5. executed on the store, the answer node is among the results, and there are at most
+  ``max_answers`` (10) — else ``no_answer_match`` / ``exceeding_answer``;
+- 6. the answer subgraph G is a tree whose non-answer leaves are the seeds, of an allowed
+  type (kgbench's AHU encoder) — else ``invalid_graph_template``;
+- 7. ``CONSTRUCT WHERE`` on the same pattern gives the full answer subgraph, which must
+  contain G — else ``no_triple_match``;
+- 8. minimality over the non-empty seed subsets S′: the union of G's seed→answer paths for
+  S′ is queried; S′ is sufficient when its answer *set* equals the item's (kgbench compares
+  sets; the original counts). The sufficient S′ with the fewest edges gives
+  ``minimal_graph_isomorphism`` (``redundant`` when it differs from G's type); those with
+  the fewest seeds give ``minimal_seeds_and_queries``.
+
+Then dedup: one item per (seeds, answer, G), the first kept. Records follow GTSQA's names
+(spec §2) plus ``generator``, ``llm_check``, ``source`` and ``rng_seed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgbench.generate.synth.kg import PREFIXES, WikidataKG
+
+#: GTSQA train frequencies of the isomorphism types (spec §5, Table 1 discussion); the other
+#: allowed types get weight 100.
+TYPE_WEIGHTS: dict[str, int] = {
+    "(2)": 8338,
+    "(1)": 7658,
+    "(1)(1)(1)": 5526,
+    "(1)(1)": 4481,
+    "(3)": 1731,
+    "(2)(1)": 1470,
+    "(2)(1)(1)": 907,
+    "((1)(1))": 100,
+    "(2)(2)": 100,
+    "(3)(1)": 100,
+    "((2)(1))": 100,
+    "((1)(1))(1)": 100,
+    "(2(1)(1))": 100,
+    "(4)": 100,
+    "(1)(1)(1)(1)": 100,
+}
+
+#: Rejection reasons of ``filter_log.json`` (spec §2).
+REASONS = (
+    "invalid_llm_out",
+    "invalid_label_format",
+    "no_node_match",
+    "no_triple_match",
+    "invalid_sparql",
+    "no_answer_match",
+    "exceeding_answer",
+    "invalid_graph_template",
+)
+
+
+@dataclass
+class SynthSettings:
+    """Generator settings (every one is recorded in the run's report)."""
+
+    n: int = 100
+    seed: int = 1111
+    max_edges: int = 4
+    max_answers: int = 10
+    seed_nodes: int = 10
+    seed_edges: int = 30
+    bias: str = "inverse_degree"
+    embed_tries: int = 3
+    max_steps: int = 10_000
+    types: dict[str, int] = field(default_factory=lambda: dict(TYPE_WEIGHTS))
+
+
+@dataclass
+class Tree:
+    """An embedded type: tree edges (parent, child), node QIDs, and per edge its triple."""
+
+    edges: list[tuple[int, int]]
+    nodes: list[str]
+    triples: list[tuple[str, str, str]]
+    seeds: list[int]
+
+    def var(self, i: int) -> str:
+        """The SPARQL term of tree node ``i``."""
+        if i == 0:
+            return "?answer"
+        if i in self.seeds:
+            return f"wd:{self.nodes[i]}"
+        return f"?v{i}"
+
+    def pattern(self, edge_ids: Iterable[int]) -> str:
+        """The basic graph pattern of the given tree edges."""
+        parts = []
+        for j in edge_ids:
+            p, c = self.edges[j]
+            h, r, _t = self.triples[j]
+            a, b = (p, c) if h == self.nodes[p] else (c, p)
+            parts.append(f"{self.var(a)} wdt:{r} {self.var(b)} .")
+        return " ".join(parts)
+
+
+def sparql_select(pattern: str) -> str:
+    """``SELECT DISTINCT ?answer`` over a pattern."""
+    return f"{PREFIXES}SELECT DISTINCT ?answer WHERE {{ {pattern} }}"
+
+
+def sparql_construct(pattern: str) -> str:
+    """``CONSTRUCT WHERE`` over a pattern (the full answer subgraph)."""
+    return f"{PREFIXES}CONSTRUCT WHERE {{ {pattern} }}"
+
+
+def word_question(tree: Tree, kg: WikidataKG) -> str:
+    """The template question of an embedded tree (module docstring)."""
+    children: dict[int, list[int]] = {}
+    for j, (p, _c) in enumerate(tree.edges):
+        children.setdefault(p, []).append(j)
+
+    def clauses(v: int) -> list[str]:
+        out = []
+        for j in children.get(v, []):
+            p, c = tree.edges[j]
+            h, r, _t = tree.triples[j]
+            rel = kg.label(r)
+            desc = describe(c)
+            out.append(f"has {rel} {desc}" if h == tree.nodes[p] else f"is the {rel} of {desc}")
+        return out
+
+    def describe(v: int) -> str:
+        if v in tree.seeds:
+            return kg.label(tree.nodes[v])
+        return "the entity that " + " and ".join(clauses(v))
+
+    return "Which entity " + " and ".join(clauses(0)) + "?"
+
+
+def _paths(tree: Tree) -> dict[int, list[int]]:
+    """Per seed, the tree edges on its path to the answer."""
+    parent_edge = {c: j for j, (_p, c) in enumerate(tree.edges)}
+    out = {}
+    for s in tree.seeds:
+        path, v = [], s
+        while v != 0:
+            j = parent_edge[v]
+            path.append(j)
+            v = tree.edges[j][0]
+        out[s] = path
+    return out
+
+
+def _subtype(tree: Tree, edge_ids: Sequence[int], seeds: Sequence[int]) -> str:
+    from kgbench.iso import isomorphism_type
+
+    return isomorphism_type([tree.edges[j] for j in edge_ids], 0, list(seeds))
+
+
+@dataclass
+class Outcome:
+    """An item, or the reason it was rejected."""
+
+    item: dict[str, Any] | None
+    reason: str | None
+
+
+def validate(
+    tree: Tree, identifier: str, kg: WikidataKG, settings: SynthSettings, rng_seed: int, source: str
+) -> Outcome:
+    """Steps 4-8 of the module docstring on one embedded tree; the item record if valid."""
+    from kgbench.iso import isomorphism_type
+
+    all_edges = list(range(len(tree.edges)))
+    pattern = tree.pattern(all_edges)
+    query = sparql_select(pattern)
+    answers = sorted({r["answer"] for r in kg.select(query) if "answer" in r})
+    answer = tree.nodes[0]
+    if answer not in answers:
+        return Outcome(None, "no_answer_match")
+    if len(answers) > settings.max_answers:
+        return Outcome(None, "exceeding_answer")
+    try:
+        gtype = isomorphism_type(tree.edges, 0, tree.seeds)
+    except ValueError:
+        return Outcome(None, "invalid_graph_template")
+    if gtype not in settings.types:
+        return Outcome(None, "invalid_graph_template")
+    full = kg.construct(sparql_construct(pattern))
+    if not set(tree.triples) <= set(full):
+        return Outcome(None, "no_triple_match")
+    # minimality over seed subsets (answer sets compared)
+    paths = _paths(tree)
+    best_edges: tuple[int, str] | None = None
+    by_seeds: dict[int, dict[str, str]] = {}
+    for k in range(1, len(tree.seeds) + 1):
+        for subset in itertools.combinations(tree.seeds, k):
+            edge_ids = sorted({j for s in subset for j in paths[s]})
+            q = sparql_select(tree.pattern(edge_ids))
+            got = {r["answer"] for r in kg.select(q) if "answer" in r}
+            if got != set(answers):
+                continue
+            sub = _subtype(tree, edge_ids, subset)
+            if best_edges is None or len(edge_ids) < best_edges[0]:
+                best_edges = (len(edge_ids), sub)
+            by_seeds.setdefault(k, {})["-".join(tree.nodes[s] for s in subset)] = q
+    assert best_edges is not None  # the full seed set is always sufficient
+    n_hops = max(len(p) for p in paths.values())
+    seeds = [tree.nodes[s] for s in tree.seeds]
+    item = {
+        "question": word_question(tree, kg),
+        "paraphrased_question": None,
+        "seed_entities": [kg.named(q) for q in seeds],
+        "answer_node": kg.named(answer),
+        "answer_subgraph": [[kg.named(h), kg.named(r), kg.named(t)] for h, r, t in tree.triples],
+        "sparql_query": query,
+        "all_answers_wikidata": answers,
+        "full_answer_subgraph_wikidata": [list(t) for t in full],
+        "n_hops": n_hops,
+        "graph_isomorphism": gtype,
+        "redundant": best_edges[1] != gtype,
+        "minimal_graph_isomorphism": best_edges[1],
+        "minimal_seeds_and_queries": by_seeds[min(by_seeds)],
+        "test_type": ["training"],
+        "generator": "template",
+        "llm_check": None,
+        "source": source,
+        "rng_seed": rng_seed,
+    }
+    key = json.dumps([sorted(seeds), answer, sorted(map(list, tree.triples))])
+    item["id"] = "synth_" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Outcome(item, None)
+
+
+def generate_template_items(
+    kg: WikidataKG,
+    settings: SynthSettings,
+    *,
+    source: str = "",
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Template items until ``settings.n`` are valid (or the attempt budget, 50·n seed
+    graphs, is spent). Returns (items in generation order, report with the rejections per
+    reason, ids per reason for ``filter_log.json``, counts per type and timings)."""
+    import time
+
+    from kgbench.iso import parse_isomorphism_type
+
+    types = {
+        t: w
+        for t, w in settings.types.items()
+        if len(parse_isomorphism_type(t)[0]) <= settings.max_edges
+    }
+    if not types:
+        raise ValueError(f"no isomorphism type has at most {settings.max_edges} edges")
+    names, weights = list(types), [types[t] for t in types]
+    trees = {t: parse_isomorphism_type(t) for t in names}
+    rng = random.Random(settings.seed)
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    log: dict[str, list[str]] = {r: [] for r in REASONS}
+    timing: dict[str, float] = {"sampling_s": 0.0, "embedding_s": 0.0, "validation_s": 0.0}
+    attempts = 0
+    budget = 50 * settings.n
+    batch = 256
+    while len(items) < settings.n and attempts < budget:
+        t0 = time.perf_counter()
+        samples = kg.graph.seed_graphs(
+            batch, rng.getrandbits(63), settings.seed_nodes, settings.seed_edges, settings.bias
+        )
+        timing["sampling_s"] += time.perf_counter() - t0
+        for nodes, triples in samples:
+            if len(items) >= settings.n or attempts >= budget:
+                break
+            attempts += 1
+            identifier = rng.choices(names, weights)[0]
+            edges, _answer, seeds = trees[identifier]
+            emb_seed = rng.getrandbits(63)
+            t0 = time.perf_counter()
+            emb = kg.graph.embed(nodes, triples, identifier, emb_seed, settings.max_steps)
+            timing["embedding_s"] += time.perf_counter() - t0
+            attempt_id = f"attempt-{attempts}"
+            if emb is None:
+                log["invalid_graph_template"].append(attempt_id)
+                continue
+            node_ids, triple_ids = emb
+            tree = Tree(
+                edges=[(int(p), int(c)) for p, c in edges],
+                nodes=[kg.qids[v] for v in node_ids],
+                triples=[kg.triple(j) for j in triple_ids],
+                seeds=[int(s) for s in seeds],
+            )
+            t0 = time.perf_counter()
+            out = validate(tree, identifier, kg, settings, emb_seed, source)
+            timing["validation_s"] += time.perf_counter() - t0
+            if out.item is None:
+                log[str(out.reason)].append(attempt_id)
+                continue
+            if out.item["id"] in seen:
+                continue
+            seen.add(out.item["id"])
+            items.append(out.item)
+            if progress is not None:
+                progress(len(items), attempts)
+    report = {
+        "settings": {k: v for k, v in settings.__dict__.items()},
+        "attempts": attempts,
+        "items": len(items),
+        "rejections": {r: len(v) for r, v in log.items()},
+        "types": dict(Counter(i["graph_isomorphism"] for i in items)),
+        "redundant": sum(1 for i in items if i["redundant"]),
+        "timing_s": {k: round(v, 3) for k, v in timing.items()},
+        "acceptance": round(len(items) / attempts, 4) if attempts else 0.0,
+        "mean_answers": round(sum(len(i["all_answers_wikidata"]) for i in items) / len(items), 3)
+        if items
+        else math.nan,
+    }
+    return items, {"report": report, "filter_log": log}
+
+
+def circular(item: Mapping[str, Any]) -> bool:
+    """Whether the question names the answer outside any seed label (spec §3.4)."""
+    q = str(item["question"]).casefold()
+    answer = str(item["answer_node"]).rsplit(" (", 1)[0].casefold()
+    seeds = [str(s).rsplit(" (", 1)[0].casefold() for s in item["seed_entities"]]
+    if answer not in q:
+        return False
+    return not any(answer in s for s in seeds)

@@ -1,0 +1,179 @@
+"""SynthKGQA's template generator on the RDF back end (spec synthkgqa.md §3-§5): the Rust
+seed-graph sampler and embedding, the validation steps on the spec's worked example, and
+real items from the WD50K Wikidata dump."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgbench._core.synth import KgGraph
+from kgbench.errors import InputError
+from kgbench.generate.synth.kg import WikidataKG, load_store
+from kgbench.generate.synth.template import (
+    SynthSettings,
+    Tree,
+    generate_template_items,
+    sparql_select,
+    validate,
+    word_question,
+)
+
+WD50K = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
+)
+
+WD = "http://www.wikidata.org/entity/"
+WDT = "http://www.wikidata.org/prop/direct/"
+LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+#: The spec's worked example (§5): t1 Yehonatan Geffen -child-> Aviv Geffen; Aviv plays
+#: guitar, piano, voice; Francis Lickerish plays guitar.
+EXAMPLE = [
+    ("Q2911403", "P40", "Q453232"),
+    ("Q453232", "P1303", "Q6607"),
+    ("Q453232", "P1303", "Q5994"),
+    ("Q453232", "P1303", "Q17172850"),
+    ("Q3720616", "P1303", "Q6607"),
+]
+NAMES = {
+    "Q2911403": "Yehonatan Geffen",
+    "Q453232": "Aviv Geffen",
+    "Q6607": "guitar",
+    "Q5994": "piano",
+    "Q17172850": "voice",
+    "Q3720616": "Francis Lickerish",
+    "Q192052": "lute",
+    "P40": "child",
+    "P1303": "instrument",
+}
+
+
+def _kg(tmp_path: Path, triples: list[tuple[str, str, str]]) -> WikidataKG:
+    lines = [f"<{WD}{h}> <{WDT}{p}> <{WD}{t}> ." for h, p, t in triples]
+    lines += [f'<{WD}{q}> <{LABEL}> "{name}"@en .' for q, name in NAMES.items()]
+    path = tmp_path / "example.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return WikidataKG.from_store(load_store([path]))
+
+
+def _example_tree() -> Tree:
+    # (2)(1): answer guitar; path guitar <- Aviv <- Yehonatan (2 edges), guitar <- Lickerish
+    return Tree(
+        edges=[(0, 1), (1, 2), (0, 3)],
+        nodes=["Q6607", "Q453232", "Q2911403", "Q3720616"],
+        triples=[EXAMPLE[1], EXAMPLE[0], EXAMPLE[4]],
+        seeds=[2, 3],
+    )
+
+
+def test_worked_example_is_redundant(tmp_path: Path) -> None:
+    kg = _kg(tmp_path, EXAMPLE)
+    tree = _example_tree()
+    assert word_question(tree, kg) == (
+        "Which entity is the instrument of the entity that is the child of Yehonatan Geffen "
+        "and is the instrument of Francis Lickerish?"
+    )
+    out = validate(tree, "(2)(1)", kg, SynthSettings(), 1, "example")
+    assert out.reason is None and out.item is not None
+    item = out.item
+    assert item["all_answers_wikidata"] == ["Q6607"]
+    assert item["graph_isomorphism"] == "(2)(1)"
+    assert item["n_hops"] == 2
+    assert sorted(map(tuple, item["full_answer_subgraph_wikidata"])) == sorted(tree.triples)
+    # {Yehonatan} alone gives 3 answers; {Lickerish} alone gives {guitar}: redundant, (1)
+    assert item["redundant"] is True
+    assert item["minimal_graph_isomorphism"] == "(1)"
+    assert list(item["minimal_seeds_and_queries"]) == ["Q3720616"]
+    assert item["seed_entities"] == ["Yehonatan Geffen (Q2911403)", "Francis Lickerish (Q3720616)"]
+    assert item["answer_node"] == "guitar (Q6607)"
+
+
+def test_worked_example_with_lute_is_minimal(tmp_path: Path) -> None:
+    kg = _kg(tmp_path, [*EXAMPLE, ("Q3720616", "P1303", "Q192052")])
+    out = validate(_example_tree(), "(2)(1)", kg, SynthSettings(), 1, "example")
+    assert out.item is not None
+    assert out.item["redundant"] is False
+    assert out.item["minimal_graph_isomorphism"] == "(2)(1)"
+    assert list(out.item["minimal_seeds_and_queries"]) == ["Q2911403-Q3720616"]
+
+
+def test_rejections(tmp_path: Path) -> None:
+    kg = _kg(tmp_path, EXAMPLE)
+    # one seed only: Yehonatan -> Aviv -> ?answer has 3 answers; max 2 rejects
+    tree = Tree(
+        edges=[(0, 1), (1, 2)],
+        nodes=["Q6607", "Q453232", "Q2911403"],
+        triples=[EXAMPLE[1], EXAMPLE[0]],
+        seeds=[2],
+    )
+    assert validate(tree, "(2)", kg, SynthSettings(max_answers=2), 1, "x").reason == (
+        "exceeding_answer"
+    )
+    assert validate(tree, "(2)", kg, SynthSettings(types={"(1)": 1}), 1, "x").reason == (
+        "invalid_graph_template"
+    )
+    wrong = Tree(edges=[(0, 1)], nodes=["Q5994", "Q3720616"], triples=[EXAMPLE[4]], seeds=[1])
+    assert validate(wrong, "(1)", kg, SynthSettings(), 1, "x").reason == "no_answer_match"
+    assert "SELECT DISTINCT ?answer" in sparql_select("?answer ?p ?o .")
+
+
+def test_empty_dump_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "labels.nt"
+    path.write_text(f'<{WD}Q1> <{LABEL}> "a"@en .\n', encoding="utf-8")
+    with pytest.raises(InputError, match="no truthy wdt: triple"):
+        WikidataKG.from_store(load_store([path]))
+    bad = tmp_path / "bad.nt"
+    bad.write_text("<a> <b> .\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.nt"):
+        load_store([bad])
+
+
+def test_kg_graph_binding_checks_input() -> None:
+    g = KgGraph(3, [0, 1], [0, 0], [1, 2])
+    assert (g.n_nodes, g.n_triples, g.degree(1)) == (3, 2, 2)
+    assert g.seed_graphs(2, 7) == g.seed_graphs(2, 7)
+    with pytest.raises(InputError):
+        KgGraph(2, [0], [0], [5])
+    with pytest.raises(InputError):
+        KgGraph(2, [0, 1], [0], [1])
+    with pytest.raises(InputError):
+        g.embed([0, 1], [0], "(1", 1)
+    with pytest.raises(InputError):
+        g.seed_graphs(1, 1, bias="sideways")
+
+
+@pytest.fixture(scope="module")
+def wd50k() -> WikidataKG:
+    if not WD50K.exists():
+        pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
+    return WikidataKG.from_store(load_store([WD50K]))
+
+
+@pytest.mark.slow
+def test_real_items_from_wd50k(wd50k: WikidataKG) -> None:
+    settings = SynthSettings(n=120, seed=1111)
+    items, extra = generate_template_items(wd50k, settings, source="wd50k")
+    assert len(items) == 120
+    again, _ = generate_template_items(wd50k, settings, source="wd50k")
+    assert [json.dumps(i, sort_keys=True) for i in items] == [
+        json.dumps(i, sort_keys=True) for i in again
+    ]
+    report: dict[str, Any] = extra["report"]
+    # every attempt is an item, a logged rejection or a duplicate
+    assert report["attempts"] >= len(items) + sum(report["rejections"].values())
+    assert report["items"] == len(items)
+    assert len(report["types"]) >= 5
+    for item in items:
+        answers = {r["answer"] for r in wd50k.select(item["sparql_query"])}
+        assert sorted(answers) == item["all_answers_wikidata"]
+        answer = item["answer_node"].rsplit("(", 1)[1].rstrip(")")
+        assert answer in answers and len(answers) <= 10
+        g = {tuple(x.rsplit("(", 1)[1].rstrip(")") for x in t) for t in item["answer_subgraph"]}
+        assert g <= {tuple(t) for t in item["full_answer_subgraph_wikidata"]}
+        assert 1 <= len(item["answer_subgraph"]) <= 4
+        assert item["id"].startswith("synth_")
+    assert len({i["id"] for i in items}) == len(items)
