@@ -28,6 +28,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
@@ -177,7 +178,8 @@ def _item(where: str, record: Mapping[str, Any], kg: str | None) -> _Item:
     from kgbench.iso import InvalidIsomorphismType, canonical_isomorphism_type
 
     triples = _list(where, record, "answer_subgraph")
-    relations, entities = [], []
+    relations: list[Any] = []
+    entities: list[Any] = []
     for i, t in enumerate(triples):
         if not isinstance(t, list) or len(t) != 3:
             raise InputError(
@@ -285,7 +287,7 @@ def item_stats(
         paths = [paths]
     records: list[tuple[str, dict[str, Any]]] = []
     for p in paths:
-        records += read_records(p)
+        records += read_records(Path(p))
     return item_stats_of_records(records, kg=kg)
 
 
