@@ -470,8 +470,9 @@ def test_cli_prints_headline_and_writes_report(
     assert report["n"] == 4 and report["mode"] == "compat"
     assert report["schema_coverage"]["properties"]["available_count"] == 4
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    # the parent is a file: nothing can be written there
     with pytest.raises(InputError, match=r"report\.json: cannot write"):
-        _cli(["diversity", str(data), "--out", str(tmp_path / "no" / "report.json")])
+        _cli(["diversity", str(data), "--out", str(data / "report.json")])
 
     assert _cli(["diversity", str(data), "--strict"]) == 0
     assert "strict mode" in capsys.readouterr().out

@@ -57,7 +57,6 @@ import json
 import math
 import os
 import random
-import tempfile
 import time
 import uuid
 import warnings
@@ -1214,16 +1213,9 @@ class _ReturnStep:
 
 
 def _atomic_write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from kgbench.fileio import write_json_atomic
+
+    write_json_atomic(path, data)
 
 
 def generate_cypherbench(

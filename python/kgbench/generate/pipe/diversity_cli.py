@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,22 +59,10 @@ def register(subparsers: Any) -> None:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    """Write ``data`` to ``path`` atomically (``.NAME.tmp`` beside it, then
-    ``os.replace``)."""
-    from kgbench.errors import InputError
+    """Write ``data`` to ``path`` atomically (:func:`kgbench.fileio.write_json_atomic`)."""
+    from kgbench.fileio import write_json_atomic
 
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_json_atomic(path, data)
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:

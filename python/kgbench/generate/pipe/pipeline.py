@@ -229,19 +229,15 @@ def _cypherbench_candidates(
 
 
 def _write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, path)
+    from kgbench.fileio import write_jsonl_atomic
+
+    write_jsonl_atomic(path, rows, sort_keys=True)
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(
-        json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
-    )
-    os.replace(tmp, path)
+    from kgbench.fileio import write_json_atomic
+
+    write_json_atomic(path, data)
 
 
 def generate_pipe(

@@ -35,9 +35,7 @@ relationship properties, one batched categorical read. All go through
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -195,18 +193,9 @@ def write_profile(profile: dict[str, Any], path: str | os.PathLike[str]) -> Path
     """Write ``profile`` to ``path`` as indented, key-sorted UTF-8 JSON, atomically (a
     temporary file in the same directory, then a rename); creates the parent directory.
     Returns the path."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(profile, f, indent=2, ensure_ascii=False, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p
+    from kgbench.fileio import write_json_atomic
+
+    return write_json_atomic(path, profile, sort_keys=True)
 
 
 _PROFILE_LISTS = {

@@ -4,7 +4,6 @@ Wikidata RDF dump (spec ``synthkgqa.md``; :mod:`kgbench.generate.synth.template`
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -84,16 +83,12 @@ def generate_synth(
         "relations": len(kg.relations),
     }
     report["total_s"] = round(time.perf_counter() - t0, 3)
+    from kgbench.fileio import write_json_atomic, write_jsonl_atomic
+
     d = Path(out)
-    d.mkdir(parents=True, exist_ok=True)
-    for name, text in (
-        ("items.jsonl", "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)),
-        ("filter_log.json", json.dumps(extra["filter_log"], indent=1) + "\n"),
-        ("report.json", json.dumps(report, indent=1) + "\n"),
-    ):
-        tmp = d / f".{name}.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, d / name)
+    write_jsonl_atomic(d / "items.jsonl", items)
+    write_json_atomic(d / "filter_log.json", extra["filter_log"])
+    write_json_atomic(d / "report.json", report)
     return report
 
 

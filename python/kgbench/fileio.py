@@ -1,0 +1,54 @@
+"""Atomic output files: a temporary file beside the target, then a rename, so a reader never
+sees a partial file and a failed run leaves the previous file (or none) in place."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import InputError
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically, creating the parent directory; returns
+    the path.
+
+    Raises:
+        InputError: the file cannot be written (the message names it); nothing is left
+            behind.
+    """
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    except OSError as exc:
+        raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, p)
+    except BaseException as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from exc
+        raise
+    return p
+
+
+def write_json_atomic(path: str | os.PathLike[str], data: Any, *, sort_keys: bool = False) -> Path:
+    """``data`` as indented JSON (2 spaces, UTF-8, final newline), atomically; values JSON
+    cannot encode are written as ``str(value)``. Errors as :func:`write_text_atomic`."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=sort_keys, default=str)
+    return write_text_atomic(path, text + "\n")
+
+
+def write_jsonl_atomic(
+    path: str | os.PathLike[str], rows: Iterable[Any], *, sort_keys: bool = False
+) -> Path:
+    """One compact JSON object per line, atomically. Errors as :func:`write_text_atomic`."""
+    lines = (json.dumps(r, ensure_ascii=False, sort_keys=sort_keys, default=str) for r in rows)
+    return write_text_atomic(path, "".join(f"{line}\n" for line in lines))
