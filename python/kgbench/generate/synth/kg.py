@@ -90,8 +90,14 @@ class WikidataKG:
     graph: Any = None
 
     @classmethod
-    def from_store(cls, store: Any, excluded: Iterable[str] = EXCLUDED_RELATIONS) -> WikidataKG:
-        """Read the triples and labels from ``store`` and index them.
+    def from_store(
+        cls,
+        store: Any,
+        excluded: Iterable[str] = EXCLUDED_RELATIONS,
+        keep: Iterable[str] | None = None,
+    ) -> WikidataKG:
+        """Read the triples and labels from ``store`` and index them. ``keep``: only these
+        relations (PIDs), e.g. those a conversion schema maps (None: all but ``excluded``).
 
         Raises:
             InputError: the store holds no truthy triple between labelled items.
@@ -99,6 +105,7 @@ class WikidataKG:
         from kgbench._core.synth import KgGraph
 
         excluded = tuple(excluded)
+        kept = None if keep is None else set(keep)
         labels: dict[str, str] = {}
         for s in store.query(
             f"SELECT ?e ?l WHERE {{ ?e <{RDFS_LABEL}> ?l FILTER(LANGMATCHES(LANG(?l), 'en')) }}"
@@ -119,6 +126,8 @@ class WikidataKG:
         for s in rows:
             h, p, t = qid(s["h"].value), qid(s["p"].value), qid(s["t"].value)
             if p in excluded or h not in labels or t not in labels or h == t:
+                continue
+            if kept is not None and p not in kept:
                 continue
             ids = []
             for q in (h, t):

@@ -25,8 +25,10 @@ Validation (the spec's steps, in order; the first failure is the logged reason):
   ``minimal_graph_isomorphism`` (``redundant`` when it differs from G's type); those with
   the fewest seeds give ``minimal_seeds_and_queries``.
 
-Then dedup: one item per (seeds, answer, G), the first kept. Records follow GTSQA's names
-(spec §2) plus ``generator``, ``llm_check``, ``source`` and ``rng_seed``.
+Then dedup: one item per (seeds, answer, G), the first kept (the id hashes that key; the
+dataset-level dedup and the circularity flag are in :mod:`kgbench.generate.synth.split`).
+Records follow GTSQA's names (spec §2) plus ``generator``, ``llm_check``, ``source`` and
+``rng_seed``.
 """
 
 from __future__ import annotations
@@ -90,6 +92,9 @@ class SynthSettings:
     embed_tries: int = 3
     max_steps: int = 10_000
     types: dict[str, int] = field(default_factory=lambda: dict(TYPE_WEIGHTS))
+    #: A conversion schema's mapping (:class:`CypherMapping`): items then carry
+    #: ``cypher_query`` (None: SPARQL only).
+    cypher: CypherMapping | None = None
 
 
 @dataclass
@@ -118,6 +123,63 @@ class Tree:
             a, b = (p, c) if h == self.nodes[p] else (c, p)
             parts.append(f"{self.var(a)} wdt:{r} {self.var(b)} .")
         return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class CypherMapping:
+    """What the Cypher of an item needs from a CypherBench conversion schema (SPEC.md §1):
+    PID → relationship types (its ``relations`` with that ``wd_source``) and the entity
+    labels (an entity's ``eid`` is ``Label#QID``, so one QID may be several nodes)."""
+
+    rel_types: dict[str, list[str]]
+    labels: tuple[str, ...]
+
+    @classmethod
+    def of_schema(cls, schema: Mapping[str, Any]) -> CypherMapping:
+        """The mapping of a conversion schema."""
+        rel_types: dict[str, list[str]] = {}
+        for rel in schema.get("relations", []):
+            rel_types.setdefault(str(rel["wd_source"]), []).append(str(rel["label"]))
+        labels = tuple(str(e["label"]) for e in schema.get("entities", []))
+        return cls(rel_types, labels)
+
+
+#: The QID of a converted node (``eid`` = ``Label#QID``).
+_QID = "split({v}.eid, '#')[-1]"
+
+
+def cypher_queries(tree: Tree, mapping: CypherMapping) -> tuple[str, str] | None:
+    """The item's Cypher on kgbench's conversion of the dump (spec §6): one ``MATCH`` per
+    triple (SPARQL may bind two patterns to one edge, one Cypher MATCH never does), seeds
+    matched on their ``eid`` under every entity label; returns (the answers query, ``RETURN
+    DISTINCT <QID> AS answer``; the full answer subgraph query, ``head, type, tail`` with
+    QIDs), or None when a relation of the tree has no relationship type in the schema."""
+
+    def node(i: int) -> str:
+        return "(answer)" if i == 0 else f"(n{i})"
+
+    matches, rels = [], []
+    for j, (p, c) in enumerate(tree.edges):
+        h, r, _t = tree.triples[j]
+        types = mapping.rel_types.get(r)
+        if not types:
+            return None
+        a, b = (p, c) if h == tree.nodes[p] else (c, p)
+        label = "|".join(f"`{t}`" for t in types)
+        matches.append(f"MATCH {node(a)}-[r{j}:{label}]->{node(b)}")
+        rels.append(f"r{j}")
+    seeds = " AND ".join(
+        f"n{i}.eid IN [{', '.join(repr(f'{lab}#{tree.nodes[i]}') for lab in mapping.labels)}]"
+        for i in tree.seeds
+    )
+    body = " ".join(matches) + f" WHERE {seeds}"
+    answers = f"{body} RETURN DISTINCT {_QID.format(v='answer')} AS answer"
+    full = (
+        f"{body} UNWIND [{', '.join(rels)}] AS r RETURN DISTINCT "
+        f"{_QID.format(v='startNode(r)')} AS head, type(r) AS type, "
+        f"{_QID.format(v='endNode(r)')} AS tail"
+    )
+    return answers, full
 
 
 def sparql_select(pattern: str) -> str:
@@ -231,6 +293,7 @@ def validate(
         "answer_node": kg.named(answer),
         "answer_subgraph": [[kg.named(h), kg.named(r), kg.named(t)] for h, r, t in tree.triples],
         "sparql_query": query,
+        "cypher_query": None,
         "all_answers_wikidata": answers,
         "full_answer_subgraph_wikidata": [list(t) for t in full],
         "n_hops": n_hops,
@@ -244,6 +307,9 @@ def validate(
         "source": source,
         "rng_seed": rng_seed,
     }
+    if settings.cypher is not None:
+        cypher = cypher_queries(tree, settings.cypher)
+        item["cypher_query"] = cypher[0] if cypher else None
     key = json.dumps([sorted(seeds), answer, sorted(map(list, tree.triples))])
     item["id"] = "synth_" + hashlib.sha256(key.encode()).hexdigest()[:16]
     return Outcome(item, None)
@@ -320,7 +386,7 @@ def generate_template_items(
             if progress is not None:
                 progress(len(items), attempts)
     report = {
-        "settings": {k: v for k, v in settings.__dict__.items()},
+        "settings": {k: v for k, v in settings.__dict__.items() if k != "cypher"},
         "attempts": attempts,
         "items": len(items),
         "rejections": {r: len(v) for r, v in log.items()},
@@ -333,13 +399,3 @@ def generate_template_items(
         else math.nan,
     }
     return items, {"report": report, "filter_log": log}
-
-
-def circular(item: Mapping[str, Any]) -> bool:
-    """Whether the question names the answer outside any seed label (spec §3.4)."""
-    q = str(item["question"]).casefold()
-    answer = str(item["answer_node"]).rsplit(" (", 1)[0].casefold()
-    seeds = [str(s).rsplit(" (", 1)[0].casefold() for s in item["seed_entities"]]
-    if answer not in q:
-        return False
-    return not any(answer in s for s in seeds)
