@@ -56,7 +56,6 @@ answer each test question from G) is not applied here.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections import Counter
@@ -65,6 +64,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.generate.synth.records import (
+    answer_ids,
+    entity_id,
+    entity_label,
+    gt_triples,
+    isomorphism_field,
+    item_where,
+    list_field,
+    redundant_field,
+    required_field,
+)
 
 __all__ = [
     "HELD_OUT_TYPES",
@@ -105,24 +115,7 @@ DROP_REASONS = (
     "answer_in_test",
 )
 
-_ID = re.compile(r"\(([^()\s]+)\)\s*$")
 _DIGITS = re.compile(r"(\d+)")
-
-
-def _ident(value: Any) -> str:
-    """The id of a ``"label (ID)"`` string, the string itself, or the JSON of another
-    value (property-graph eids)."""
-    if isinstance(value, str):
-        m = _ID.search(value)
-        return m.group(1) if m else value
-    return json.dumps(value, sort_keys=True)
-
-
-def _label(value: Any) -> str:
-    """The label of a ``"label (ID)"`` string (the whole string when there is no id)."""
-    text = str(value)
-    m = _ID.search(text)
-    return text[: m.start()].rstrip() if m else text
 
 
 def _natural(text: str) -> tuple[Any, ...]:
@@ -141,50 +134,13 @@ def _id_order(value: Any) -> tuple[Any, ...]:
     return (1, _natural(text), text)
 
 
-def _field(item: Mapping[str, Any], name: str) -> Any:
-    if name not in item:
-        raise InputError(f"item {item.get('id', '?')!r}: missing field {name!r}")
-    return item[name]
-
-
-def _list(item: Mapping[str, Any], name: str) -> list[Any]:
-    value = _field(item, name)
-    if not isinstance(value, list):
-        raise InputError(
-            f"item {item.get('id', '?')!r}: field {name!r} must be a list, "
-            f"got {type(value).__name__}"
-        )
-    return value
-
-
-def _triples(item: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    out = []
-    for i, t in enumerate(_list(item, "answer_subgraph")):
-        if not isinstance(t, (list, tuple)) or len(t) != 3:
-            raise InputError(
-                f"item {item.get('id', '?')!r}: answer_subgraph[{i}] must be a "
-                f"[head, relation, tail] list, got {t!r}"
-            )
-        out.append((_ident(t[0]), _ident(t[1]), _ident(t[2])))
-    return out
-
-
-def _answers(item: Mapping[str, Any]) -> frozenset[str]:
-    """Every answer of an item: all ``all_answers*`` fields and the answer node."""
-    out = {_ident(_field(item, "answer_node"))}
-    for name in sorted(k for k in item if k.startswith("all_answers")):
-        value = item[name]
-        if isinstance(value, list):
-            out.update(_ident(a) for a in value)
-    return frozenset(out)
-
-
 def dedup_key(item: Mapping[str, Any]) -> Hashable:
     """(seed set, answer node, G as a set of triples), by ids (module docstring)."""
+    where = item_where(item)
     return (
-        frozenset(_ident(s) for s in _list(item, "seed_entities")),
-        _ident(_field(item, "answer_node")),
-        frozenset(_triples(item)),
+        frozenset(entity_id(s) for s in list_field(where, item, "seed_entities")),
+        entity_id(required_field(where, item, "answer_node")),
+        frozenset(gt_triples(where, item)),
     )
 
 
@@ -200,7 +156,7 @@ def dedup(items: Iterable[Mapping[str, Any]]) -> tuple[list[Any], list[Any]]:
     items = list(items)
     best: dict[Hashable, int] = {}
     for i, item in enumerate(items):
-        ident = _field(item, "id")
+        ident = required_field(item_where(item), item, "id")
         k = dedup_key(item)
         j = best.get(k)
         if j is None or _id_order(ident) < _id_order(items[j]["id"]):
@@ -214,10 +170,10 @@ def dedup(items: Iterable[Mapping[str, Any]]) -> tuple[list[Any], list[Any]]:
 def circular(item: Mapping[str, Any]) -> bool:
     """Whether the question names the answer outside any seed label (spec §3.4; module
     docstring)."""
-    answer = _label(item.get("answer_node", "")).casefold()
+    answer = entity_label(item.get("answer_node", "")).casefold()
     if not answer.strip():
         return False
-    seeds = {_label(s).casefold() for s in item.get("seed_entities") or []}
+    seeds = {entity_label(s).casefold() for s in item.get("seed_entities") or []}
     seeds.discard("")
     word = re.compile(rf"(?<!\w){re.escape(answer)}(?!\w)")
     for name in ("question", "paraphrased_question"):
@@ -268,27 +224,16 @@ def _canonical_types(types: Iterable[str], what: str) -> list[str]:
 
 
 def _info(index: int, item: Mapping[str, Any]) -> _Info:
-    from kgbench.iso import InvalidIsomorphismType, canonical_isomorphism_type
-
-    ident = _field(item, "id")
-    iso = _field(item, "graph_isomorphism")
-    if not isinstance(iso, str):
-        raise InputError(f"item {ident!r}: field 'graph_isomorphism' must be a string")
-    try:
-        gtype = canonical_isomorphism_type(iso)
-    except InvalidIsomorphismType as exc:
-        raise InputError(f"item {ident!r}: field 'graph_isomorphism': {exc}") from exc
-    redundant = _field(item, "redundant")
-    if not isinstance(redundant, bool):
-        raise InputError(f"item {ident!r}: field 'redundant' must be true or false")
+    where = item_where(item)
+    ident = required_field(where, item, "id")
     return _Info(
         index=index,
         id=ident,
         order=_id_order(ident),
-        type=gtype,
-        redundant=redundant,
-        relations=frozenset(r for _h, r, _t in _triples(item)),
-        answers=_answers(item),
+        type=isomorphism_field(where, item),
+        redundant=redundant_field(where, item),
+        relations=frozenset(r for _h, r, _t in gt_triples(where, item)),
+        answers=answer_ids(where, item),
     )
 
 
@@ -344,7 +289,7 @@ def assign_splits(
     # 1. relations
     frequency: Counter[str] = Counter()
     for it in records:
-        frequency.update(r for _h, r, _t in _triples(it))
+        frequency.update(r for _h, r, _t in gt_triples(item_where(it), it))
     ranked = sorted(frequency, key=lambda r: (-frequency[r], _natural(r), r))
     if train_relation_share is None:
         n_train = min(n_train_relations, len(ranked))

@@ -23,15 +23,20 @@ the paper's tables do: an item that is both ``unseen_graph_type`` and
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.generate.synth.records import (
+    answers_name,
+    gt_triples,
+    isomorphism_field,
+    list_field,
+    redundant_field,
+)
 
 __all__ = [
     "TEST_CATEGORIES",
@@ -46,8 +51,6 @@ __all__ = [
 TEST_CATEGORIES = ("in_distribution", "unseen_relation_type", "unseen_graph_type")
 #: ``test_type`` of a train item.
 TRAINING = "training"
-
-_ID = re.compile(r"\(([^()\s]+)\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -141,68 +144,15 @@ class _Item:
     n_edges: int
 
 
-def _key(value: Any) -> Any:
-    """The id of a ``"label (ID)"`` string, the string itself, or a hashable form of a
-    non-string JSON value."""
-    if isinstance(value, str):
-        m = _ID.search(value)
-        return m.group(1) if m else value
-    return ("json", json.dumps(value, sort_keys=True))
-
-
-def _list(where: str, record: Mapping[str, Any], name: str) -> list[Any]:
-    if name not in record:
-        raise InputError(f"{where}: missing field {name!r}")
-    value = record[name]
-    if not isinstance(value, list):
-        raise InputError(f"{where}: field {name!r} must be a list, got {type(value).__name__}")
-    return value
-
-
-def _answers_field(where: str, record: Mapping[str, Any], kg: str | None) -> str:
-    if kg is not None:
-        return f"all_answers_{kg}"
-    if "all_answers_wikidata" in record:
-        return "all_answers_wikidata"
-    fields = sorted(k for k in record if k.startswith("all_answers"))
-    if len(fields) == 1:
-        return fields[0]
-    if not fields:
-        raise InputError(f"{where}: missing field 'all_answers_wikidata'")
-    raise InputError(
-        f"{where}: several answer fields ({', '.join(fields)}); choose one with kg (--kg)"
-    )
-
-
 def _item(where: str, record: Mapping[str, Any], kg: str | None) -> _Item:
-    from kgbench.iso import InvalidIsomorphismType, canonical_isomorphism_type
-
-    triples = _list(where, record, "answer_subgraph")
-    relations: list[Any] = []
-    entities: list[Any] = []
-    for i, t in enumerate(triples):
-        if not isinstance(t, list) or len(t) != 3:
-            raise InputError(
-                f"{where}: answer_subgraph[{i}] must be a [head, relation, tail] list, got {t!r}"
-            )
-        entities += (_key(t[0]), _key(t[2]))
-        relations.append(_key(t[1]))
-    seeds = _list(where, record, "seed_entities")
-    answers = _list(where, record, _answers_field(where, record, kg))
-
+    triples = gt_triples(where, record)
+    seeds = list_field(where, record, "seed_entities")
+    answers = list_field(where, record, answers_name(where, record, kg))
     hops = record.get("n_hops")
     if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
         raise InputError(f"{where}: field 'n_hops' must be a non-negative integer, got {hops!r}")
-    redundant = record.get("redundant")
-    if not isinstance(redundant, bool):
-        raise InputError(f"{where}: field 'redundant' must be true or false, got {redundant!r}")
-    iso = record.get("graph_isomorphism")
-    if not isinstance(iso, str):
-        raise InputError(f"{where}: field 'graph_isomorphism' must be a string, got {iso!r}")
-    try:
-        canonical = canonical_isomorphism_type(iso)
-    except InvalidIsomorphismType as exc:
-        raise InputError(f"{where}: field 'graph_isomorphism': {exc}") from exc
+    redundant = redundant_field(where, record)
+    canonical = isomorphism_field(where, record)
 
     test_type = record.get("test_type")
     if isinstance(test_type, str):
@@ -231,8 +181,8 @@ def _item(where: str, record: Mapping[str, Any], kg: str | None) -> _Item:
     return _Item(
         split=split,
         category=category,
-        relations=relations,
-        entities=entities,
+        relations=[r for _h, r, _t in triples],
+        entities=[e for h, _r, t in triples for e in (h, t)],
         type=canonical,
         redundant=redundant,
         n_seeds=len(seeds),
