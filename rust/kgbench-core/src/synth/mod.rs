@@ -86,6 +86,8 @@ pub struct KgGraph {
     incident: Vec<u32>,
     /// Distinct neighbours per node.
     degree: Vec<u32>,
+    /// `exp(1/d)` per node (`d` at least 1), the [`Bias::InverseDegree`] weight.
+    inverse_degree_weight: Vec<f64>,
 }
 
 /// Bad input to [`KgGraph::new`].
@@ -148,10 +150,12 @@ impl KgGraph {
             offsets,
             incident,
             degree: vec![0; n_nodes],
+            inverse_degree_weight: vec![0.0; n_nodes],
         };
         for v in 0..n_nodes {
             let d = g.neighbours(v as u32).collect::<HashSet<u32>>().len();
             g.degree[v] = d as u32;
+            g.inverse_degree_weight[v] = (1.0 / f64::from(d.max(1) as u32)).exp();
         }
         Ok(g)
     }
@@ -229,7 +233,7 @@ pub struct SeedGraph {
 fn weight(g: &KgGraph, v: u32, bias: Bias) -> f64 {
     match bias {
         Bias::Uniform => 1.0,
-        Bias::InverseDegree => (1.0 / f64::from(g.degree(v).max(1))).exp(),
+        Bias::InverseDegree => g.inverse_degree_weight[v as usize],
     }
 }
 
@@ -243,14 +247,17 @@ pub fn seed_graph(g: &KgGraph, starts: &[u32], p: &SeedParams, rng: &mut Rng) ->
     let mut triples: HashSet<u32> = HashSet::new();
     while nodes.len() < p.n_nodes && triples.len() < p.n_edges {
         if candidates.is_empty() {
-            // every candidate is exhausted: a uniform KG node joins without a triple
-            let free: Vec<u32> = (0..g.n_nodes() as u32)
-                .filter(|v| !in_set.contains(v))
-                .collect();
-            if free.is_empty() {
+            // every candidate is exhausted: a uniform KG node outside the set joins without
+            // a triple (drawn by rejection: the set is tiny next to the graph)
+            if in_set.len() >= g.n_nodes() {
                 break;
             }
-            let v = free[rng.below(free.len())];
+            let v = loop {
+                let v = rng.below(g.n_nodes()) as u32;
+                if !in_set.contains(&v) {
+                    break v;
+                }
+            };
             nodes.push(v);
             in_set.insert(v);
             candidates.push(v);
