@@ -12,12 +12,11 @@ import pytest
 
 from kgbench._core.synth import KgGraph
 from kgbench.errors import InputError
-from kgbench.generate.synth.kg import WikidataKG, load_store
+from kgbench.generate.synth.kg import WikidataKG, load_store, sparql_select
 from kgbench.generate.synth.template import (
     SynthSettings,
     Tree,
     generate_template_items,
-    sparql_select,
     validate,
     word_question,
 )

@@ -1,5 +1,7 @@
 """``kgbench generate synth``: SynthKGQA items with ground-truth answer subgraphs from a
-Wikidata RDF dump (spec ``synthkgqa.md``; :mod:`kgbench.generate.synth.template`)."""
+Wikidata RDF dump (SPARQL on an embedded store) or from a property graph in Neo4j (Cypher),
+by the offline template generator or an LLM (spec ``synthkgqa.md``;
+:mod:`kgbench.generate.synth.template`, :mod:`kgbench.generate.synth.llm_gen`)."""
 
 from __future__ import annotations
 
@@ -15,22 +17,30 @@ def register_synth(sub: Any) -> None:
     """Add ``generate synth`` to the ``generate`` sub-parsers."""
     p = sub.add_parser(
         "synth",
-        help="SynthKGQA: KGQA items with ground-truth answer subgraphs (offline templates)",
-        description="Load a Wikidata RDF dump into an embedded SPARQL store, sample seed "
-        "graphs (Rust), embed isomorphism types, write each item's SPARQL and template "
-        "question, and keep the items that pass validation (answer found, at most "
-        "--max-answers answers, a tree of an allowed type, the full answer subgraph, "
-        "minimality over seed subsets). Writes DIR/items.jsonl (GTSQA's record format), "
-        "DIR/filter_log.json (rejections per reason) and DIR/report.json. Deterministic for "
-        "a seed.",
+        help="SynthKGQA: KGQA items with ground-truth answer subgraphs (RDF or Neo4j)",
+        description="Read a knowledge graph -- a Wikidata RDF dump loaded into an embedded "
+        "SPARQL store (--rdf), or a property graph in Neo4j (--uri, read access only) -- "
+        "sample seed graphs (Rust), and propose items: offline, by embedding isomorphism "
+        "types and wording template questions (default), or by an LLM (--llm-base-url, "
+        "--llm-model; cached and replayable). Every item passes the same validation (the "
+        "answer found, at most --max-answers answers, a tree of an allowed type, the full "
+        "answer subgraph, minimality over seed subsets). Writes DIR/items.jsonl (GTSQA's "
+        "record format: SPARQL items carry all_answers_wikidata, Neo4j items "
+        "all_answers_neo4j and cypher_query), DIR/filter_log.json (rejections per reason) "
+        "and DIR/report.json. Deterministic for a seed.",
     )
     p.add_argument(
         "--rdf",
         nargs="+",
-        required=True,
+        default=None,
         metavar="DUMP",
-        help="Wikidata RDF dump(s): N-Triples or Turtle, plain, .gz or .bz2",
+        help="Wikidata RDF dump(s): N-Triples or Turtle, plain, .gz or .bz2 (else the "
+        "Neo4j graph at --uri)",
     )
+    from kgbench.generate.cli import llm_args
+    from kgbench.neo4j.cli import _connection_args
+
+    _connection_args(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--n", type=int, default=100, help="valid items wanted (default: 100)")
     p.add_argument("--seed", type=int, default=1111, help="random seed (default: 1111)")
@@ -61,6 +71,20 @@ def register_synth(sub: Any) -> None:
         help="a CypherBench conversion schema: items also carry cypher_query, the "
         "same question on kgbench's conversion of the dump (one MATCH per triple)",
     )
+    llm_args(p, "the LLM generator")
+    p.add_argument(
+        "--no-llm",
+        action="store_true",
+        help="the offline template generator (the default when no --llm-base-url is given)",
+    )
+    p.add_argument(
+        "--exclude",
+        nargs="*",
+        default=None,
+        metavar="REL",
+        help="relations left out of sampling (default for --rdf: P21 P31 P530 P735, as the "
+        "original code; for Neo4j: none)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument(
         "--split",
@@ -73,36 +97,66 @@ def register_synth(sub: Any) -> None:
 
 
 def generate_synth(
-    rdf: list[str],
+    rdf: list[str] | None,
     out: str | os.PathLike[str],
     settings: Any,
     *,
+    reader: Any = None,
     log: Any = None,
     split: bool = False,
+    client: Any = None,
+    excluded: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Generate template items from the dumps into ``out`` (files: module docstring of the
-    CLI); returns the report. Raises :class:`kgbench.errors.InputError` for an unreadable
-    dump or one with no truthy triple between labelled items. ``split``: deduplicate and
-    assign train/test (:mod:`kgbench.generate.synth.split`, seed ``settings.seed``), the
-    report's ``split`` section holding the split report and ``dedup_dropped`` ids."""
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    """Generate items into ``out`` (files: the command's description) and return the report.
+
+    The graph is the RDF dumps ``rdf`` (SPARQL on an embedded pyoxigraph store) or, when
+    ``rdf`` is None, the Neo4j graph behind ``reader`` (a
+    :class:`~kgbench.generate.sampling.GraphReader`; Cypher). ``client``: a
+    :class:`kgbench.llm.LLMClient` for the LLM generator (None: the template generator).
+    ``excluded``: relations left out (None: the original's P21, P31, P530, P735 for RDF,
+    none for Neo4j). ``split``: deduplicate and assign train/test
+    (:mod:`kgbench.generate.synth.split`, seed ``settings.seed``), the report's ``split``
+    section holding the split report and ``dedup_dropped`` ids.
+
+    Raises:
+        kgbench.errors.InputError: an unreadable dump, or a graph with nothing to sample.
+        kgbench.errors.KgbenchError: the Neo4j server is unreachable.
+        kgbench.llm.LLMError: the LLM endpoint fails.
+    """
     from kgbench.generate.synth.template import generate_template_items
 
     say = log or (lambda _m: None)
     t0 = time.perf_counter()
-    store = load_store(rdf)
-    keep = None if settings.cypher is None else list(settings.cypher.rel_types)
-    kg = WikidataKG.from_store(store, keep=keep)
-    say(
-        f"graph: {len(kg.qids):,} items, {len(kg.triples):,} truthy triples, "
-        f"{len(kg.relations)} relations ({time.perf_counter() - t0:.1f} s)"
-    )
-    items, extra = generate_template_items(kg, settings, source=",".join(Path(p).name for p in rdf))
+    kg: Any
+    if rdf is not None:
+        from kgbench.generate.synth.kg import EXCLUDED_RELATIONS, WikidataKG, load_store
+
+        store = load_store(rdf)
+        keep = None if settings.cypher is None else list(settings.cypher.rel_types)
+        ex = EXCLUDED_RELATIONS if excluded is None else tuple(excluded)
+        kg = WikidataKG.from_store(store, excluded=ex, keep=keep)
+        source = ",".join(Path(p).name for p in rdf)
+        what = f"{len(kg.qids):,} items, {len(kg.triples):,} truthy triples"
+    else:
+        from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
+
+        kg = PropertyGraphKG.from_reader(reader, excluded=excluded or ())
+        source = "neo4j"
+        what = f"{len(kg.eids):,} entities, {len(kg.triples):,} relationships"
+    say(f"graph: {what}, {len(kg.relations)} relations ({time.perf_counter() - t0:.1f} s)")
+    if client is None:
+        items, extra = generate_template_items(kg, settings, source=source)
+    else:
+        from kgbench.generate.synth.llm_gen import generate_llm_items
+
+        items, extra = generate_llm_items(kg, settings, client, source=source)
     report = extra["report"]
     report["graph"] = {
-        "items": len(kg.qids),
+        "backend": kg.kg_name,
+        "nodes": len(kg.node_ids),
         "triples": len(kg.triples),
         "relations": len(kg.relations),
+        **({"skipped": kg.skipped} if hasattr(kg, "skipped") else {}),
     }
     if split:
         from kgbench.generate.synth.split import assign_splits, dedup
@@ -121,30 +175,79 @@ def generate_synth(
     return report
 
 
+def format_types(types: dict[str, int]) -> str:
+    """The isomorphism-type distribution as ``type (Iso-N name) count share`` lines, most
+    frequent first."""
+    from kgbench.iso import grailqa_name
+
+    total = sum(types.values()) or 1
+    lines = []
+    for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0])):
+        name = grailqa_name(t)
+        label = f"{t} ({name})" if name else t
+        lines.append(f"{label:<24}{n:>6}  {n / total:6.1%}")
+    return "\n".join(lines)
+
+
 def _synth(args: argparse.Namespace) -> int:
-    from kgbench.generate.cli import progress_log
-    from kgbench.generate.synth.template import SynthSettings
+    import json
+
+    from kgbench.errors import InputError
+    from kgbench.generate.cli import llm_client, progress_log
+    from kgbench.generate.synth.template import CypherMapping, SynthSettings
 
     if args.n < 1 or args.max_edges < 1:
         raise ValueError("--n and --max-edges must be at least 1")
+    if args.rdf and args.uri:
+        raise ValueError("give either --rdf DUMP... or --uri URI, not both")
+    if args.no_llm and args.llm_base_url:
+        raise ValueError("--no-llm and --llm-base-url contradict each other")
+    if args.schema and not args.rdf:
+        raise ValueError("--schema maps an RDF dump's relations; it needs --rdf")
+    cypher = None
+    if args.schema:
+        from kgbench.generate.patterns import read_json_file
+
+        cypher = CypherMapping.of_schema(read_json_file(args.schema, "schema", InputError))
     settings = SynthSettings(
         n=args.n,
         seed=args.seed,
         max_edges=args.max_edges,
         max_answers=args.max_answers,
         bias=args.bias,
+        cypher=cypher,
     )
-    rep = generate_synth(args.rdf, args.out, settings, log=progress_log(args), split=args.split)
+    client = llm_client(args, args.out)
+    reader = None
+    if not args.rdf:
+        from kgbench.generate.sampling import GraphReader
+        from kgbench.neo4j.cli import _resolve_uri
+
+        reader = GraphReader.connect(_resolve_uri(args), args.user, args.password, args.database)
+    try:
+        rep = generate_synth(
+            args.rdf,
+            args.out,
+            settings,
+            reader=reader,
+            log=progress_log(args),
+            split=args.split,
+            client=client,
+            excluded=args.exclude,
+        )
+    finally:
+        if reader is not None:
+            reader.close()
+        if client is not None:
+            client.close()
     rej = ", ".join(f"{k} {v}" for k, v in rep["rejections"].items() if v) or "none"
     print(
         f"{rep['items']} items from {rep['attempts']} seed graphs "
         f"(acceptance {rep['acceptance']:.1%}); rejected: {rej}"
     )
-    print(
-        "types: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(rep["types"].items(), key=lambda kv: -kv[1]))
-    )
-    print(f"redundant (non-minimal): {rep['redundant']}; timings: {rep['timing_s']}")
+    print("isomorphism types:")
+    print(format_types(rep["types"]))
+    print(f"redundant (non-minimal): {rep['redundant']}; timings: {json.dumps(rep['timing_s'])}")
     if "split" in rep:
         c = rep["split"]["counts"]
         print(

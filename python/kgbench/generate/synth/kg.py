@@ -16,6 +16,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,19 @@ EXCLUDED_RELATIONS = ("P21", "P31", "P530", "P735")
 
 #: SPARQL prefixes of every generated query.
 PREFIXES = f"PREFIX wd: <{WD}>\nPREFIX wdt: <{WDT}>\n"
+
+
+_WD_CONST = re.compile(r"(?:\bwd:|<http://www\.wikidata\.org/entity/)(Q[0-9]+)\b")
+
+
+def sparql_select(pattern: str) -> str:
+    """``SELECT DISTINCT ?answer`` over a basic graph pattern."""
+    return f"{PREFIXES}SELECT DISTINCT ?answer WHERE {{ {pattern} }}"
+
+
+def sparql_construct(pattern: str) -> str:
+    """``CONSTRUCT WHERE`` over a basic graph pattern (the full answer subgraph)."""
+    return f"{PREFIXES}CONSTRUCT WHERE {{ {pattern} }}"
 
 
 def _open(path: Path) -> IO[bytes]:
@@ -78,7 +92,16 @@ class WikidataKG:
     """Truthy entity–entity triples of a Wikidata store (module docstring).
 
     ``qids[i]`` is node ``i``; ``triples[j]`` is ``(head, relation index, tail)`` with
-    ``relations[r]`` a PID; ``labels`` maps QIDs and PIDs to their English label."""
+    ``relations[r]`` a PID; ``labels`` maps QIDs and PIDs to their English label.
+
+    The generators use it through the back-end interface it shares with
+    :class:`kgbench.generate.synth.neo4j_kg.PropertyGraphKG`: ``kg_name`` (the suffix of
+    ``all_answers_<kg>``), ``query_field``, ``node_ids``, :meth:`triple`, :meth:`label`,
+    :meth:`named`, :meth:`relation_named`, :meth:`edge_phrase`, :meth:`select_query`,
+    :meth:`answers`, :meth:`full_subgraph` and :meth:`query_constants`."""
+
+    kg_name = "wikidata"
+    query_field = "sparql_query"
 
     store: Any
     qids: list[str]
@@ -162,6 +185,11 @@ class WikidataKG:
         )
         return kg
 
+    @property
+    def node_ids(self) -> list[str]:
+        """Node index -> QID."""
+        return self.qids
+
     def label(self, wid: str) -> str:
         """The English label of a QID or PID (the id itself when it has none)."""
         return self.labels.get(wid, wid)
@@ -169,6 +197,48 @@ class WikidataKG:
     def named(self, wid: str) -> str:
         """``"label (ID)"``, GTSQA's entity and relation spelling."""
         return f"{self.label(wid)} ({wid})"
+
+    def relation_named(self, pid: str) -> str:
+        """A relation as it appears in ``answer_subgraph``: ``"label (PID)"``."""
+        return self.named(pid)
+
+    def edge_phrase(self, pid: str, answer_is_head: bool, other: str) -> str:
+        """The template wording of one edge seen from the answer side: "has {r} X" when
+        the answer side is the head, "is the {r} of X" when it is the tail."""
+        rel = self.label(pid)
+        return f"has {rel} {other}" if answer_is_head else f"is the {rel} of {other}"
+
+    def select_query(self, tree: Any, edge_ids: Iterable[int]) -> str:
+        """``SELECT DISTINCT ?answer`` over the tree's edges ``edge_ids`` (seeds as
+        constants, one variable per other node)."""
+        return sparql_select(tree.pattern(edge_ids))
+
+    def tree_answers(
+        self, tree: Any, edge_ids: Sequence[int], limit: int | None = None
+    ) -> tuple[str, set[str]]:
+        """(:meth:`select_query`, its answers; at most ``limit`` of them, None: all)."""
+        query = self.select_query(tree, edge_ids)
+        cap = "" if limit is None else f" LIMIT {int(limit)}"
+        return query, self.answers(query + cap)
+
+    def answers(self, query: str) -> set[str]:
+        """The ``?answer`` bindings (QIDs) of a SPARQL SELECT.
+
+        Raises:
+            InputError: the query does not parse or fails (the store's message)."""
+        try:
+            return {r["answer"] for r in self.select(query) if "answer" in r}
+        except (SyntaxError, OSError, ValueError) as exc:
+            raise InputError(f"SPARQL failed: {exc}") from exc
+
+    def full_subgraph(self, tree: Any) -> list[tuple[str, str, str]]:
+        """The full answer subgraph: ``CONSTRUCT WHERE`` on the tree's pattern, as sorted
+        (QID, PID, QID) triples."""
+        return self.construct(sparql_construct(tree.pattern(range(len(tree.edges)))))
+
+    def query_constants(self, query: str) -> set[str]:
+        """The item QIDs a SPARQL query names (``wd:Q…`` or ``<…/entity/Q…>``)."""
+        return set(_WD_CONST.findall(query))
 
     def triple(self, j: int) -> tuple[str, str, str]:
         """Triple ``j`` as (head QID, PID, tail QID)."""

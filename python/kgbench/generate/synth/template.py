@@ -39,11 +39,9 @@ import json
 import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-from kgbench.generate.synth.kg import PREFIXES, WikidataKG
 
 #: GTSQA train frequencies of the isomorphism types (spec §5, Table 1 discussion); the other
 #: allowed types get weight 100.
@@ -182,18 +180,9 @@ def cypher_queries(tree: Tree, mapping: CypherMapping) -> tuple[str, str] | None
     return answers, full
 
 
-def sparql_select(pattern: str) -> str:
-    """``SELECT DISTINCT ?answer`` over a pattern."""
-    return f"{PREFIXES}SELECT DISTINCT ?answer WHERE {{ {pattern} }}"
-
-
-def sparql_construct(pattern: str) -> str:
-    """``CONSTRUCT WHERE`` over a pattern (the full answer subgraph)."""
-    return f"{PREFIXES}CONSTRUCT WHERE {{ {pattern} }}"
-
-
-def word_question(tree: Tree, kg: WikidataKG) -> str:
-    """The template question of an embedded tree (module docstring)."""
+def word_question(tree: Tree, kg: Any) -> str:
+    """The template question of an embedded tree (module docstring), worded by the back
+    end's :meth:`edge_phrase`."""
     children: dict[int, list[int]] = {}
     for j, (p, _c) in enumerate(tree.edges):
         children.setdefault(p, []).append(j)
@@ -203,9 +192,7 @@ def word_question(tree: Tree, kg: WikidataKG) -> str:
         for j in children.get(v, []):
             p, c = tree.edges[j]
             h, r, _t = tree.triples[j]
-            rel = kg.label(r)
-            desc = describe(c)
-            out.append(f"has {rel} {desc}" if h == tree.nodes[p] else f"is the {rel} of {desc}")
+            out.append(kg.edge_phrase(r, h == tree.nodes[p], describe(c)))
         return out
 
     def describe(v: int) -> str:
@@ -245,27 +232,46 @@ class Outcome:
 
 
 def validate(
-    tree: Tree, identifier: str, kg: WikidataKG, settings: SynthSettings, rng_seed: int, source: str
+    tree: Tree,
+    identifier: str,
+    kg: Any,
+    settings: SynthSettings,
+    rng_seed: int,
+    source: str,
+    *,
+    question: str | None = None,
+    generator: str = "template",
+    llm_answers: set[str] | None = None,
 ) -> Outcome:
-    """Steps 4-8 of the module docstring on one embedded tree; the item record if valid."""
+    """Steps 4-8 of the module docstring on one embedded tree; the item record if valid.
+
+    ``kg`` is a back end (:class:`~kgbench.generate.synth.kg.WikidataKG` or
+    :class:`~kgbench.generate.synth.neo4j_kg.PropertyGraphKG`); its ``kg_name`` names the
+    ``all_answers_<kg>`` / ``full_answer_subgraph_<kg>`` fields and its ``query_field`` the
+    field of the query. ``question``: the LLM's question (None: worded from the tree);
+    ``generator``: the record's ``generator``; ``llm_answers``: the answers of the LLM's own
+    query, which must equal the tree query's (else ``invalid_sparql``, spec §6)."""
     from kgbench.iso import isomorphism_type
 
     all_edges = list(range(len(tree.edges)))
-    pattern = tree.pattern(all_edges)
-    query = sparql_select(pattern)
-    answers = sorted({r["answer"] for r in kg.select(query) if "answer" in r})
+    # one answer more than allowed is enough to reject; the stored query has no LIMIT
+    cap = settings.max_answers + 1
+    query, found = kg.tree_answers(tree, all_edges, cap)
+    answers = sorted(found)
     answer = tree.nodes[0]
     if answer not in answers:
         return Outcome(None, "no_answer_match")
     if len(answers) > settings.max_answers:
         return Outcome(None, "exceeding_answer")
+    if llm_answers is not None and llm_answers != set(answers):
+        return Outcome(None, "invalid_sparql")
     try:
         gtype = isomorphism_type(tree.edges, 0, tree.seeds)
     except ValueError:
         return Outcome(None, "invalid_graph_template")
     if gtype not in settings.types:
         return Outcome(None, "invalid_graph_template")
-    full = kg.construct(sparql_construct(pattern))
+    full = kg.full_subgraph(tree)
     if not set(tree.triples) <= set(full):
         return Outcome(None, "no_triple_match")
     # minimality over seed subsets (answer sets compared)
@@ -275,8 +281,7 @@ def validate(
     for k in range(1, len(tree.seeds) + 1):
         for subset in itertools.combinations(tree.seeds, k):
             edge_ids = sorted({j for s in subset for j in paths[s]})
-            q = sparql_select(tree.pattern(edge_ids))
-            got = {r["answer"] for r in kg.select(q) if "answer" in r}
+            q, got = kg.tree_answers(tree, edge_ids, cap)
             if got != set(answers):
                 continue
             sub = _subtype(tree, edge_ids, subset)
@@ -287,27 +292,30 @@ def validate(
     n_hops = max(len(p) for p in paths.values())
     seeds = [tree.nodes[s] for s in tree.seeds]
     item = {
-        "question": word_question(tree, kg),
+        "question": question if question is not None else word_question(tree, kg),
         "paraphrased_question": None,
         "seed_entities": [kg.named(q) for q in seeds],
         "answer_node": kg.named(answer),
-        "answer_subgraph": [[kg.named(h), kg.named(r), kg.named(t)] for h, r, t in tree.triples],
-        "sparql_query": query,
+        "answer_subgraph": [
+            [kg.named(h), kg.relation_named(r), kg.named(t)] for h, r, t in tree.triples
+        ],
+        "sparql_query": None,
         "cypher_query": None,
-        "all_answers_wikidata": answers,
-        "full_answer_subgraph_wikidata": [list(t) for t in full],
+        f"all_answers_{kg.kg_name}": answers,
+        f"full_answer_subgraph_{kg.kg_name}": [list(t) for t in full],
         "n_hops": n_hops,
         "graph_isomorphism": gtype,
         "redundant": best_edges[1] != gtype,
         "minimal_graph_isomorphism": best_edges[1],
         "minimal_seeds_and_queries": by_seeds[min(by_seeds)],
         "test_type": ["training"],
-        "generator": "template",
+        "generator": generator,
         "llm_check": None,
         "source": source,
         "rng_seed": rng_seed,
     }
-    if settings.cypher is not None:
+    item[kg.query_field] = query
+    if settings.cypher is not None and kg.query_field == "sparql_query":
         cypher = cypher_queries(tree, settings.cypher)
         item["cypher_query"] = cypher[0] if cypher else None
     key = json.dumps([sorted(seeds), answer, sorted(map(list, tree.triples))])
@@ -315,8 +323,85 @@ def validate(
     return Outcome(item, None)
 
 
+def run_generation(
+    kg: Any,
+    settings: SynthSettings,
+    attempts_of: Callable[
+        [list[tuple[Any, Any]], random.Random, dict[str, float]], Iterator[Outcome]
+    ],
+    *,
+    batch_size: Callable[[int, int], int],
+    timing: dict[str, float],
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The sampling and bookkeeping loop shared by the template and the LLM generators.
+
+    Until ``settings.n`` items are valid or the attempt budget (50·n seed graphs) is spent:
+    draws ``batch_size(missing items, attempts left)`` seed graphs
+    (:meth:`kgbench._core.synth.KgGraph.seed_graphs`, seeded from ``random.Random(settings.
+    seed)``), hands them to ``attempts_of(seed graphs, rng, timing)`` — a lazy iterator
+    of one :class:`Outcome` per seed graph, in order, which may draw from the same ``rng``
+    and add to ``timing`` — logs each rejection under ``attempt-<n>`` and keeps the first
+    item of each id (dedup, spec §3.4). The iterator is not advanced once the run is over.
+
+    Returns (items in generation order, ``{"report", "filter_log"}``): the report holds
+    the settings, attempts, items, rejections per reason, duplicates, counts per type,
+    redundant items, timings (``timing``'s keys plus ``sampling_s``), acceptance and the
+    mean answer count; ``filter_log`` the attempt ids per reason (spec §2)."""
+    import time
+
+    rng = random.Random(settings.seed)
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    log: dict[str, list[str]] = {r: [] for r in REASONS}
+    timing.setdefault("sampling_s", 0.0)
+    attempts = 0
+    duplicates = 0
+    budget = 50 * settings.n
+    while len(items) < settings.n and attempts < budget:
+        t0 = time.perf_counter()
+        samples = kg.graph.seed_graphs(
+            batch_size(settings.n - len(items), budget - attempts),
+            rng.getrandbits(63),
+            settings.seed_nodes,
+            settings.seed_edges,
+            settings.bias,
+        )
+        timing["sampling_s"] += time.perf_counter() - t0
+        for out in attempts_of(samples, rng, timing):
+            attempts += 1
+            if out.item is None:
+                log[str(out.reason)].append(f"attempt-{attempts}")
+            elif out.item["id"] in seen:
+                duplicates += 1
+            else:
+                seen.add(out.item["id"])
+                items.append(out.item)
+                if progress is not None:
+                    progress(len(items), attempts)
+            if len(items) >= settings.n or attempts >= budget:
+                break
+    report = {
+        "settings": {k: v for k, v in settings.__dict__.items() if k != "cypher"},
+        "attempts": attempts,
+        "items": len(items),
+        "rejections": {r: len(v) for r, v in log.items()},
+        "duplicates": duplicates,
+        "types": dict(Counter(i["graph_isomorphism"] for i in items)),
+        "redundant": sum(1 for i in items if i["redundant"]),
+        "timing_s": {k: round(v, 3) for k, v in timing.items()},
+        "acceptance": round(len(items) / attempts, 4) if attempts else 0.0,
+        "mean_answers": round(
+            sum(len(i[f"all_answers_{kg.kg_name}"]) for i in items) / len(items), 3
+        )
+        if items
+        else math.nan,
+    }
+    return items, {"report": report, "filter_log": log}
+
+
 def generate_template_items(
-    kg: WikidataKG,
+    kg: Any,
     settings: SynthSettings,
     *,
     source: str = "",
@@ -324,7 +409,8 @@ def generate_template_items(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Template items until ``settings.n`` are valid (or the attempt budget, 50·n seed
     graphs, is spent). Returns (items in generation order, report with the rejections per
-    reason, ids per reason for ``filter_log.json``, counts per type and timings)."""
+    reason, ids per reason for ``filter_log.json``, counts per type and timings); the loop
+    is :func:`run_generation`'s, 256 seed graphs at a time."""
     import time
 
     from kgbench.iso import parse_isomorphism_type
@@ -338,64 +424,38 @@ def generate_template_items(
         raise ValueError(f"no isomorphism type has at most {settings.max_edges} edges")
     names, weights = list(types), [types[t] for t in types]
     trees = {t: parse_isomorphism_type(t) for t in names}
-    rng = random.Random(settings.seed)
-    items: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    log: dict[str, list[str]] = {r: [] for r in REASONS}
-    timing: dict[str, float] = {"sampling_s": 0.0, "embedding_s": 0.0, "validation_s": 0.0}
-    attempts = 0
-    budget = 50 * settings.n
-    batch = 256
-    while len(items) < settings.n and attempts < budget:
-        t0 = time.perf_counter()
-        samples = kg.graph.seed_graphs(
-            batch, rng.getrandbits(63), settings.seed_nodes, settings.seed_edges, settings.bias
-        )
-        timing["sampling_s"] += time.perf_counter() - t0
+
+    def attempts_of(
+        samples: list[tuple[Any, Any]], rng: random.Random, timing: dict[str, float]
+    ) -> Iterator[Outcome]:
         for nodes, triples in samples:
-            if len(items) >= settings.n or attempts >= budget:
-                break
-            attempts += 1
             identifier = rng.choices(names, weights)[0]
             edges, _answer, seeds = trees[identifier]
             emb_seed = rng.getrandbits(63)
             t0 = time.perf_counter()
             emb = kg.graph.embed(nodes, triples, identifier, emb_seed, settings.max_steps)
             timing["embedding_s"] += time.perf_counter() - t0
-            attempt_id = f"attempt-{attempts}"
             if emb is None:
-                log["invalid_graph_template"].append(attempt_id)
+                yield Outcome(None, "invalid_graph_template")
                 continue
             node_ids, triple_ids = emb
             tree = Tree(
                 edges=[(int(p), int(c)) for p, c in edges],
-                nodes=[kg.qids[v] for v in node_ids],
+                nodes=[kg.node_ids[v] for v in node_ids],
                 triples=[kg.triple(j) for j in triple_ids],
                 seeds=[int(s) for s in seeds],
             )
             t0 = time.perf_counter()
             out = validate(tree, identifier, kg, settings, emb_seed, source)
             timing["validation_s"] += time.perf_counter() - t0
-            if out.item is None:
-                log[str(out.reason)].append(attempt_id)
-                continue
-            if out.item["id"] in seen:
-                continue
-            seen.add(out.item["id"])
-            items.append(out.item)
-            if progress is not None:
-                progress(len(items), attempts)
-    report = {
-        "settings": {k: v for k, v in settings.__dict__.items() if k != "cypher"},
-        "attempts": attempts,
-        "items": len(items),
-        "rejections": {r: len(v) for r, v in log.items()},
-        "types": dict(Counter(i["graph_isomorphism"] for i in items)),
-        "redundant": sum(1 for i in items if i["redundant"]),
-        "timing_s": {k: round(v, 3) for k, v in timing.items()},
-        "acceptance": round(len(items) / attempts, 4) if attempts else 0.0,
-        "mean_answers": round(sum(len(i["all_answers_wikidata"]) for i in items) / len(items), 3)
-        if items
-        else math.nan,
-    }
-    return items, {"report": report, "filter_log": log}
+            yield out
+
+    timing = {"sampling_s": 0.0, "embedding_s": 0.0, "validation_s": 0.0}
+    return run_generation(
+        kg,
+        settings,
+        attempts_of,
+        batch_size=lambda _missing, _left: 256,
+        timing=timing,
+        progress=progress,
+    )
