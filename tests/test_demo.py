@@ -167,6 +167,21 @@ def test_demo_end_to_end(
             assert _printed_row(printed, name) == [metrics[m] for m in METRICS], name
     assert str(out / "evaluation" / "aggregated_metrics.json") in printed
 
+    # SynthKGQA on the shipped WD50K sample: the printed type distribution is the items'
+    items = [
+        json.loads(line)
+        for line in (out / "synth" / "items.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(items) == 50
+    section = printed.split("== SynthKGQA")[1].split("== Outputs")[0]
+    types: dict[str, int] = defaultdict(int)
+    for item in items:
+        types[item["graph_isomorphism"]] += 1
+    assert len(types) >= 4
+    for t, n in types.items():
+        row = next(line for line in section.splitlines() if line.startswith(t + " "))
+        assert row.split()[-2] == str(n), row
+
 
 def test_demo_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:

@@ -344,3 +344,16 @@ def test_split_of_real_items(wd50k_items: list[dict[str, Any]]) -> None:
         else:
             assert ("unseen_relation_type" in i["test_type"]) == bool(ids & test_only)
     assert set(report["circular"]) <= {i["id"] for i in out}
+
+
+def test_atomic_outputs_get_the_usual_file_mode(tmp_path: Path) -> None:
+    """Files written by kgbench.fileio are readable like files written by open() (mkstemp
+    alone would leave them 0600)."""
+    import os
+
+    from kgbench.fileio import write_jsonl_atomic
+
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    out = write_jsonl_atomic(tmp_path / "items.jsonl", [{"a": 1}])
+    assert os.stat(out).st_mode & 0o777 == os.stat(plain).st_mode & 0o777

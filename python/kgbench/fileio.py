@@ -13,6 +13,17 @@ from typing import Any
 from kgbench.errors import InputError
 
 
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: The process umask, read once at import (reading it means setting it, which is not
+#: thread-safe).
+_UMASK = _read_umask()
+
+
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically, creating the parent directory; returns
     the path.
@@ -30,6 +41,8 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            # mkstemp creates the file 0600; give it the mode a plain open() would
+            os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, p)
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)

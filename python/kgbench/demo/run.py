@@ -65,6 +65,8 @@ class DemoFiles:
     """Hand-computed metrics of ``predictions`` (per task, with the reasoning, and aggregated)."""
     notice: Path
     """Where the data comes from and its licence."""
+    synth_sample: Path
+    """A connected WD50K region (gzipped N-Triples) for the SynthKGQA step."""
 
 
 def demo_files(data_dir: Path | None = None) -> DemoFiles:
@@ -81,8 +83,16 @@ def demo_files(data_dir: Path | None = None) -> DemoFiles:
         predictions=d / "predictions.json",
         expected_metrics=d / "expected_metrics.json",
         notice=d / "NOTICE",
+        synth_sample=d / "wd50k_sample.nt.gz",
     )
-    for path in (files.schema, *files.inputs, files.tasks, files.predictions, files.notice):
+    for path in (
+        files.schema,
+        *files.inputs,
+        files.tasks,
+        files.predictions,
+        files.notice,
+        files.synth_sample,
+    ):
         if not path.is_file():
             raise KgbenchError(f"demo data file missing: {path} (reinstall kgbench)")
     return files
@@ -114,6 +124,8 @@ class DemoResult:
     """The task generator's ``report.json`` (counts per MATCH category and RETURN template)."""
     pipe: dict[str, Any] | None = None
     """PIPE-Cypher's ``report.json`` (gate funnel, counts per category, selection, export)."""
+    synth: dict[str, Any] | None = None
+    """SynthKGQA's ``report.json`` (items, rejections, isomorphism types, timings)."""
 
 
 def _graph_counts(graph: Mapping[str, Any]) -> dict[str, Any]:
@@ -170,7 +182,7 @@ def run_demo(
         elapsed, clock = now - clock, now
         return f" ({elapsed:.1f} s)"
 
-    say(f"[1/6] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
+    say(f"[1/7] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
     graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
@@ -192,30 +204,36 @@ def run_demo(
         notifications.setLevel(logging.ERROR)
         started = uri is None
         if uri is None:
-            say("[2/6] neo4j: starting the local Neo4j server")
+            say("[2/7] neo4j: starting the local Neo4j server")
             server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
             uri = str(server.uri)
             say(f"      ready at {uri}{done()}")
         else:
-            say(f"[2/6] neo4j: using {uri}")
-        say(f"[3/6] load: {counts['entities']} entities, {counts['relations']} relations")
+            say(f"[2/7] neo4j: using {uri}")
+        say(f"[3/7] load: {counts['entities']} entities, {counts['relations']} relations")
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
-        say(f"[4/6] evaluate: {files.predictions.name} against {files.tasks.name}")
+        say(f"[4/7] evaluate: {files.predictions.name} against {files.tasks.name}")
         evaluation = evaluate(
             str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
-        say("[5/6] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
+        say("[5/7] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
         generation = _generate(uri, user, password, out / "generation")
         say(f"      {generation['tasks']} tasks generated{done()}")
-        say("[6/6] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
+        say("[6/7] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
         pipe = _pipe(uri, user, password, out / "pipe")
         say(
             f"      {pipe['funnel']['accepted']} of {pipe['funnel']['candidates']} candidates "
             f"accepted, {sum(pipe['selected_by_category'].values())} selected{done()}"
         )
+        say(
+            f"[7/7] synth: SynthKGQA template items from {files.synth_sample.name} (SPARQL on "
+            "an embedded store, offline, seed 1111)"
+        )
+        synth = _synth(files.synth_sample, out / "synth")
+        say(f"      {synth['items']} items, {len(synth['types'])} isomorphism types{done()}")
         if started:
             say("      stopping the local Neo4j server")
     return DemoResult(
@@ -236,9 +254,11 @@ def run_demo(
             "generation report": out / "generation" / "report.json",
             "pipe benchmark": out / "pipe" / "all.jsonl",
             "pipe ledger": out / "pipe" / "records.jsonl",
+            "SynthKGQA items": out / "synth" / "items.jsonl",
         },
         generation=generation,
         pipe=pipe,
+        synth=synth,
     )
 
 
@@ -272,6 +292,14 @@ def _pipe(uri: str, user: str | None, password: str | None, out: Path) -> dict[s
     finally:
         reader.close()
     return result.report
+
+
+def _synth(sample: Path, out: Path) -> dict[str, Any]:
+    """SynthKGQA's offline template generator on the WD50K sample into ``out``; its report."""
+    from kgbench.generate.synth.cli import generate_synth
+    from kgbench.generate.synth.template import SynthSettings
+
+    return generate_synth([str(sample)], out, SynthSettings(n=50, seed=1111))
 
 
 def _outputs(graph_dir: Path, report: Path, eval_dir: Path, agg: Path) -> dict[str, Path]:
@@ -429,6 +457,16 @@ def format_summary(result: DemoResult) -> str:
         lines.append(
             f"selected          {sum(sel.values()):>7}  "
             + ", ".join(f"{k} {v}" for k, v in sorted(sel.items()))
+        )
+    if result.synth is not None:
+        from kgbench.generate.synth.cli import format_types
+
+        syn = result.synth
+        lines += ["", "== SynthKGQA: isomorphism types of the template items (WD50K sample) =="]
+        lines.append(format_types(syn["types"]))
+        lines.append(
+            f"{syn['items']} items from {syn['attempts']} seed graphs "
+            f"(acceptance {syn['acceptance']:.1%}), {syn['redundant']} non-minimal"
         )
     lines += ["", "== Outputs =="]
     for name, path in result.outputs.items():

@@ -13,8 +13,10 @@ at intersections.
 Validation (the spec's steps, in order; the first failure is the logged reason):
 
 - 4. the query's constants are the seed set (by construction);
-- 5. executed on the store, the answer node is among the results, and there are at most
-  ``max_answers`` (10) — else ``no_answer_match`` / ``exceeding_answer``;
+- 5. executed on the store, there are at most ``max_answers`` (10) results and the answer
+  node is among them — else ``exceeding_answer`` / ``no_answer_match`` (in that order:
+  the query fetches at most ``max_answers + 1`` rows, past which the answer set is
+  incomplete);
 - 6. the answer subgraph G is a tree whose non-answer leaves are the seeds, of an allowed
   type (kgbench's AHU encoder) — else ``invalid_graph_template``;
 - 7. ``CONSTRUCT WHERE`` on the same pattern gives the full answer subgraph, which must
@@ -259,10 +261,11 @@ def validate(
     query, found = kg.tree_answers(tree, all_edges, cap)
     answers = sorted(found)
     answer = tree.nodes[0]
-    if answer not in answers:
-        return Outcome(None, "no_answer_match")
+    # checked first: past the cap the answer list is incomplete
     if len(answers) > settings.max_answers:
         return Outcome(None, "exceeding_answer")
+    if answer not in answers:
+        return Outcome(None, "no_answer_match")
     if llm_answers is not None and llm_answers != set(answers):
         return Outcome(None, "invalid_sparql")
     try:
