@@ -179,3 +179,66 @@ def test_cli_on_a_graph_and_a_graph_with_nothing_to_sample(
             PropertyGraphKG.from_reader(reader)
     finally:
         reader.close()
+
+
+def test_llm_generator_on_neo4j(neo4j_server: Any, neo4j_load: Any, tmp_path: Path) -> None:
+    """The LLM generator on the Neo4j back end, through the chat-completions test double:
+    a Cypher reply on the mini company graph becomes an item validated by Cypher; a reply
+    whose query names another entity is ``invalid_sparql``."""
+    from chat_completions_double import ChatCompletionsTestDouble, last_user_content
+    from kgbench.generate.sampling import GraphReader
+    from kgbench.generate.synth.llm_gen import generate_llm_items
+    from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
+    from kgbench.generate.synth.template import SynthSettings
+    from kgbench.llm import LLMClient
+
+    neo4j_load(DATA / "graphs" / "mini_company.json")
+    query = (
+        "MATCH (answer)-[:foundedBy]->(x {eid: 'Person#Q4934'}) RETURN DISTINCT answer.eid "
+        "AS answer"
+    )
+    good = (
+        "Question: Which company was founded by Larry Page?\n"
+        "Nodes mentioned in the question: Larry Page (Person#Q4934)\n"
+        "Answer: Google (Company#Q95)\n"
+        "Triples used: Google (Company#Q95)-foundedBy-Larry Page (Person#Q4934)\n"
+        f"Cypher query: {query}"
+    )
+    bad = good.replace(f"Cypher query: {query}", "Cypher query: " + query.replace("Q4934", "Q5284"))
+
+    def answer_with(generation: str) -> Any:
+        def reply(messages: list[dict[str, str]]) -> str:
+            if "Graph:" not in last_user_content(messages):
+                return "What company did Larry Page found?"
+            return generation
+
+        return reply
+
+    reader = GraphReader.connect(neo4j_server.uri)
+    try:
+        kg = PropertyGraphKG.from_reader(reader)
+        for generation, want in ((good, None), (bad, "invalid_sparql")):
+            double = ChatCompletionsTestDouble(reply=answer_with(generation)).start()
+            try:
+                with LLMClient(double.url, "gpt-test") as client:
+                    # k = 1 and a seed graph holding every relationship of the small graph
+                    settings = SynthSettings(n=1, seed=2, seed_nodes=100, seed_edges=100)
+                    items, extra = generate_llm_items(kg, settings, client, k=1)
+            finally:
+                double.stop()
+            rejections = extra["report"]["rejections"]
+            if want is None:
+                assert len(items) == 1
+                item = items[0]
+                assert item["generator"] == "llm" and item["cypher_query"]
+                assert item["all_answers_neo4j"] == ["Company#Q95"]
+                assert item["answer_subgraph"] == [
+                    ["Google (Company#Q95)", "foundedBy", "Larry Page (Person#Q4934)"]
+                ]
+                got = sorted(r["answer"] for r in reader.run(item["cypher_query"]))
+                assert got == ["Company#Q95"]
+                assert item["paraphrased_question"] == "What company did Larry Page found?"
+            else:
+                assert items == [] and rejections[want] == extra["report"]["attempts"] > 0
+    finally:
+        reader.close()

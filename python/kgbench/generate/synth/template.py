@@ -244,6 +244,7 @@ def validate(
     question: str | None = None,
     generator: str = "template",
     llm_answers: set[str] | None = None,
+    timing: dict[str, float] | None = None,
 ) -> Outcome:
     """Steps 4-8 of the module docstring on one embedded tree; the item record if valid.
 
@@ -252,13 +253,26 @@ def validate(
     ``all_answers_<kg>`` / ``full_answer_subgraph_<kg>`` fields and its ``query_field`` the
     field of the query. ``question``: the LLM's question (None: worded from the tree);
     ``generator``: the record's ``generator``; ``llm_answers``: the answers of the LLM's own
-    query, which must equal the tree query's (else ``invalid_sparql``, spec §6)."""
+    query, which must equal the tree query's (else ``invalid_sparql``, spec §6). ``timing``:
+    seconds are added to its ``query_s`` (the item's query), ``full_subgraph_s`` and
+    ``minimality_s`` entries (a breakdown of the validation time)."""
+    import time
+
     from kgbench.iso import isomorphism_type
+
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        if timing is not None:
+            timing[name] = timing.get(name, 0.0) + now - clock[0]
+        clock[0] = now
 
     all_edges = list(range(len(tree.edges)))
     # one answer more than allowed is enough to reject; the stored query has no LIMIT
     cap = settings.max_answers + 1
     query, found = kg.tree_answers(tree, all_edges, cap)
+    lap("query_s")
     answers = sorted(found)
     answer = tree.nodes[0]
     # checked first: past the cap the answer list is incomplete
@@ -274,7 +288,9 @@ def validate(
         return Outcome(None, "invalid_graph_template")
     if gtype not in settings.types:
         return Outcome(None, "invalid_graph_template")
+    clock[0] = time.perf_counter()
     full = kg.full_subgraph(tree)
+    lap("full_subgraph_s")
     if not set(tree.triples) <= set(full):
         return Outcome(None, "no_triple_match")
     # minimality over seed subsets (answer sets compared)
@@ -291,6 +307,7 @@ def validate(
             if best_edges is None or len(edge_ids) < best_edges[0]:
                 best_edges = (len(edge_ids), sub)
             by_seeds.setdefault(k, {})["-".join(tree.nodes[s] for s in subset)] = q
+    lap("minimality_s")
     assert best_edges is not None  # the full seed set is always sufficient
     n_hops = max(len(p) for p in paths.values())
     seeds = [tree.nodes[s] for s in tree.seeds]
@@ -449,7 +466,7 @@ def generate_template_items(
                 seeds=[int(s) for s in seeds],
             )
             t0 = time.perf_counter()
-            out = validate(tree, identifier, kg, settings, emb_seed, source)
+            out = validate(tree, identifier, kg, settings, emb_seed, source, timing=timing)
             timing["validation_s"] += time.perf_counter() - t0
             yield out
 
