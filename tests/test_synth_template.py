@@ -234,3 +234,39 @@ def test_sparql_on_the_dump_equals_cypher_on_the_conversion(
     # WD50K's schema converts 15 entity classes, so few full answer subgraphs are entirely
     # converted; each one that is must agree (9 of 300 with this seed)
     assert compared >= 5
+
+
+def test_graph_too_small_for_the_requested_types(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input (issue): a dump too small to hold a requested type gets a clear message
+    with what was found — before generating when it has fewer triples than the smallest
+    type needs, after the attempt budget when no seed graph holds the type."""
+    from kgbench.cli import main
+
+    kg = _kg(tmp_path, EXAMPLE[:1])
+    with pytest.raises(InputError, match=r"2 nodes and 1 triples.*needs 2 edges"):
+        generate_template_items(kg, SynthSettings(n=1, types={"(2)": 1}))
+
+    _kg(tmp_path, EXAMPLE)  # the worked example: no path of 4 edges
+    dump = str(tmp_path / "example.nt")
+    out = tmp_path / "out"
+    argv = ["generate", "synth", "--rdf", dump, "--out", str(out), "--n", "2", "--quiet"]
+    assert main([*argv, "--types", "(4)"]) == 1
+    err = capsys.readouterr().err
+    assert "no item could be generated: 0 of 2 items after 100 seed graphs" in err
+    assert "6 nodes, 5 triples and 2 relations" in err
+    assert "no seed graph held the type(s) (4)" in err
+    assert not (out / "items.jsonl").exists()
+    # fewer items than asked: written, flagged incomplete, and said
+    assert main([*argv.__getitem__(slice(0, 8)), "--n", "50", "--types", "(1)", "(2)(1)"]) == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["complete"] is False and 0 < report["items"] < 50
+    # a canonical spelling of an allowed type is accepted (then too large for --max-edges);
+    # a type outside the allow-list or malformed is not
+    assert main([*argv, "--types", "((1)(1)(2))"]) == 1
+    assert "no isomorphism type has at most 4 edges" in capsys.readouterr().err
+    assert main([*argv, "--types", "(6)"]) == 1
+    assert "not one of the 29 allowed" in capsys.readouterr().err
+    assert main([*argv, "--types", "(1"]) == 1
+    assert "is not an isomorphism type" in capsys.readouterr().err

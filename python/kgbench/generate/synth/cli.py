@@ -59,6 +59,15 @@ def register_synth(sub: Any) -> None:
         help="reject items with more answers (default: 10)",
     )
     p.add_argument(
+        "--types",
+        nargs="+",
+        default=None,
+        metavar="TYPE",
+        help="isomorphism types to draw, e.g. '(1)' '(2)(1)' (default: GTSQA's train types, "
+        "weighted by their frequencies; any of the original's 29 allowed types, see kgbench "
+        "iso)",
+    )
+    p.add_argument(
         "--bias",
         choices=("inverse_degree", "uniform"),
         default="inverse_degree",
@@ -123,6 +132,7 @@ def generate_synth(
         kgbench.errors.KgbenchError: the Neo4j server is unreachable.
         kgbench.llm.LLMError: the LLM endpoint fails.
     """
+    from kgbench.errors import InputError
     from kgbench.generate.synth.template import generate_template_items
 
     say = log or (lambda _m: None)
@@ -158,6 +168,11 @@ def generate_synth(
         "relations": len(kg.relations),
         **({"skipped": kg.skipped} if hasattr(kg, "skipped") else {}),
     }
+    report["complete"] = report["items"] >= settings.n
+    if not items:
+        raise InputError(f"no item could be generated: {shortfall_message(report, settings.n)}")
+    if not report["complete"]:
+        say(f"warning: {shortfall_message(report, settings.n)}")
     if split:
         from kgbench.generate.synth.split import assign_splits, dedup
 
@@ -173,6 +188,50 @@ def generate_synth(
     write_json_atomic(d / "filter_log.json", extra["filter_log"])
     write_json_atomic(d / "report.json", report)
     return report
+
+
+def requested_types(identifiers: list[str]) -> dict[str, int]:
+    """The draw weights of ``--types``: GTSQA's train frequency of each type, 100 for the
+    others (:data:`kgbench.generate.synth.template.TYPE_WEIGHTS`); identifiers are put in
+    kgbench's canonical spelling first.
+
+    Raises:
+        ValueError: an identifier that does not parse, or a type outside the original's
+            allow-list of 29 (spec §3.3 step 6).
+    """
+    from kgbench.generate.synth.template import ALLOWED_TYPES, TYPE_WEIGHTS
+    from kgbench.iso import canonical_isomorphism_type
+
+    out = {}
+    for ident in identifiers:
+        try:
+            t = canonical_isomorphism_type(ident)
+        except ValueError as exc:
+            raise ValueError(f"--types: {ident!r} is not an isomorphism type ({exc})") from exc
+        if t not in ALLOWED_TYPES:
+            raise ValueError(
+                f"--types: {ident!r} is not one of the 29 allowed answer-subgraph types "
+                "(spec synthkgqa.md §3.3 step 6)"
+            )
+        out[t] = TYPE_WEIGHTS.get(t, 100)
+    return out
+
+
+def shortfall_message(report: dict[str, Any], n: int) -> str:
+    """Why a run gave fewer than ``n`` items: the graph's size, the rejections and the
+    drawn types no seed graph could hold."""
+    g = report.get("graph", {})
+    rej = ", ".join(f"{k} {v}" for k, v in report["rejections"].items() if v) or "none"
+    never = [t for t, c in report.get("embeddings", {}).items() if c["drawn"] and not c["embedded"]]
+    text = (
+        f"{report['items']} of {n} items after {report['attempts']:,} seed graphs (the budget "
+        f"is 50 per item wanted); the graph has {g.get('nodes', 0):,} nodes, "
+        f"{g.get('triples', 0):,} triples and {g.get('relations', 0)} relations; "
+        f"rejections: {rej}; duplicates {report.get('duplicates', 0)}"
+    )
+    if never:
+        text += f"; no seed graph held the type(s) {', '.join(never)}"
+    return text
 
 
 def format_types(types: dict[str, int]) -> str:
@@ -217,6 +276,8 @@ def _synth(args: argparse.Namespace) -> int:
         bias=args.bias,
         cypher=cypher,
     )
+    if args.types:
+        settings.types = requested_types(args.types)
     client = llm_client(args, args.out)
     reader = None
     if not args.rdf:
@@ -243,7 +304,8 @@ def _synth(args: argparse.Namespace) -> int:
     rej = ", ".join(f"{k} {v}" for k, v in rep["rejections"].items() if v) or "none"
     print(
         f"{rep['items']} items from {rep['attempts']} seed graphs "
-        f"(acceptance {rep['acceptance']:.1%}); rejected: {rej}"
+        f"(acceptance {rep['acceptance']:.1%}); rejected: {rej}; duplicates "
+        f"{rep.get('duplicates', 0)}"
     )
     print("isomorphism types:")
     print(format_types(rep["types"]))

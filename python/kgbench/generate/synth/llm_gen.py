@@ -79,6 +79,7 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.generate.synth.template import (
+    ALLOWED_TYPES,
     Outcome,
     SynthSettings,
     Tree,
@@ -87,41 +88,6 @@ from kgbench.generate.synth.template import (
 )
 
 Messages = list[dict[str, str]]
-
-#: The original code's allow-list of answer-subgraph types (``process_utils.py``
-#: ``GRAPH_SIZE_TO_TEMPLATE``), in kgbench's spelling: Table 5's 27 plus the two 6-edge
-#: types (spec §3.3 step 6).
-ALLOWED_TYPES: tuple[str, ...] = (
-    "(1)",
-    "(2)",
-    "(1)(1)",
-    "(3)",
-    "(2)(1)",
-    "((1)(1))",
-    "(1)(1)(1)",
-    "(4)",
-    "(2)(2)",
-    "(3)(1)",
-    "((2)(1))",
-    "(2(1)(1))",
-    "((1)(1))(1)",
-    "((1)(1)(1))",
-    "(2)(1)(1)",
-    "(1)(1)(1)(1)",
-    "(5)",
-    "((3)(1))",
-    "(4)(1)",
-    "(2)(2)(1)",
-    "((1)(1))(2)",
-    "((2)(1)(1))",
-    "((2)(1))(1)",
-    "((1)(1))(1)(1)",
-    "((1)(1)(1))(1)",
-    "(1)(1)(1)(1)(1)",
-    "((3)(1)(1))",
-    "((3)(1))(1)",
-    "((1)(1)(1))(2)",
-)
 
 #: The largest k the prompts ask for (the original's prompts stop at 4).
 MAX_K = 4

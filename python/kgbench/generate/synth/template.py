@@ -45,6 +45,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgbench.errors import InputError
+
 #: GTSQA train frequencies of the isomorphism types (spec §5, Table 1 discussion); the other
 #: allowed types get weight 100.
 TYPE_WEIGHTS: dict[str, int] = {
@@ -64,6 +66,41 @@ TYPE_WEIGHTS: dict[str, int] = {
     "(4)": 100,
     "(1)(1)(1)(1)": 100,
 }
+
+#: The original code's allow-list of answer-subgraph types (``process_utils.py``
+#: ``GRAPH_SIZE_TO_TEMPLATE``), in kgbench's spelling: Table 5's 27 plus the two 6-edge
+#: types (spec §3.3 step 6).
+ALLOWED_TYPES: tuple[str, ...] = (
+    "(1)",
+    "(2)",
+    "(1)(1)",
+    "(3)",
+    "(2)(1)",
+    "((1)(1))",
+    "(1)(1)(1)",
+    "(4)",
+    "(2)(2)",
+    "(3)(1)",
+    "((2)(1))",
+    "(2(1)(1))",
+    "((1)(1))(1)",
+    "((1)(1)(1))",
+    "(2)(1)(1)",
+    "(1)(1)(1)(1)",
+    "(5)",
+    "((3)(1))",
+    "(4)(1)",
+    "(2)(2)(1)",
+    "((1)(1))(2)",
+    "((2)(1)(1))",
+    "((2)(1))(1)",
+    "((1)(1))(1)(1)",
+    "((1)(1)(1))(1)",
+    "(1)(1)(1)(1)(1)",
+    "((3)(1)(1))",
+    "((3)(1))(1)",
+    "((1)(1)(1))(2)",
+)
 
 #: Rejection reasons of ``filter_log.json`` (spec §2).
 REASONS = (
@@ -444,6 +481,14 @@ def generate_template_items(
         raise ValueError(f"no isomorphism type has at most {settings.max_edges} edges")
     names, weights = list(types), [types[t] for t in types]
     trees = {t: parse_isomorphism_type(t) for t in names}
+    smallest = min(len(trees[t][0]) for t in names)
+    if len(kg.triples) < smallest:
+        raise InputError(
+            f"the graph is too small: {len(kg.node_ids):,} nodes and {len(kg.triples):,} "
+            f"triples, and the smallest requested isomorphism type needs {smallest} edges"
+        )
+    tried: Counter[str] = Counter()
+    embedded: Counter[str] = Counter()
 
     def attempts_of(
         samples: list[tuple[Any, Any]], rng: random.Random, timing: dict[str, float]
@@ -455,6 +500,9 @@ def generate_template_items(
             t0 = time.perf_counter()
             emb = kg.graph.embed(nodes, triples, identifier, emb_seed, settings.max_steps)
             timing["embedding_s"] += time.perf_counter() - t0
+            tried[identifier] += 1
+            if emb is not None:
+                embedded[identifier] += 1
             if emb is None:
                 yield Outcome(None, "invalid_graph_template")
                 continue
@@ -471,7 +519,7 @@ def generate_template_items(
             yield out
 
     timing = {"sampling_s": 0.0, "embedding_s": 0.0, "validation_s": 0.0}
-    return run_generation(
+    items, extra = run_generation(
         kg,
         settings,
         attempts_of,
@@ -479,3 +527,9 @@ def generate_template_items(
         timing=timing,
         progress=progress,
     )
+    # per drawn type: how often a seed graph held it (a type the graph cannot hold shows
+    # up here with 0 embeddings)
+    extra["report"]["embeddings"] = {
+        t: {"drawn": tried[t], "embedded": embedded[t]} for t in names if tried[t]
+    }
+    return items, extra
