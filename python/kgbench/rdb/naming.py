@@ -1,0 +1,114 @@
+"""IRIs and property-graph names of kgbench's relational views (spec ``spider4sparql.md``
+§3), shared by the converter (``kgbench rdb``) and the SQL translators.
+
+Two namings of the W3C Direct Mapping:
+
+- ``s4s`` (default), Spider4SPARQL's (Ontop's bootstrapper): base
+  ``http://valuenet/ontop/``, table and column names lower-cased; class ``<base>t``; row
+  ``<base>t/k1=v1;k2=v2`` (key columns in key order, values percent-encoded); literal
+  property ``<base>t#c``; foreign-key property ``<base>t#ref-c1;c2`` (child to parent).
+  In SPARQL with ``PREFIX : <http://valuenet/ontop/>`` these are ``:t``, ``:t\\#c`` and
+  ``:t\\#ref-c``, the ``#`` escaped as in the published queries.
+- ``w3c``: the same shapes with the names as declared (case kept, percent-encoded), the
+  Direct Mapping's own spelling, under a caller-chosen base.
+
+Property graph: label = table name as declared; ``eid`` = ``"<table>#<k1>=<v1>;..."`` (a
+key-less row: ``"<table>#_row=<rowid>"``); one relationship type ``ref_<c1>_<c2>`` per
+foreign key (the child's columns, as declared), child to parent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+#: Spider4SPARQL's base IRI.
+S4S_BASE = "http://valuenet/ontop/"
+
+#: The SPARQL prefix Spider4SPARQL's queries leave out (spec §2).
+S4S_PREFIX = f"PREFIX : <{S4S_BASE}>\n"
+
+#: The column name of a key-less row's row number (bag semantics, spec §3).
+ROW_KEY = "_row"
+
+
+def _encode(text: str) -> str:
+    """Percent-encoding of IRI components (RFC 3987 iunreserved kept)."""
+    return quote(text, safe="-._~")
+
+
+def literal_text(value: Any) -> str:
+    """A key value as the Direct Mapping writes it in a row IRI: integers as digits,
+    integral floats without ``.0``, booleans ``true``/``false``, else ``str``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Naming:
+    """One naming scheme (module docstring); ``style`` is ``s4s`` or ``w3c``."""
+
+    style: str = "s4s"
+    base: str = S4S_BASE
+
+    def __post_init__(self) -> None:
+        if self.style not in ("s4s", "w3c"):
+            raise ValueError(f"naming must be 's4s' or 'w3c', not {self.style!r}")
+
+    def _name(self, name: str) -> str:
+        return _encode(name.lower() if self.style == "s4s" else name)
+
+    def table_local(self, table: str) -> str:
+        """The local name of a table's class (``singer``)."""
+        return self._name(table)
+
+    def class_iri(self, table: str) -> str:
+        """``<base>t``."""
+        return self.base + self.table_local(table)
+
+    def column_local(self, table: str, column: str) -> str:
+        """``t#c`` (unescaped local name)."""
+        return f"{self._name(table)}#{self._name(column)}"
+
+    def column_iri(self, table: str, column: str) -> str:
+        """``<base>t#c``."""
+        return self.base + self.column_local(table, column)
+
+    def ref_local(self, table: str, columns: Sequence[str]) -> str:
+        """``t#ref-c1;c2``."""
+        return f"{self._name(table)}#ref-" + ";".join(self._name(c) for c in columns)
+
+    def ref_iri(self, table: str, columns: Sequence[str]) -> str:
+        """``<base>t#ref-c1;c2``."""
+        return self.base + self.ref_local(table, columns)
+
+    def row_iri(self, table: str, key: Sequence[tuple[str, Any]]) -> str:
+        """``<base>t/k1=v1;k2=v2`` for (column, value) pairs in key order."""
+        parts = ";".join(f"{self._name(c)}={_encode(literal_text(v))}" for c, v in key)
+        return f"{self.base}{self.table_local(table)}/{parts}"
+
+    def sparql_term(self, local: str) -> str:
+        """A local name as a prefixed name under ``PREFIX :`` (``:singer\\#age``): ``#``,
+        ``;`` and ``%`` escaped as SPARQL's PN_LOCAL_ESC / PLX allow."""
+        out = []
+        for ch in local:
+            if ch in "#;=&/?!$'()*+,":
+                out.append("\\" + ch)
+            else:
+                out.append(ch)
+        return ":" + "".join(out)
+
+
+def eid(table: str, key: Sequence[tuple[str, Any]]) -> str:
+    """The property-graph ``eid`` of a row: ``"<table>#<k1>=<v1>;..."``."""
+    return f"{table}#" + ";".join(f"{c}={literal_text(v)}" for c, v in key)
+
+
+def ref_type(columns: Sequence[str]) -> str:
+    """The relationship type of a foreign key: ``ref_<c1>_<c2>``."""
+    return "ref_" + "_".join(columns)
