@@ -1,0 +1,118 @@
+"""SPARQL execution and EX (spec spider4sparql.md §5): typed values, the top-level ORDER BY
+rule, the worker process and its timeout, Spider4SPARQL's prefix-less ``\\#`` queries, and
+the 2021 scorer's compat rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgbench.errors import InputError
+from kgbench.evaluate.sparql import (
+    SparqlExecutor,
+    rdf_files_of,
+    round_significant,
+    sparql_execution_accuracy,
+    sparql_order_matters,
+    with_s4s_prefix,
+)
+
+B = "http://valuenet/ontop/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def _graph(tmp_path: Path, n_extra: int = 0) -> Path:
+    rows = [
+        (1, "Joe Sharp", "Netherlands", 52, "false"),
+        (2, "Timbaland", "United States", 32, "true"),
+    ]
+    rows += [(3, "Justin Brown", "France", 29, "true"), (4, "Rose White", "France", 41, "false")]
+    lines = []
+    for sid, name, country, age, male in rows:
+        s = f"<{B}singer/singer_id={sid}>"
+        lines += [
+            f"{s} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{B}singer> .",
+            f'{s} <{B}singer#singer_id> "{sid}"^^<{XSD}integer> .',
+            f'{s} <{B}singer#name> "{name}" .',
+            f'{s} <{B}singer#country> "{country}" .',
+            f'{s} <{B}singer#age> "{age}"^^<{XSD}integer> .',
+            f'{s} <{B}singer#is_male> "{male}"^^<{XSD}boolean> .',
+        ]
+    lines += [f'<{B}x/{i}> <{B}x#v> "{i}"^^<{XSD}integer> .' for i in range(n_extra)]
+    path = tmp_path / "concert.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_values_prefix_and_order_rule(tmp_path: Path) -> None:
+    assert round_significant(10621.666666666666666666) == round_significant(10621.6666666667)
+    assert with_s4s_prefix("SELECT ?x WHERE { ?x a :singer }").startswith("PREFIX : <" + B)
+    q = "PREFIX : <http://example.org/> SELECT ?x WHERE { ?x a :t }"
+    assert with_s4s_prefix(q) == q
+    assert sparql_order_matters("SELECT ?a WHERE { ?s :p ?a } ORDER BY DESC(?a)")
+    assert not sparql_order_matters(
+        "SELECT ?a WHERE { { SELECT ?a WHERE { ?s :p ?a } ORDER BY ?a LIMIT 1 } }"
+    )
+    assert not sparql_order_matters("SELECT ?a WHERE { ?s :p 'order by' }")
+    assert not sparql_order_matters("SELECT ?a WHERE { ?s <http://x/ORDER BY> ?a }")
+
+    with SparqlExecutor([_graph(tmp_path)], timeout_s=30) as ex:
+        # the published style: no PREFIX, '#' escaped in local names
+        res = ex.run(with_s4s_prefix("SELECT (count(*) as ?c) WHERE { ?s a :singer }"))
+        assert res.ok and res.rows == [[4]]
+        res = ex.run(
+            with_s4s_prefix(
+                "SELECT (avg(?a) as ?avg) (min(?a) as ?min) (max(?a) as ?max) "
+                "WHERE { ?s :singer\\#country 'France' . ?s :singer\\#age ?a }"
+            )
+        )
+        assert res.rows == [[35.0, 29, 41]] and res.columns == ["avg", "min", "max"]
+        res = ex.run(with_s4s_prefix("SELECT ?s ?m WHERE { ?s :singer\\#is_male ?m }"))
+        assert sorted(res.rows) == sorted(
+            [
+                [f"{B}singer/singer_id={i}", m]
+                for i, m in ((1, False), (2, True), (3, True), (4, False))
+            ]
+        )
+        # COUNT without AS is not SPARQL 1.1: a syntax error, scored 0 by the caller
+        res = ex.run(with_s4s_prefix("SELECT COUNT(?x) WHERE { ?x a :singer }"))
+        assert res.error == "syntax" and not res.ok
+        res = ex.run("CONSTRUCT WHERE { ?s ?p ?o }")
+        assert res.error == "not_select"
+
+
+def test_worker_is_killed_at_the_timeout_and_restarts(tmp_path: Path) -> None:
+    with SparqlExecutor([_graph(tmp_path, n_extra=3000)], timeout_s=1.0) as ex:
+        slow = "SELECT (count(*) AS ?c) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f . ?g ?s ?h }"
+        res = ex.run(slow)
+        assert res.error == "timeout" and ex.restarts == 1
+        assert 1.0 <= res.seconds < 10
+        # the next query gets a fresh worker
+        assert ex.run("SELECT (count(*) AS ?c) WHERE { ?s a ?t }").rows == [[4]]
+
+
+def test_ex_rules_kgbench_and_s4s() -> None:
+    gold = [["Joe", 52], ["Tim", 32]]
+    assert sparql_execution_accuracy(gold, [["Tim", 32], ["Joe", 52]], order_matters=False) == 1
+    assert sparql_execution_accuracy(gold, [["Tim", 32], ["Joe", 52]], order_matters=True) == 0
+    # columns permuted: kgbench's EX finds the bijection; the 2021 scorer is positional
+    perm = [[52, "Joe"], [32, "Tim"]]
+    assert sparql_execution_accuracy(gold, perm, order_matters=True) == 1
+    assert sparql_execution_accuracy(gold, perm, order_matters=False, compat="s4s") == 0
+    # s4s: 12 decimals, bag of rows
+    assert sparql_execution_accuracy([[0.1 + 0.2]], [[0.3]], order_matters=False, compat="s4s") == 1
+    assert sparql_execution_accuracy([[1], [1]], [[1]], order_matters=False, compat="s4s") == 0
+    with pytest.raises(ValueError):
+        sparql_execution_accuracy(gold, gold, False, compat="x")
+
+
+def test_rdf_files_and_load_errors(tmp_path: Path) -> None:
+    g = _graph(tmp_path)
+    assert rdf_files_of(tmp_path, "concert") == [g]
+    with pytest.raises(InputError, match="no RDF for graph 'pets_1'"):
+        rdf_files_of(tmp_path, "pets_1")
+    bad = tmp_path / "bad.nt"
+    bad.write_text("<a> <b> .\n", encoding="utf-8")
+    with SparqlExecutor([bad]) as ex, pytest.raises(InputError, match="cannot load"):
+        ex.run("SELECT * WHERE { ?s ?p ?o }")
