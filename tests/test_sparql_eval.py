@@ -116,3 +116,79 @@ def test_rdf_files_and_load_errors(tmp_path: Path) -> None:
     bad.write_text("<a> <b> .\n", encoding="utf-8")
     with SparqlExecutor([bad]) as ex, pytest.raises(InputError, match="cannot load"):
         ex.run("SELECT * WHERE { ?s ?p ?o }")
+
+
+def test_evaluate_cli_sparql(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``kgbench evaluate --language sparql``: Spider4SPARQL-style pairs (no PREFIX, ``\\#``)
+    as tasks, position-aligned predictions; right, reordered, syntax-error and missing
+    predictions; a failing gold is excluded and listed; EX by hardness."""
+    import json
+
+    from kgbench.cli import main
+
+    rdf = tmp_path / "rdf"
+    rdf.mkdir()
+    _graph(rdf).rename(rdf / "concert_singer.nt")
+    count = "SELECT (count(*) as ?c) WHERE { ?s a :singer }"
+    ordered = "SELECT ?n WHERE { ?s :singer\\#name ?n . ?s :singer\\#age ?a } ORDER BY DESC(?a)"
+    asc = ordered.replace("DESC(?a)", "ASC(?a)")
+    tasks = [
+        {
+            "kg_name": "concert_singer",
+            "question": "How many singers?",
+            "query": count,
+            "hardness": "easy",
+        },
+        {
+            "kg_name": "concert_singer",
+            "question": "Names by age",
+            "query": ordered,
+            "hardness": "medium",
+        },
+        {
+            "kg_name": "concert_singer",
+            "question": "Names by age again",
+            "query": ordered,
+            "hardness": "medium",
+        },
+        {
+            "kg_name": "concert_singer",
+            "question": "Broken gold",
+            "query": "SELECT WHERE {",
+            "hardness": "hard",
+        },
+        {
+            "kg_name": "concert_singer",
+            "question": "No prediction",
+            "query": count,
+            "hardness": "easy",
+        },
+    ]
+    preds = [
+        {"predicted_sparql": count},
+        {"predicted_sparql": asc},  # rows in the wrong order: 0
+        {"predicted_sparql": "SELECT COUNT(?x) WHERE { ?x a :singer }"},  # syntax: 0
+        {"predicted_sparql": count},
+        {"predicted_sparql": ""},
+    ]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks), encoding="utf-8")
+    (tmp_path / "preds.json").write_text(json.dumps(preds), encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["evaluate", "--language", "sparql", "--tasks", str(tmp_path / "tasks.json")]
+    argv += ["--predictions", str(tmp_path / "preds.json"), "--rdf-dir", str(rdf)]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    agg = json.loads((out / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    assert agg["scored"] == 4 and [e["qid"] for e in agg["excluded"]] == ["3"]
+    assert agg["excluded"][0]["error"] == "syntax"
+    assert agg["overall"] == {"execution_accuracy": 0.25, "executable": 0.5}
+    assert agg["by_hardness"] == {"easy": 0.5, "medium": 0.0}
+    records = json.loads((out / "result_with_metrics.json").read_text(encoding="utf-8"))
+    assert [r["error"] for r in records] == [None, None, "syntax", "missing"]
+    assert "1 excluded" in printed and "by_hardness" in printed
+    # the same predictions under the 2021 scorer: order ignored, so the reordered one counts
+    assert main([*argv, "--out", str(out), "--compat", "s4s"]) == 0
+    agg = json.loads((out / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    assert agg["overall"]["execution_accuracy"] == 0.5 and agg["compat"] == "s4s"
+    # no --rdf-dir: a one-line error
+    assert main(["evaluate", "--language", "sparql", "--tasks", "x", "--out", str(out)]) == 1

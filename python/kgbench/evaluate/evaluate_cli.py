@@ -21,6 +21,14 @@ is recorded; the run does not stop for them.
 --graph-uris: JSON object graph -> "bolt://host:port" or {"uri", "database", "user",
 "password"}; CypherBench's neo4j_info.json ({"full": {graph: {"host", "port", ...}}})
 is accepted too. Graphs not in the map use --uri.
+
+--language sparql scores text-to-SPARQL predictions on embedded RDF stores instead
+(kgbench.evaluate.sparql_runner): tasks are {qid, graph, gold_sparql, gold_sql?,
+hardness?} records or Spider4SPARQL's published {kg_name, question, query} pairs,
+predictions {qid, pred_sparql} or position-aligned {predicted_sparql}; each graph's RDF is
+RDF_DIR/<graph>.nt (or RDF_DIR/<graph>/*.nt, a `kgbench rdb` output). Each query runs in a
+worker process killed at --timeout (default 30 s). aggregated_metrics.json holds overall,
+by_graph, by_hardness (Spider's levels) and the excluded tasks whose gold failed.
 """
 
 
@@ -36,6 +44,22 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
+    p.add_argument(
+        "--language",
+        choices=("cypher", "sparql"),
+        default="cypher",
+        help="query language of the tasks (default: cypher, on Neo4j)",
+    )
+    p.add_argument(
+        "--rdf-dir", type=Path, help="--language sparql: directory of the graphs' RDF files"
+    )
+    p.add_argument(
+        "--compat",
+        choices=("s4s",),
+        default=None,
+        help="--language sparql: the 2021 Spider4SPARQL scorer's rules (positional columns, "
+        "12 decimals) instead of kgbench's exact EX",
+    )
     p.add_argument(
         "--predictions", type=Path, help="prediction file (default: pred_cypher of the tasks)"
     )
@@ -57,7 +81,10 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--workers", type=int, default=8, help="parallel queries (default: 8)")
     p.add_argument(
-        "--timeout", type=float, default=120.0, help="per-query timeout in seconds (default: 120)"
+        "--timeout",
+        type=float,
+        default=None,
+        help="per-query timeout in seconds (default: 120 for Cypher, 30 for SPARQL)",
     )
     p.add_argument(
         "--gold-timeout", type=float, help="timeout of gold queries (default: --timeout)"
@@ -76,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
     from kgbench.errors import InputError
     from kgbench.evaluate.runner import METRIC_ALIASES, evaluate, parse_metrics
 
+    if args.language == "sparql":
+        return _run_sparql(args)
+    if args.timeout is None:
+        args.timeout = 120.0
     if args.uri is None and args.graph_uris is None:
         raise InputError("give --uri, --graph-uris, or both")
     if args.workers < 1:
@@ -108,6 +139,35 @@ def run(args: argparse.Namespace) -> int:
         gold_timeout_s=args.gold_timeout,
         gold_cache_dir=args.gold_cache or (args.out / "gold_cache"),
         progress=True,
+    )
+    results_path, agg_path = result.write(args.out)
+    print(result.table())
+    print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
+    return 0
+
+
+def _run_sparql(args: argparse.Namespace) -> int:
+    """``kgbench evaluate --language sparql``."""
+    from kgbench.errors import InputError
+    from kgbench.evaluate.sparql_runner import evaluate_sparql
+
+    if args.rdf_dir is None:
+        raise InputError("--language sparql needs --rdf-dir (the graphs' RDF files)")
+    timeout = 30.0 if args.timeout is None else args.timeout
+    if timeout <= 0:
+        raise InputError("--timeout must be positive")
+
+    def progress(done: int, total: int) -> None:
+        if done % 50 == 0 or done == total:
+            print(f"  {done}/{total} tasks", file=sys.stderr)
+
+    result = evaluate_sparql(
+        args.tasks,
+        args.predictions,
+        args.rdf_dir,
+        timeout_s=timeout,
+        compat=args.compat,
+        progress=progress,
     )
     results_path, agg_path = result.write(args.out)
     print(result.table())

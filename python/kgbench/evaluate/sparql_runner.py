@@ -1,0 +1,226 @@
+"""``kgbench evaluate --language sparql``: text-to-SPARQL predictions scored by execution
+accuracy on embedded RDF stores (spec ``spider4sparql.md`` §2, §5).
+
+Tasks: JSON array or JSON Lines records, either kgbench's
+``{qid, graph, nl_question, gold_sparql, gold_sql?, hardness?, pred_sparql?}`` or the
+published Spider4SPARQL pairs ``{kg_name, question, query}`` (loaded unchanged: no PREFIX,
+``\\#`` escapes; the ``:`` prefix is added when a query lacks it). ``qid`` defaults to the
+record's position. Predictions: ``{qid, pred_sparql}`` records, or records aligned with the
+tasks by position holding ``predicted_sparql`` (the published GPT-3.5 files), ``pred_sparql``
+or ``query``; without a prediction file, ``pred_sparql`` of the tasks.
+
+Per task: the gold runs once on its graph (``RDF_DIR/<graph>.nt`` or
+``RDF_DIR/<graph>/*.nt``); a gold that fails (error or timeout) excludes the task, which is
+listed and counted, never scored. A prediction that is missing, fails or times out scores 0
+with its error class. ``execution_accuracy`` is
+:func:`kgbench.evaluate.sparql.sparql_execution_accuracy` (``compat`` as there);
+``executable`` is 1 when the prediction ran. Hardness is the task's ``hardness`` field, else
+Spider's hardness of ``gold_sql`` (:mod:`kgbench.rdb.hardness`), else ``unknown``.
+
+Outputs: ``result_with_metrics.json`` (the task records with ``metrics`` and ``error``) and
+``aggregated_metrics.json`` ``{overall, by_graph, by_hardness, excluded}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import InputError
+from kgbench.evaluate.aggregate import group_means, mean4
+
+#: Spider's hardness levels, in order.
+HARDNESS = ("easy", "medium", "hard", "extra")
+
+
+def _hardness_of(sql: str | None) -> str:
+    if not sql:
+        return "unknown"
+    try:
+        from kgbench.rdb.hardness import sql_hardness
+    except ImportError:  # pragma: no cover - the module ships with kgbench
+        return "unknown"
+    try:
+        return str(sql_hardness(sql))
+    except Exception:
+        return "unknown"
+
+
+def normalise_tasks(records: Sequence[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """Task records in kgbench's shape (module docstring).
+
+    Raises:
+        InputError: a record without a graph (``graph`` / ``kg_name`` / ``db_id``) or a gold
+            query (``gold_sparql`` / ``query``); the message names the record."""
+    from kgbench.evaluate.sparql import with_s4s_prefix
+
+    out = []
+    for i, (where, rec) in enumerate(records):
+        graph = rec.get("graph") or rec.get("kg_name") or rec.get("db_id")
+        gold = rec.get("gold_sparql") or rec.get("query")
+        if not isinstance(graph, str) or not graph:
+            raise InputError(f"{where}: no graph (graph, kg_name or db_id)")
+        if not isinstance(gold, str) or not gold.strip():
+            raise InputError(f"{where}: no gold query (gold_sparql or query)")
+        task = dict(rec)
+        task["qid"] = str(rec.get("qid", i))
+        task["graph"] = graph
+        task["nl_question"] = rec.get("nl_question") or rec.get("question")
+        task["gold_sparql"] = with_s4s_prefix(gold)
+        task["hardness"] = rec.get("hardness") or _hardness_of(rec.get("gold_sql"))
+        out.append(task)
+    return out
+
+
+def attach_predictions(
+    tasks: list[dict[str, Any]], records: Sequence[tuple[str, Mapping[str, Any]]] | None
+) -> None:
+    """Set each task's ``pred_sparql`` from prediction records (module docstring): by
+    ``qid`` when every record has one, else by position.
+
+    Raises:
+        InputError: positional predictions whose count differs from the tasks'."""
+    if records is None:
+        return
+    keyed = all("qid" in r and "pred_sparql" in r for _w, r in records)
+    if keyed:
+        by_qid = {str(r["qid"]): r["pred_sparql"] for _w, r in records}
+        for t in tasks:
+            t["pred_sparql"] = by_qid.get(t["qid"])
+        return
+    if len(records) != len(tasks):
+        raise InputError(
+            f"{len(records)} predictions without qid for {len(tasks)} tasks: positional "
+            "predictions must align one to one"
+        )
+    for t, (_w, r) in zip(tasks, records, strict=True):
+        t["pred_sparql"] = r.get("predicted_sparql", r.get("pred_sparql", r.get("query")))
+
+
+@dataclass
+class SparqlEvaluation:
+    """Scored records, the aggregated metrics and the excluded tasks (failing golds)."""
+
+    records: list[dict[str, Any]]
+    aggregated: dict[str, Any]
+    excluded: list[dict[str, Any]] = field(default_factory=list)
+    error_counts: dict[str, int] = field(default_factory=dict)
+
+    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
+        """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``; their paths."""
+        from kgbench.fileio import write_json_atomic
+
+        out = Path(out_dir)
+        return (
+            write_json_atomic(out / "result_with_metrics.json", self.records),
+            write_json_atomic(out / "aggregated_metrics.json", self.aggregated),
+        )
+
+    def table(self) -> str:
+        """The aggregated metrics as a printable table."""
+        agg = self.aggregated
+        lines = [f"overall ({agg['scored']} tasks scored, {len(self.excluded)} excluded)"]
+        for name, value in agg["overall"].items():
+            lines.append(f"  {name:<32} {value:>8.4f}")
+        for section in ("by_hardness", "by_graph"):
+            lines.append(f"{section} (execution_accuracy)")
+            for key, value in agg[section].items():
+                lines.append(f"  {key:<32} {value:>8.4f}")
+        if self.error_counts:
+            lines.append("predictions scored 0 with an error, by error class")
+            for name, count in sorted(self.error_counts.items()):
+                lines.append(f"  {name:<32} {count:>8d}")
+        return "\n".join(lines)
+
+
+def evaluate_sparql(
+    tasks: str | Path,
+    predictions: str | Path | None,
+    rdf_dir: str | Path,
+    *,
+    timeout_s: float = 30.0,
+    compat: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SparqlEvaluation:
+    """Score the predictions of a task file (module docstring).
+
+    Raises:
+        InputError: unreadable or malformed task / prediction files, a graph without RDF
+            in ``rdf_dir``, RDF that does not parse."""
+    from kgbench.evaluate.sparql import (
+        SparqlExecutor,
+        rdf_files_of,
+        sparql_execution_accuracy,
+        sparql_order_matters,
+        with_s4s_prefix,
+    )
+    from kgbench.evaluate.tasks import read_records
+
+    if compat not in (None, "s4s"):
+        raise InputError(f"compat must be 's4s' or none, not {compat!r}")
+    items = normalise_tasks(read_records(tasks))
+    attach_predictions(items, read_records(predictions) if predictions is not None else None)
+    by_graph: dict[str, list[dict[str, Any]]] = {}
+    for t in items:
+        by_graph.setdefault(t["graph"], []).append(t)
+    scored: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    errors: dict[str, int] = {}
+    done = 0
+    for graph, group in by_graph.items():
+        with SparqlExecutor(rdf_files_of(rdf_dir, graph), timeout_s=timeout_s) as ex:
+            for t in group:
+                done += 1
+                gold = ex.run(t["gold_sparql"])
+                if not gold.ok:
+                    excluded.append(
+                        {
+                            "qid": t["qid"],
+                            "graph": graph,
+                            "error": gold.error,
+                            "message": gold.message,
+                        }
+                    )
+                    continue
+                pred_text = t.get("pred_sparql")
+                rec = dict(t)
+                if not isinstance(pred_text, str) or not pred_text.strip():
+                    ex_value, executable, error = 0.0, 0.0, "missing"
+                else:
+                    pred = ex.run(with_s4s_prefix(pred_text))
+                    if not pred.ok:
+                        ex_value, executable, error = 0.0, 0.0, str(pred.error)
+                    else:
+                        executable, error = 1.0, None
+                        ex_value = sparql_execution_accuracy(
+                            gold.rows,
+                            pred.rows,
+                            sparql_order_matters(t["gold_sparql"]),
+                            compat=compat,
+                        )
+                if error is not None:
+                    errors[error] = errors.get(error, 0) + 1
+                rec["metrics"] = {"execution_accuracy": ex_value, "executable": executable}
+                rec["error"] = error
+                scored.append(rec)
+                if progress is not None:
+                    progress(done, len(items))
+    hard = {
+        h: mean4([r["metrics"]["execution_accuracy"] for r in scored if r["hardness"] == h])
+        for h in (*HARDNESS, "unknown")
+        if any(r["hardness"] == h for r in scored)
+    }
+    aggregated = {
+        "overall": {
+            m: mean4([r["metrics"][m] for r in scored])
+            for m in ("execution_accuracy", "executable")
+        },
+        "by_graph": group_means((r["graph"], r["metrics"]["execution_accuracy"]) for r in scored),
+        "by_hardness": hard,
+        "scored": len(scored),
+        "excluded": excluded,
+        "compat": compat or "kgbench",
+    }
+    return SparqlEvaluation(scored, aggregated, excluded, errors)
