@@ -199,11 +199,13 @@ def entry_from_database(db: str | os.PathLike[str], db_id: str) -> dict[str, Any
         types = ["text"]
         keys: list[int] = []
         for ti, name in enumerate(names):
+            table_keys: list[tuple[int, int]] = []  # (key position, column index)
             for r in conn.execute(f"PRAGMA table_info({_quote(name)})"):
                 if r[5]:
-                    keys.append(len(cols))
+                    table_keys.append((int(r[5]), len(cols)))
                 cols.append([ti, str(r[1])])
                 types.append(spider_type(str(r[2] or "")))
+            keys.extend(ci for _pos, ci in sorted(table_keys))
     finally:
         conn.close()
     return {
