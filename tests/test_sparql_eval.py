@@ -192,3 +192,19 @@ def test_evaluate_cli_sparql(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert agg["overall"]["execution_accuracy"] == 0.5 and agg["compat"] == "s4s"
     # no --rdf-dir: a one-line error
     assert main(["evaluate", "--language", "sparql", "--tasks", "x", "--out", str(out)]) == 1
+
+
+def test_hardness_from_gold_sql() -> None:
+    """A task without ``hardness`` gets Spider's level of its ``gold_sql``."""
+    from kgbench.evaluate.sparql_runner import normalise_tasks
+
+    base = {"graph": "g", "gold_sparql": "SELECT ?x WHERE { ?x ?p ?o }"}
+    tasks = normalise_tasks(
+        [
+            ("t0", {**base, "gold_sql": "SELECT count(*) FROM singer"}),
+            ("t1", {**base, "gold_sql": "SELECT name FROM singer WHERE age > 3 ORDER BY age"}),
+            ("t2", {**base, "gold_sql": "not sql at all ((("}),
+            ("t3", base),
+        ]
+    )
+    assert [t["hardness"] for t in tasks] == ["easy", "medium", "unknown", "unknown"]

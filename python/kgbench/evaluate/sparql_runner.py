@@ -38,13 +38,11 @@ HARDNESS = ("easy", "medium", "hard", "extra")
 def _hardness_of(sql: str | None) -> str:
     if not sql:
         return "unknown"
+    from kgbench.rdb.hardness import hardness_from_sql
+
     try:
-        from kgbench.rdb.hardness import sql_hardness
-    except ImportError:  # pragma: no cover - the module ships with kgbench
-        return "unknown"
-    try:
-        return str(sql_hardness(sql))
-    except Exception:
+        return hardness_from_sql(sql)
+    except Exception:  # SQL that does not parse: no level
         return "unknown"
 
 
