@@ -182,6 +182,22 @@ def test_demo_end_to_end(
         row = next(line for line in section.splitlines() if line.startswith(t + " "))
         assert row.split()[-2] == str(n), row
 
+    # Spider's concert_singer: the question's SQL, SPARQL and Cypher give the same rows
+    spider = printed.split("== Spider4SPARQL")[1].split("== Outputs")[0]
+    assert "Show the stadium name and the number of concerts in each stadium." in spider
+    assert "-- SQL" in spider and "-- SPARQL" in spider and "-- CYPHER" in spider
+    assert (out / "spider" / "concert_singer.nt").is_file()
+    rows = spider.split("Cypher on Neo4j")[1].strip().splitlines()
+    import sqlite3
+
+    db = sqlite3.connect(Path(__file__).parent / "data" / "spider" / "concert_singer.sqlite")
+    stadiums = db.execute("SELECT count(DISTINCT Stadium_ID) FROM concert").fetchone()[0]
+    db.close()
+    assert len(rows) == stadiums  # one row per stadium holding concerts
+    for row in rows:
+        cells = [c for c in row.split("  ") if c.strip()]
+        assert len(cells) == 3 and len({c.strip() for c in cells}) == 1, row
+
 
 def test_demo_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:

@@ -67,6 +67,10 @@ class DemoFiles:
     """Where the data comes from and its licence."""
     synth_sample: Path
     """A connected WD50K region (gzipped N-Triples) for the SynthKGQA step."""
+    spider_db: Path
+    """Spider's concert_singer database (SQLite) for the relational step."""
+    spider_tables: Path
+    """Its Spider ``tables.json`` entry."""
 
 
 def demo_files(data_dir: Path | None = None) -> DemoFiles:
@@ -84,6 +88,8 @@ def demo_files(data_dir: Path | None = None) -> DemoFiles:
         expected_metrics=d / "expected_metrics.json",
         notice=d / "NOTICE",
         synth_sample=d / "wd50k_sample.nt.gz",
+        spider_db=d / "concert_singer.sqlite",
+        spider_tables=d / "concert_singer.tables.json",
     )
     for path in (
         files.schema,
@@ -92,6 +98,8 @@ def demo_files(data_dir: Path | None = None) -> DemoFiles:
         files.predictions,
         files.notice,
         files.synth_sample,
+        files.spider_db,
+        files.spider_tables,
     ):
         if not path.is_file():
             raise KgbenchError(f"demo data file missing: {path} (reinstall kgbench)")
@@ -126,6 +134,9 @@ class DemoResult:
     """PIPE-Cypher's ``report.json`` (gate funnel, counts per category, selection, export)."""
     synth: dict[str, Any] | None = None
     """SynthKGQA's ``report.json`` (items, rejections, isomorphism types, timings)."""
+    spider: dict[str, Any] | None = None
+    """The relational step: the conversion report, the question, its SQL, SPARQL and
+    Cypher, and each one's result rows."""
 
 
 def _graph_counts(graph: Mapping[str, Any]) -> dict[str, Any]:
@@ -182,7 +193,7 @@ def run_demo(
         elapsed, clock = now - clock, now
         return f" ({elapsed:.1f} s)"
 
-    say(f"[1/7] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
+    say(f"[1/8] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
     graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
@@ -204,36 +215,45 @@ def run_demo(
         notifications.setLevel(logging.ERROR)
         started = uri is None
         if uri is None:
-            say("[2/7] neo4j: starting the local Neo4j server")
+            say("[2/8] neo4j: starting the local Neo4j server")
             server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
             uri = str(server.uri)
             say(f"      ready at {uri}{done()}")
         else:
-            say(f"[2/7] neo4j: using {uri}")
-        say(f"[3/7] load: {counts['entities']} entities, {counts['relations']} relations")
+            say(f"[2/8] neo4j: using {uri}")
+        say(f"[3/8] load: {counts['entities']} entities, {counts['relations']} relations")
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
-        say(f"[4/7] evaluate: {files.predictions.name} against {files.tasks.name}")
+        say(f"[4/8] evaluate: {files.predictions.name} against {files.tasks.name}")
         evaluation = evaluate(
             str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
-        say("[5/7] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
+        say("[5/8] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
         generation = _generate(uri, user, password, out / "generation")
         say(f"      {generation['tasks']} tasks generated{done()}")
-        say("[6/7] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
+        say("[6/8] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
         pipe = _pipe(uri, user, password, out / "pipe")
         say(
             f"      {pipe['funnel']['accepted']} of {pipe['funnel']['candidates']} candidates "
             f"accepted, {sum(pipe['selected_by_category'].values())} selected{done()}"
         )
         say(
-            f"[7/7] synth: SynthKGQA template items from {files.synth_sample.name} (SPARQL on "
+            f"[7/8] synth: SynthKGQA template items from {files.synth_sample.name} (SPARQL on "
             "an embedded store, offline, seed 1111)"
         )
         synth = _synth(files.synth_sample, out / "synth")
         say(f"      {synth['items']} items, {len(synth['types'])} isomorphism types{done()}")
+        say(
+            "[8/8] rdb: Spider's concert_singer as RDF and a property graph; one question in "
+            "SQL, SPARQL and Cypher"
+        )
+        spider = _spider(files, out / "spider", uri, user, password)
+        say(
+            f"      {spider['report']['rows']} rows -> {spider['report']['triples']} triples, "
+            f"{spider['report']['nodes']} nodes{done()}"
+        )
         if started:
             say("      stopping the local Neo4j server")
     return DemoResult(
@@ -255,10 +275,13 @@ def run_demo(
             "pipe benchmark": out / "pipe" / "all.jsonl",
             "pipe ledger": out / "pipe" / "records.jsonl",
             "SynthKGQA items": out / "synth" / "items.jsonl",
+            "Spider RDF": out / "spider" / "concert_singer.nt",
+            "Spider graph": out / "spider" / "graph.json",
         },
         generation=generation,
         pipe=pipe,
         synth=synth,
+        spider=spider,
     )
 
 
@@ -300,6 +323,70 @@ def _synth(sample: Path, out: Path) -> dict[str, Any]:
     from kgbench.generate.synth.template import SynthSettings
 
     return generate_synth([str(sample)], out, SynthSettings(n=50, seed=1111))
+
+
+#: Spider dev question 22 of concert_singer, shown in three query languages.
+SPIDER_QUESTION = "Show the stadium name and the number of concerts in each stadium."
+SPIDER_SQL = (
+    "SELECT T2.name ,  count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id  =  "
+    "T2.stadium_id GROUP BY T1.stadium_id"
+)
+
+
+def _spider(
+    files: DemoFiles, out: Path, uri: str, user: str | None, password: str | None
+) -> dict[str, Any]:
+    """Convert concert_singer (kgbench rdb), translate :data:`SPIDER_SQL` to SPARQL and
+    Cypher, and run the three: SQL on SQLite, SPARQL on the RDF (embedded store), Cypher on
+    the property graph loaded into the demo's server (replacing the demo graph)."""
+    from kgbench.evaluate.sparql import SparqlExecutor
+    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j import load_graph
+    from kgbench.rdb.convert import convert_rdb
+    from kgbench.rdb.schema import load_schema
+    from kgbench.rdb.sql2cypher import translate_sql_to_cypher
+    from kgbench.rdb.sql2sparql import translate_sql_to_sparql
+    from kgbench.rdb.validate import run_sql
+
+    report = convert_rdb(files.spider_db, files.spider_tables, "concert_singer", out)
+    schema = load_schema(files.spider_db, files.spider_tables, "concert_singer")
+    sparql = translate_sql_to_sparql(SPIDER_SQL, schema)
+    cypher = translate_sql_to_cypher(SPIDER_SQL, schema)
+    if sparql.query is None or cypher.query is None:
+        raise KgbenchError(f"the demo question no longer translates: {sparql.reason}")
+    _err, sql_rows = run_sql(files.spider_db, SPIDER_SQL, 30.0)
+    with SparqlExecutor([out / "concert_singer.nt"]) as ex:
+        res = ex.run(sparql.query)
+    load_graph(str(out / "graph.json"), uri, user=user, password=password, wipe=True)
+    reader = GraphReader.connect(uri, user, password)
+    try:
+        cypher_rows = [list(r.values()) for r in reader.run(cypher.query)]
+    finally:
+        reader.close()
+    return {
+        "report": report,
+        "question": SPIDER_QUESTION,
+        "sql": SPIDER_SQL,
+        "sparql": sparql.query,
+        "cypher": cypher.query,
+        "rows": {"sql": sql_rows, "sparql": res.rows, "cypher": cypher_rows},
+    }
+
+
+def format_spider(spider: Mapping[str, Any]) -> str:
+    """The relational step's question with its three queries and their results side by
+    side (rows sorted, as the question asks for no order)."""
+    lines = [f"question: {spider['question']}"]
+    for lang in ("sql", "sparql", "cypher"):
+        lines.append(f"-- {lang.upper()}")
+        lines += ["   " + line for line in str(spider[lang]).splitlines()]
+    tables = {k: sorted(map(repr, v)) for k, v in spider["rows"].items()}
+    width = max(len(x) for rows in tables.values() for x in rows) if tables["sql"] else 10
+    lines.append(f"{'SQL on SQLite':<{width + 2}}{'SPARQL on RDF':<{width + 2}}Cypher on Neo4j")
+    for i in range(max(len(v) for v in tables.values())):
+        cells = [rows[i] if i < len(rows) else "" for rows in tables.values()]
+        lines.append("".join(f"{c:<{width + 2}}" for c in cells).rstrip())
+    return "\n".join(lines)
 
 
 def _outputs(graph_dir: Path, report: Path, eval_dir: Path, agg: Path) -> dict[str, Path]:
@@ -468,6 +555,12 @@ def format_summary(result: DemoResult) -> str:
             f"{syn['items']} items from {syn['attempts']} seed graphs "
             f"(acceptance {syn['acceptance']:.1%}), {syn['redundant']} non-minimal"
         )
+    if result.spider is not None:
+        lines += [
+            "",
+            "== Spider4SPARQL: one question in SQL, SPARQL and Cypher (concert_singer) ==",
+        ]
+        lines.append(format_spider(result.spider))
     lines += ["", "== Outputs =="]
     for name, path in result.outputs.items():
         lines.append(f"  {name + ':':<20} {path}")
