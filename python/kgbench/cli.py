@@ -26,6 +26,10 @@ _STAGES = (
     "kgbench.generate.pipe.cli",
     "kgbench.generate.pipe.diversity_cli",
     "kgbench.generate.synth.stats_cli",
+    "kgbench.noise.cli",
+    "kgbench.rdb.cli",
+    "kgbench.rdb.translate_cli",
+    "kgbench.rdb.validate_cli",
     "kgbench.demo.cli",
 )
 
@@ -44,6 +48,10 @@ _COMMAND_MODULES = {
     "gate": "kgbench.generate.pipe.cli",
     "diversity": "kgbench.generate.pipe.diversity_cli",
     "synth": "kgbench.generate.synth.stats_cli",
+    "noise": "kgbench.noise.cli",
+    "rdb": "kgbench.rdb.cli",
+    "sql2sparql": "kgbench.rdb.translate_cli",
+    "validate-translation": "kgbench.rdb.validate_cli",
     "demo": "kgbench.demo.cli",
 }
 

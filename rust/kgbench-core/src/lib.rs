@@ -19,6 +19,7 @@ pub mod cypher;
 pub mod evaluate;
 pub mod iso;
 pub mod neo4j;
+pub mod noise;
 pub mod sample;
 pub mod select;
 pub mod synth;

@@ -12,6 +12,7 @@ mod cypher;
 mod evaluate;
 mod iso;
 mod neo4j;
+mod noise;
 mod sample;
 mod select;
 mod synth;
@@ -52,6 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cypher::register(m)?;
     evaluate::register(m)?;
     neo4j::register(m)?;
+    noise::register(m)?;
     sample::register(m)?;
     select::register(m)?;
     synth::register(m)?;
