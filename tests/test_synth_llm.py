@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from chat_completions_double import ChatCompletionsTestDouble, last_user_content
-from kgbench.generate.synth.kg import WikidataKG, load_store
+from kgbench.generate.synth.kg import WikidataKG
 from kgbench.generate.synth.llm_gen import (
     ReplyChecker,
     build_tree,
@@ -31,34 +31,7 @@ from kgbench.generate.synth.llm_gen import (
 )
 from kgbench.generate.synth.template import REASONS, SynthSettings
 from kgbench.llm import LLMClient, LLMError
-
-WD = "http://www.wikidata.org/entity/"
-WDT = "http://www.wikidata.org/prop/direct/"
-LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-
-#: The spec's worked example (§5): t1 Yehonatan Geffen -child-> Aviv Geffen; Aviv plays
-#: guitar, piano, voice; Francis Lickerish plays guitar.
-EXAMPLE = [
-    ("Q2911403", "P40", "Q453232"),
-    ("Q453232", "P1303", "Q6607"),
-    ("Q453232", "P1303", "Q5994"),
-    ("Q453232", "P1303", "Q17172850"),
-    ("Q3720616", "P1303", "Q6607"),
-]
-#: A second component the example's seed graphs never reach.
-LUTE = [("Q999", "P1303", "Q192052")]
-NAMES = {
-    "Q2911403": "Yehonatan Geffen",
-    "Q453232": "Aviv Geffen",
-    "Q6607": "guitar",
-    "Q5994": "piano",
-    "Q17172850": "voice",
-    "Q3720616": "Francis Lickerish",
-    "Q192052": "lute",
-    "Q999": "John Dowland",
-    "P40": "child",
-    "P1303": "instrument",
-}
+from synth_example import EXAMPLE, LUTE, NAMES, WD, WDT, example_kg
 
 QUESTION = "Which instrument is played by both Yehonatan Geffen's child and Francis Lickerish?"
 T1 = "Yehonatan Geffen (Q2911403)-child (P40)-Aviv Geffen (Q453232)"
@@ -108,14 +81,6 @@ BAD = {
 }
 
 
-def _kg(tmp_path: Path, triples: list[tuple[str, str, str]]) -> WikidataKG:
-    lines = [f"<{WD}{h}> <{WDT}{p}> <{WD}{t}> ." for h, p, t in triples]
-    lines += [f'<{WD}{q}> <{LABEL}> "{name}"@en .' for q, name in NAMES.items()]
-    path = tmp_path / "example.nt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return WikidataKG.from_store(load_store([path]))
-
-
 def is_paraphrase(messages: list[dict[str, str]]) -> bool:
     return "Graph:" not in last_user_content(messages)
 
@@ -147,7 +112,7 @@ def _whole(kg: WikidataKG) -> tuple[list[int], list[int]]:
 
 
 def test_seed_graph_text_and_prompt(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     _nodes, triples = _whole(kg)
     text = seed_graph_text(kg, list(reversed(triples)))
     # KG order (triple index), ';'-joined, "label (ID)" spellings
@@ -252,7 +217,7 @@ def test_build_tree() -> None:
 
 
 def test_checker_reasons_on_a_partial_seed_graph(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     checker = ReplyChecker(kg, SynthSettings())
     nodes, triples = _whole(kg)
     got = checker.check(GOOD, nodes, triples)
@@ -311,7 +276,7 @@ def test_paraphrase_parsing() -> None:
 
 
 def test_good_reply_becomes_an_llm_item(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     items, extra, double = run(kg, script(GOOD), SynthSettings(n=1, seed=3))
     assert len(items) == 1
     item = items[0]
@@ -354,7 +319,7 @@ def test_good_reply_becomes_an_llm_item(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("reason", sorted(BAD))
 def test_every_rejection_is_counted(tmp_path: Path, reason: str) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     items, extra, _ = run(kg, script(BAD[reason]), SynthSettings(n=1, seed=5))
     assert items == []
     report = extra["report"]
@@ -367,7 +332,7 @@ def test_every_rejection_is_counted(tmp_path: Path, reason: str) -> None:
 def test_node_outside_the_seed_graph_is_counted(tmp_path: Path) -> None:
     # two-node seed graphs: a reply naming lute as its seed fails no_node_match where Q
     # lacks lute, and no_triple_match where Q is the lute's triple
-    kg = _kg(tmp_path, EXAMPLE + LUTE)
+    kg = example_kg(tmp_path, EXAMPLE + LUTE)
     lute = reply(nodes="lute (Q192052)", query=QUERY)
     items, extra, double = run(kg, script(lute), SynthSettings(n=1, seed=11, seed_nodes=2))
     rej = extra["report"]["rejections"]
@@ -381,7 +346,7 @@ def test_node_outside_the_seed_graph_is_counted(tmp_path: Path) -> None:
 
 
 def test_garbled_paraphrase_is_counted(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     items, extra, _ = run(kg, script(GOOD, paraphrase="  "), SynthSettings(n=1, seed=3))
     assert items[0]["paraphrased_question"] is None
     assert extra["report"]["llm"]["paraphrases"] == {
@@ -392,7 +357,7 @@ def test_garbled_paraphrase_is_counted(tmp_path: Path) -> None:
 
 
 def test_replay_cache_replays_offline(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE + LUTE)
+    kg = example_kg(tmp_path, EXAMPLE + LUTE)
     cache = tmp_path / "llm-cache.jsonl"
 
     def answer(messages: list[dict[str, str]]) -> str:
@@ -422,7 +387,7 @@ def test_replay_cache_replays_offline(tmp_path: Path) -> None:
 
 
 def test_unreachable_endpoint_raises(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     with (
         LLMClient("http://127.0.0.1:9/v1", "gpt-test", max_retries=0) as client,
         pytest.raises(LLMError, match="could not reach the LLM endpoint"),
@@ -436,7 +401,7 @@ def test_cli_llm_generator_and_offline_replay(tmp_path: Path) -> None:
     and a rerun with the endpoint gone replays it into identical items."""
     from kgbench.cli import main
 
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     dump = tmp_path / "example.nt"
     assert kg.qids
     out = tmp_path / "out"

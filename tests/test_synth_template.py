@@ -20,43 +20,11 @@ from kgbench.generate.synth.template import (
     validate,
     word_question,
 )
+from synth_example import EXAMPLE, LABEL, WD, example_kg
 
 WD50K = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
 )
-
-WD = "http://www.wikidata.org/entity/"
-WDT = "http://www.wikidata.org/prop/direct/"
-LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-
-#: The spec's worked example (§5): t1 Yehonatan Geffen -child-> Aviv Geffen; Aviv plays
-#: guitar, piano, voice; Francis Lickerish plays guitar.
-EXAMPLE = [
-    ("Q2911403", "P40", "Q453232"),
-    ("Q453232", "P1303", "Q6607"),
-    ("Q453232", "P1303", "Q5994"),
-    ("Q453232", "P1303", "Q17172850"),
-    ("Q3720616", "P1303", "Q6607"),
-]
-NAMES = {
-    "Q2911403": "Yehonatan Geffen",
-    "Q453232": "Aviv Geffen",
-    "Q6607": "guitar",
-    "Q5994": "piano",
-    "Q17172850": "voice",
-    "Q3720616": "Francis Lickerish",
-    "Q192052": "lute",
-    "P40": "child",
-    "P1303": "instrument",
-}
-
-
-def _kg(tmp_path: Path, triples: list[tuple[str, str, str]]) -> WikidataKG:
-    lines = [f"<{WD}{h}> <{WDT}{p}> <{WD}{t}> ." for h, p, t in triples]
-    lines += [f'<{WD}{q}> <{LABEL}> "{name}"@en .' for q, name in NAMES.items()]
-    path = tmp_path / "example.nt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return WikidataKG.from_store(load_store([path]))
 
 
 def _example_tree() -> Tree:
@@ -70,7 +38,7 @@ def _example_tree() -> Tree:
 
 
 def test_worked_example_is_redundant(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     tree = _example_tree()
     assert word_question(tree, kg) == (
         "Which entity is the instrument of the entity that is the child of Yehonatan Geffen "
@@ -92,7 +60,7 @@ def test_worked_example_is_redundant(tmp_path: Path) -> None:
 
 
 def test_worked_example_with_lute_is_minimal(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, [*EXAMPLE, ("Q3720616", "P1303", "Q192052")])
+    kg = example_kg(tmp_path, [*EXAMPLE, ("Q3720616", "P1303", "Q192052")])
     out = validate(_example_tree(), "(2)(1)", kg, SynthSettings(), 1, "example")
     assert out.item is not None
     assert out.item["redundant"] is False
@@ -101,7 +69,7 @@ def test_worked_example_with_lute_is_minimal(tmp_path: Path) -> None:
 
 
 def test_rejections(tmp_path: Path) -> None:
-    kg = _kg(tmp_path, EXAMPLE)
+    kg = example_kg(tmp_path, EXAMPLE)
     # one seed only: Yehonatan -> Aviv -> ?answer has 3 answers; max 2 rejects
     tree = Tree(
         edges=[(0, 1), (1, 2)],
@@ -244,11 +212,11 @@ def test_graph_too_small_for_the_requested_types(
     type needs, after the attempt budget when no seed graph holds the type."""
     from kgbench.cli import main
 
-    kg = _kg(tmp_path, EXAMPLE[:1])
+    kg = example_kg(tmp_path, EXAMPLE[:1])
     with pytest.raises(InputError, match=r"2 nodes and 1 triples.*needs 2 edges"):
         generate_template_items(kg, SynthSettings(n=1, types={"(2)": 1}))
 
-    _kg(tmp_path, EXAMPLE)  # the worked example: no path of 4 edges
+    example_kg(tmp_path, EXAMPLE)  # the worked example: no path of 4 edges
     dump = str(tmp_path / "example.nt")
     out = tmp_path / "out"
     argv = ["generate", "synth", "--rdf", dump, "--out", str(out), "--n", "2", "--quiet"]

@@ -82,6 +82,35 @@ def load_store(paths: Sequence[str | os.PathLike[str]]) -> Any:
     return store
 
 
+def _by_length(text: str) -> tuple[int, str]:
+    return len(text), text
+
+
+def index_triples(
+    found: Iterable[tuple[str, str, str]],
+) -> tuple[list[str], list[str], list[tuple[int, int, int]], Any]:
+    """Index (head id, relation, tail id) triples deterministically, whatever order they
+    were read in: nodes and relations sorted by (length, text) (``Q2`` before ``Q10``),
+    triples sorted by their indices. Returns (node ids, relations, index triples, the Rust
+    :class:`kgbench._core.synth.KgGraph` over them) — the adjacency both back ends sample
+    on."""
+    from kgbench._core.synth import KgGraph
+
+    found = set(found)
+    nodes = sorted({x for h, _r, t in found for x in (h, t)}, key=_by_length)
+    rels = sorted({r for _h, r, _t in found}, key=_by_length)
+    node = {e: i for i, e in enumerate(nodes)}
+    rel = {r: i for i, r in enumerate(rels)}
+    triples = sorted((node[h], rel[r], node[t]) for h, r, t in found)
+    graph = KgGraph(
+        len(nodes),
+        [h for h, _, _ in triples],
+        [r for _, r, _ in triples],
+        [t for _, _, t in triples],
+    )
+    return nodes, rels, triples, graph
+
+
 def qid(iri: str) -> str:
     """``Q42`` of ``http://www.wikidata.org/entity/Q42`` (any IRI: its last path segment)."""
     return iri.rsplit("/", 1)[-1]
@@ -125,8 +154,6 @@ class WikidataKG:
         Raises:
             InputError: the store holds no truthy triple between labelled items.
         """
-        from kgbench._core.synth import KgGraph
-
         excluded = tuple(excluded)
         kept = None if keep is None else set(keep)
         labels: dict[str, str] = {}
@@ -141,48 +168,23 @@ class WikidataKG:
             f"FILTER(STRSTARTS(STR(?p), '{WDT}') && STRSTARTS(STR(?t), '{WD}Q') "
             f"&& STRSTARTS(STR(?h), '{WD}Q')) }}"
         )
-        qids: list[str] = []
-        index: dict[str, int] = {}
-        rels: list[str] = []
-        rel_index: dict[str, int] = {}
-        found: set[tuple[int, int, int]] = set()
+        found: set[tuple[str, str, str]] = set()
         for s in rows:
             h, p, t = qid(s["h"].value), qid(s["p"].value), qid(s["t"].value)
             if p in excluded or h not in labels or t not in labels or h == t:
                 continue
             if kept is not None and p not in kept:
                 continue
-            ids = []
-            for q in (h, t):
-                if q not in index:
-                    index[q] = len(qids)
-                    qids.append(q)
-                ids.append(index[q])
-            if p not in rel_index:
-                rel_index[p] = len(rels)
-                rels.append(p)
-            found.add((ids[0], rel_index[p], ids[1]))
+            found.add((h, p, t))
         if not found:
             raise InputError(
                 "the dump holds no truthy wdt: triple between two items with an English "
                 "label; nothing to sample"
             )
-        # a deterministic order whatever order the store returns rows in
-        order = sorted(range(len(qids)), key=lambda i: (len(qids[i]), qids[i]))
-        remap = {old: new for new, old in enumerate(order)}
-        qids = [qids[i] for i in order]
-        rorder = sorted(range(len(rels)), key=lambda i: (len(rels[i]), rels[i]))
-        rremap = {old: new for new, old in enumerate(rorder)}
-        rels = [rels[i] for i in rorder]
-        triples = sorted((remap[h], rremap[r], remap[t]) for h, r, t in found)
+        qids, rels, triples, graph = index_triples(found)
         kg = cls(store, qids, rels, triples, labels, excluded)
         kg.index = {q: i for i, q in enumerate(qids)}
-        kg.graph = KgGraph(
-            len(qids),
-            [h for h, _, _ in triples],
-            [r for _, r, _ in triples],
-            [t for _, _, t in triples],
-        )
+        kg.graph = graph
         return kg
 
     @property

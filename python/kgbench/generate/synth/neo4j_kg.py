@@ -82,7 +82,7 @@ class PropertyGraphKG:
             InputError: two nodes share an eid, or no relationship joins two named
                 entities.
         """
-        from kgbench._core.synth import KgGraph
+        from kgbench.generate.synth.kg import index_triples
 
         excluded = set(excluded)
         kept = None if keep is None else set(keep)
@@ -124,11 +124,7 @@ class PropertyGraphKG:
                 f"name ({len(names):,} such entities, {total:,} relationships read); "
                 "nothing to sample"
             )
-        used = sorted({x for h, _r, t in found for x in (h, t)}, key=lambda e: (len(e), e))
-        rels = sorted({r for _h, r, _t in found})
-        node = {e: i for i, e in enumerate(used)}
-        rel = {r: i for i, r in enumerate(rels)}
-        triples = sorted((node[h], rel[r], node[t]) for h, r, t in found)
+        used, rels, triples, graph = index_triples(found)
         kg = cls(
             reader,
             used,
@@ -138,13 +134,8 @@ class PropertyGraphKG:
             {e: names[e] for e in used},
             skipped,
         )
-        kg.index = node
-        kg.graph = KgGraph(
-            len(used),
-            [h for h, _, _ in triples],
-            [r for _, r, _ in triples],
-            [t for _, _, t in triples],
-        )
+        kg.index = {e: i for i, e in enumerate(used)}
+        kg.graph = graph
         return kg
 
     @property
