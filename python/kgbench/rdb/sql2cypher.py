@@ -58,6 +58,7 @@ from kgbench.rdb.sql2sparql import (
     _kind_class,
     analyze,
     expr_kind,
+    sparql_string,
 )
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -77,11 +78,8 @@ def cypher_name(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def cypher_string(s: str) -> str:
-    """A single-quoted Cypher string literal."""
-    out = s.replace("\\", "\\\\").replace("'", "\\'")
-    out = out.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    return f"'{out}'"
+#: A single-quoted Cypher string literal: Cypher escapes strings as SPARQL does.
+cypher_string = sparql_string
 
 
 def _number(v: int | float) -> str:
