@@ -26,10 +26,10 @@ database, so an existing database is only replaced with ``wipe=True``.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -81,6 +81,16 @@ def _dir_in_use(data_dir: Path) -> str | None:
     for lock in locks:
         if not lock.is_file():
             continue
+        if sys.platform == "win32":
+            # Windows locks are mandatory: a file a running Neo4j holds cannot be opened
+            try:
+                with open(lock, "r+b"):
+                    pass
+            except OSError:
+                return f"a Neo4j process holds {lock}"
+            continue
+        import fcntl
+
         try:
             with open(lock, "r+b") as f:
                 fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

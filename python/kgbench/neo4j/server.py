@@ -22,20 +22,53 @@ arguments or the ``KGBENCH_NEO4J_HEAP`` / ``KGBENCH_NEO4J_PAGECACHE`` environmen
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from kgbench.errors import KgbenchError
+
+
+@contextlib.contextmanager
+def exclusive_file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created if missing) while the block
+    runs, waiting for another process that holds it: ``fcntl.flock`` on POSIX,
+    ``msvcrt.locking`` on Windows (where ``fcntl`` does not exist)."""
+    with open(path, "a+b") as fh:
+        if sys.platform == "win32":
+            import msvcrt
+
+            fh.seek(0)
+            while True:
+                try:
+                    msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:  # LK_LOCK gives up after 10 s: keep waiting
+                    time.sleep(1)
+            try:
+                yield
+            finally:
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
 
 #: Line the launcher prints on stdout when the default database answers queries.
 READY_PREFIX = "kgbench-neo4j ready "
@@ -167,8 +200,7 @@ def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
             "Central and build neo4j-local/ (install Apache Maven 3.6+, e.g. apt-get install maven)"
         )
     (home / "target").mkdir(exist_ok=True)
-    with open(home / "target" / ".build-lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building
+    with exclusive_file_lock(home / "target" / ".build-lock"):  # another process may build
         if _stamp_is_fresh(home):
             return home
         shutil.rmtree(home / "target" / "lib", ignore_errors=True)
@@ -212,8 +244,8 @@ def make_class_archive(home: Path) -> bool:
     _ARCHIVE_TRIED[str(home)] = True
     target = home / "target"
     archive = target / CLASS_ARCHIVE
-    with open(target / ".build-lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building or training
+    # another process may be building or training
+    with exclusive_file_lock(target / ".build-lock"):
         if class_archive_flags(home):
             return True
         tmp = target / f"{CLASS_ARCHIVE}.{os.getpid()}.tmp"
