@@ -178,12 +178,22 @@ def test_aggregation_matches_cypherbench_rules() -> None:
     assert math.isnan(mean4([]))
 
 
-def test_cli_argument_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from kgbench.cli import main
+def test_cli_argument_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgbench.cli import build_parser, main
 
+    monkeypatch.delenv("KGBENCH_NEO4J_URI", raising=False)
     base = ["evaluate", "--tasks", str(DATA / "tasks.json"), "--out", str(tmp_path)]
     assert main(base) == 1
-    assert "give --uri, --graph-uris, or both" in capsys.readouterr().err
+    assert "give --uri (or set KGBENCH_NEO4J_URI), --graph-uris, or both" in (
+        capsys.readouterr().err
+    )
+    # the environment variable stands for --uri, in evaluate as in demo
+    monkeypatch.setenv("KGBENCH_NEO4J_URI", "bolt://127.0.0.1:7999")
+    for argv in (base, ["demo"]):
+        assert build_parser(argv[0]).parse_args(argv).uri == "bolt://127.0.0.1:7999"
+    monkeypatch.delenv("KGBENCH_NEO4J_URI")
     assert main([*base, "--uri", "bolt://127.0.0.1:1", "--metrics", "ex,bleu"]) == 1
     assert "unknown metric 'bleu'" in capsys.readouterr().err
     args = [*base, "--uri", "bolt://127.0.0.1:1", "--metrics", "psjs", "--metric-for-agg", "ex"]

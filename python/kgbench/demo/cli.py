@@ -27,8 +27,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--uri",
-        help="Neo4j to use instead of starting the local one (bolt://host:port); "
-        "ITS DATABASE IS REPLACED by the demo graph",
+        default=os.environ.get("KGBENCH_NEO4J_URI") or None,
+        help="Neo4j to use instead of starting the local one (bolt://host:port; default: "
+        "$KGBENCH_NEO4J_URI when set); ITS DATABASE IS REPLACED by the demo graph",
     )
     p.add_argument("--user", default="neo4j", help="user for --uri (default: neo4j)")
     p.add_argument(

@@ -29,6 +29,20 @@ predictions {qid, pred_sparql} or position-aligned {predicted_sparql}; each grap
 RDF_DIR/<graph>.nt (or RDF_DIR/<graph>/*.nt, a `kgbench rdb` output). Each query runs in a
 worker process killed at --timeout (default 30 s). aggregated_metrics.json holds overall,
 by_graph, by_hardness (Spider's levels) and the excluded tasks whose gold failed.
+
+--family ngdbench scores NGDBench tasks (kgbench.evaluate.ngdbench; spec ngdbench.md §5):
+analytic {qid, family: noagg|agg, query, answer, noise_answer, same_as_cleangraph},
+Boolean {template_query, anti_template_query, clean_answer{valid_answer, invalid_answer},
+noise_answer} and management {steps[{step, operate_query, valid_query, answer}]} records,
+detected per record. Predictions {qid|index, answer} (analytic, Boolean) or {qid|index,
+steps: [...]} (management) are scored from the files alone: NoAgg Jaccard/F1, Agg
+MdRE/MSLE/sMAPE, Boolean accuracy, management L_step and MLRE/MSLE/sMAPE. {qid,
+pred_cypher} predictions of analytic and Boolean tasks run read-only on the noisy graph at
+--uri; management ones are counted as not scored (they need the management runner).
+--gold noisy scores against noise_answer. Without --predictions only the oracle row (the
+gold query on the noisy graph: noise_answer against answer) is computed.
+aggregated_metrics.json holds overall per family, by_same_as_cleangraph (true/false/all),
+the oracle row and the counts (scored / not scored, with reasons).
 """
 
 
@@ -44,6 +58,20 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
+    p.add_argument(
+        "--family",
+        choices=("cypherbench", "ngdbench"),
+        default="cypherbench",
+        help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec) or "
+        "ngdbench (NGDBench analytic, Boolean and management tasks)",
+    )
+    p.add_argument(
+        "--gold",
+        choices=("clean", "noisy"),
+        default="clean",
+        help="--family ngdbench: score analytic and Boolean tasks against the clean graph's "
+        "answers (default) or the noisy graph's (noise_answer)",
+    )
     p.add_argument(
         "--language",
         choices=("cypher", "sparql"),
@@ -63,7 +91,12 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--predictions", type=Path, help="prediction file (default: pred_cypher of the tasks)"
     )
-    p.add_argument("--uri", help="Bolt URI of the Neo4j server for every graph not in the map")
+    p.add_argument(
+        "--uri",
+        default=os.environ.get("KGBENCH_NEO4J_URI") or None,
+        help="Bolt URI of the Neo4j server for every graph not in the map (default: "
+        "$KGBENCH_NEO4J_URI when set)",
+    )
     p.add_argument("--user", help="Neo4j user (default: $NEO4J_USER, or no authentication)")
     p.add_argument("--password", help="Neo4j password (default: $NEO4J_PASSWORD)")
     p.add_argument("--database", help="database on --uri (default: the server's default)")
@@ -103,12 +136,14 @@ def run(args: argparse.Namespace) -> int:
     from kgbench.errors import InputError
     from kgbench.evaluate.runner import METRIC_ALIASES, evaluate, parse_metrics
 
+    if args.family == "ngdbench":
+        return _run_ngdbench(args)
     if args.language == "sparql":
         return _run_sparql(args)
     if args.timeout is None:
         args.timeout = 120.0
     if args.uri is None and args.graph_uris is None:
-        raise InputError("give --uri, --graph-uris, or both")
+        raise InputError("give --uri (or set KGBENCH_NEO4J_URI), --graph-uris, or both")
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
     if args.timeout <= 0:
@@ -169,6 +204,50 @@ def _run_sparql(args: argparse.Namespace) -> int:
         compat=args.compat,
         progress=progress,
     )
+    results_path, agg_path = result.write(args.out)
+    print(result.table())
+    print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
+    return 0
+
+
+def _run_ngdbench(args: argparse.Namespace) -> int:
+    """``kgbench evaluate --family ngdbench``."""
+    from kgbench.errors import InputError
+    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+
+    if args.language != "cypher":
+        raise InputError("--family ngdbench scores Cypher tasks; drop --language sparql")
+    timeout = 120.0 if args.timeout is None else args.timeout
+    if timeout <= 0:
+        raise InputError("--timeout must be positive")
+    reader = None
+    if args.uri is not None:
+        from kgbench.generate.sampling import GraphReader
+
+        reader = GraphReader.connect(
+            args.uri,
+            user=args.user or os.environ.get("NEO4J_USER"),
+            password=args.password or os.environ.get("NEO4J_PASSWORD"),
+            database=args.database,
+            timeout_s=timeout,
+        )
+
+    def progress(done: int, total: int) -> None:
+        if done % 500 == 0 or done == total:
+            print(f"  {done}/{total} tasks", file=sys.stderr)
+
+    try:
+        result = evaluate_ngdbench(
+            args.tasks,
+            args.predictions,
+            gold=args.gold,
+            reader=reader,
+            timeout_s=timeout if reader is not None else None,
+            progress=progress,
+        )
+    finally:
+        if reader is not None:
+            reader.close()
     results_path, agg_path = result.write(args.out)
     print(result.table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
