@@ -20,6 +20,13 @@ one output directory:
   notes. It is removed when a run starts and written last, so a directory with a
   ``report.json`` holds a complete conversion; every file is written atomically.
 
+Engines (:func:`convert_rdb`'s ``engine``). ``rust`` (default): this module plans (schema,
+handle columns, the SELECT and join SQL, column kinds, predicates, property names) and writes
+the ontology and the report; :func:`kgbench._core.rdb.convert` runs the SQL on the system
+SQLite library, applies the repairs, names the rows and writes ``<db_id>.nt`` and
+``graph.json`` on all cores. ``python``: this module's functions do everything; it is the
+reference. Both write the same bytes (tests/test_rdb_convert.py checks every Spider database).
+
 Rows and keys. A table's rows are read in rowid order. A keyed row's subject is
 ``<base>t/k1=v1;k2=v2`` (key columns in key order). A table without a primary key is a bag by
 default (``pk_less="bag"``): row ``n`` is ``<base>t/_row=<rowid>``, so duplicate rows stay
@@ -148,6 +155,9 @@ _LOADER_OWNED = frozenset(["eid", "aliases", "description", "provenance"])
 _EXAMPLES = 3
 
 _PK_LESS = ("bag", "s4s")
+
+#: The conversion engines (:func:`convert_rdb`).
+ENGINES = ("rust", "python")
 
 _DT_INTEGER = f"^^<{XSD}integer>"
 _DT_DOUBLE = f"^^<{XSD}double>"
@@ -566,6 +576,29 @@ def _int_or_float(s: str) -> int | float:
     return float(s) if "." in s else int(s)
 
 
+def _column_plans(table: Table, naming: Naming) -> list[ColumnPlan]:
+    """The plan of each column of ``table`` before repairs (kind, predicate, property)."""
+    props = property_names(table)
+    return [
+        ColumnPlan(
+            name=col.name,
+            declared_type=col.declared_type,
+            affinity=sqlite_affinity(col.declared_type),
+            kind=column_kind(col.declared_type),
+            predicate=f"<{naming.column_iri(table.name, col.name)}>",
+            prop=props[col.name],
+        )
+        for col in table.columns
+    ]
+
+
+def _select_sql(table: Table, handle_cols: Sequence[str]) -> str:
+    """``SELECT handles..., columns... FROM t ORDER BY handles`` (rowid order)."""
+    cols_sql = ", ".join([*handle_cols, *(_q(c.name) for c in table.columns)])
+    order = ", ".join(handle_cols)
+    return f"SELECT {cols_sql} FROM {_q(table.name)} ORDER BY {order}"
+
+
 def _read_table(
     conn: sqlite3.Connection,
     table: Table,
@@ -576,23 +609,11 @@ def _read_table(
     """Read ``table``'s rows in rowid order and apply the repairs (module docstring)."""
     handle_cols = _handle_columns(conn, table)
     nh = len(handle_cols)
-    cols_sql = ", ".join([*handle_cols, *(_q(c.name) for c in table.columns)])
-    order = ", ".join(handle_cols)
-    raw = conn.execute(f"SELECT {cols_sql} FROM {_q(table.name)} ORDER BY {order}").fetchall()
+    raw = conn.execute(_select_sql(table, handle_cols)).fetchall()
     handles: list[Any] = [r[0] if nh == 1 else tuple(r[:nh]) for r in raw]
     columns_values: list[list[Any]] = [[r[nh + j] for r in raw] for j in range(len(table.columns))]
-    props = property_names(table)
-    plans: list[ColumnPlan] = []
-    for j, col in enumerate(table.columns):
-        declared = col.declared_type
-        plan = ColumnPlan(
-            name=col.name,
-            declared_type=declared,
-            affinity=sqlite_affinity(declared),
-            kind=column_kind(declared),
-            predicate=f"<{naming.column_iri(table.name, col.name)}>",
-            prop=props[col.name],
-        )
+    plans = _column_plans(table, naming)
+    for j, plan in enumerate(plans):
         values = columns_values[j]
         if trim:
             changed = 0
@@ -620,7 +641,6 @@ def _read_table(
                 plan.kind = "integer" if worst == 1 else "decimal"
                 plan.promoted = plan.kind
                 columns_values[j] = [None if v is None else conv(v) for v in values]
-        plans.append(plan)
     rows = list(zip(*columns_values, strict=True)) if columns_values else [() for _ in raw]
     return TableData(
         table=table,
@@ -913,6 +933,32 @@ def _trimmed(expr: str, affinity: str) -> str:
     return expr
 
 
+def _join_sql(
+    fk: ForeignKey,
+    child: Table,
+    parent: Table,
+    ch: Sequence[str],
+    ph: Sequence[str],
+    trim: bool,
+) -> str:
+    """The SQL of a foreign key's matches: child then parent handles (``ch``, ``ph``) of
+    the rows where ``child.fk = parent.ref``, in child then parent rowid order."""
+    aff_c = {c.name: sqlite_affinity(c.declared_type) for c in child.columns}
+    aff_p = {c.name: sqlite_affinity(c.declared_type) for c in parent.columns}
+    conds = []
+    for a, b in zip(fk.columns, fk.ref_columns, strict=True):
+        left, right = f"c.{_q(a)}", f"p.{_q(b)}"
+        if trim:
+            left, right = _trimmed(left, aff_c[a]), _trimmed(right, aff_p[b])
+        conds.append(f"{left} = {right}")
+    sel = ", ".join([*(f"c.{h}" for h in ch), *(f"p.{h}" for h in ph)])
+    order = ", ".join([*(f"c.{h}" for h in ch), *(f"p.{h}" for h in ph)])
+    return (
+        f"SELECT {sel} FROM {_q(child.name)} AS c JOIN {_q(parent.name)} AS p "
+        f"ON {' AND '.join(conds)} ORDER BY {order}"
+    )
+
+
 def foreign_key_matches(
     conn: sqlite3.Connection,
     fk: ForeignKey,
@@ -926,20 +972,7 @@ def foreign_key_matches(
     compared trimmed (module docstring)."""
     ch = _handle_columns(conn, child.table)
     ph = _handle_columns(conn, parent.table)
-    aff_c = {c.name: c.affinity for c in child.columns}
-    aff_p = {c.name: c.affinity for c in parent.columns}
-    conds = []
-    for a, b in zip(fk.columns, fk.ref_columns, strict=True):
-        left, right = f"c.{_q(a)}", f"p.{_q(b)}"
-        if trim:
-            left, right = _trimmed(left, aff_c[a]), _trimmed(right, aff_p[b])
-        conds.append(f"{left} = {right}")
-    sel = ", ".join([*(f"c.{h}" for h in ch), *(f"p.{h}" for h in ph)])
-    order = ", ".join([*(f"c.{h}" for h in ch), *(f"p.{h}" for h in ph)])
-    sql = (
-        f"SELECT {sel} FROM {_q(child.table.name)} AS c JOIN {_q(parent.table.name)} AS p "
-        f"ON {' AND '.join(conds)} ORDER BY {order}"
-    )
+    sql = _join_sql(fk, child.table, parent.table, ch, ph, trim)
     cpos = {h: i for i, h in enumerate(child.handles)}
     ppos = {h: i for i, h in enumerate(parent.handles)}
     nc = len(ch)
@@ -1024,6 +1057,14 @@ def output_paths(out_dir: str | os.PathLike[str], db_id: str) -> dict[str, Path]
     }
 
 
+def _split_lines(parts: Iterable[str]) -> list[str]:
+    """The lines (each with its ``\\n``) of N-Triples text given in ``parts``. Only ``\\n``
+    ends a line: ``str.splitlines`` would also split inside literals holding U+0085, U+2028
+    or U+2029, which N-Triples leaves unescaped."""
+    text = "".join(parts)
+    return [line + "\n" for line in text.split("\n")[:-1]]
+
+
 def _count_lines(lines: Iterable[str]) -> tuple[int, int, int]:
     """(type, data, reference) triples among N-Triples ``lines``: data triples have a
     literal object, type triples the ``rdf:type`` predicate, the rest are references."""
@@ -1064,6 +1105,91 @@ def _graph_text(
     )
 
 
+def _report(
+    schema: DatabaseSchema,
+    db: str | os.PathLike[str],
+    tables_json: str | os.PathLike[str] | None,
+    db_id: str,
+    nm: Naming,
+    paths: dict[str, Path],
+    *,
+    pk_less: str,
+    trim: bool,
+    promote_numeric_text: bool,
+    tables: dict[str, TableData],
+    per_table: dict[str, dict[str, Any]],
+    counts: tuple[int, int, int],
+    nodes: int,
+    relationships: int,
+    merged: int,
+    mismatches: list[Mismatch],
+    promoted_cells: dict[tuple[str, int], int],
+    pg_widened: list[dict[str, Any]],
+    fk_report: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The report of :func:`convert_rdb` without ``seconds`` (shared by both engines)."""
+    n_type, n_data, n_ref = counts
+    rows = sum(p["rows"] for p in per_table.values())
+    cells = sum(p["cells"] for p in per_table.values())
+    report: dict[str, Any] = {
+        "db_id": db_id,
+        "database": str(db),
+        "tables_json": None if tables_json is None else str(tables_json),
+        "naming": nm.style,
+        "base": nm.base,
+        "pk_less": pk_less,
+        "trim": trim,
+        "promote_numeric_text": promote_numeric_text,
+        "tables": len(tables),
+        "rows": rows,
+        "cells": cells,
+        "nulls_skipped": sum(p["nulls"] for p in per_table.values()),
+        "triples": n_type + n_data + n_ref,
+        "type_triples": n_type,
+        "data_triples": n_data,
+        "fk_triples": n_ref,
+        "nodes": nodes,
+        "relationships": relationships,
+        "merged_rows": merged,
+        "type_mismatches": sum(m.count for m in mismatches),
+        "mismatches": [vars(m) for m in mismatches],
+        "repairs": {
+            "trimmed_cells": sum(c.trimmed for d in tables.values() for c in d.columns),
+            "trimmed": [
+                {"table": n, "column": c.name, "cells": c.trimmed}
+                for n, d in tables.items()
+                for c in d.columns
+                if c.trimmed
+            ],
+            "promoted": [
+                {
+                    "table": n,
+                    "column": c.name,
+                    "declared_type": c.declared_type,
+                    "to": c.promoted,
+                    "cells": promoted_cells[(n, j)],
+                }
+                for n, d in tables.items()
+                for j, c in enumerate(d.columns)
+                if c.promoted
+            ],
+        },
+        "pg_widened": pg_widened,
+        "pg_renamed": [
+            {"table": n, "column": c.name, "property": c.prop}
+            for n, d in tables.items()
+            for c in d.columns
+            if c.prop != c.name
+        ],
+        "row_naming": {n: d.row_naming for n, d in tables.items() if d.row_naming != "key"},
+        "foreign_keys": fk_report,
+        "per_table": per_table,
+        "schema_notes": list(schema.notes),
+        "files": {k: str(p) for k, p in paths.items()},
+    }
+    return report
+
+
 def convert_rdb(
     db: str | os.PathLike[str],
     tables_json: str | os.PathLike[str] | None,
@@ -1076,6 +1202,7 @@ def convert_rdb(
     trim: bool = False,
     promote_numeric_text: bool = False,
     progress: Callable[[str], None] | None = None,
+    engine: str = "rust",
 ) -> dict[str, Any]:
     """Convert SQLite database ``db`` (schema: ``tables_json``'s ``db_id`` entry checked
     against the file, or the file alone when ``tables_json`` is None) into ``out_dir``
@@ -1085,7 +1212,10 @@ def convert_rdb(
     ``naming``: ``s4s`` (Spider4SPARQL, base ``http://valuenet/ontop/``) or ``w3c`` (names as
     declared; ``base`` overrides the base IRI for either). ``pk_less``: ``bag`` (default) or
     ``s4s``. ``trim`` and ``promote_numeric_text``: the repairs. ``progress`` receives one
-    line per table.
+    line per table. ``engine``: ``rust`` (default; the row work in
+    :mod:`kgbench._core.rdb`, which reads the file with the system SQLite library and uses
+    all cores) or ``python`` (the pure-Python reference, this module's functions); both
+    write byte-identical files and the same report (``seconds`` aside).
 
     Returns the report (also ``report.json``): ``db_id``, options, ``tables``, ``rows``,
     ``cells`` (non-NULL), ``nulls_skipped``, ``triples`` (distinct lines written),
@@ -1105,6 +1235,8 @@ def convert_rdb(
     t0 = time.perf_counter()
     if pk_less not in _PK_LESS:
         raise InputError(f"pk_less must be 'bag' or 's4s', not {pk_less!r}")
+    if engine not in ENGINES:
+        raise InputError(f"engine must be 'rust' or 'python', not {engine!r}")
     try:
         nm = Naming(naming) if base is None else Naming(naming, base)
     except ValueError as exc:
@@ -1117,7 +1249,8 @@ def convert_rdb(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _convert(
+        run = _convert_rust if engine == "rust" else _convert
+        return run(
             schema,
             db,
             tables_json,
@@ -1213,7 +1346,7 @@ def _convert(
         elif len(set(preds)) < len(data.columns) + len({r.predicate for r in refs[name]}):
             # a column predicate equals a reference predicate (a column named "ref-c"):
             # lines may repeat, so this block is sorted and de-duplicated line by line
-            distinct = sorted(set("".join(block.lines).splitlines(keepends=True)))
+            distinct = sorted(set(_split_lines(block.lines)))
             blocks.append((f"<{nm.class_iri(name)}/", distinct))
             counts = _count_lines(distinct)
             n_type, n_data, n_ref = n_type + counts[0], n_data + counts[1], n_ref + counts[2]
@@ -1246,79 +1379,238 @@ def _convert(
     nt_parts = list(itertools.chain.from_iterable(lines for _, lines in blocks))
     if blank_lines:
         # blank nodes ("_:b...") sort after IRIs ("<..."); merged rows repeat lines
-        distinct = sorted(set("".join(blank_lines).splitlines(keepends=True)))
+        distinct = sorted(set(_split_lines(blank_lines)))
         counts = _count_lines(distinct)
         n_type, n_data, n_ref = n_type + counts[0], n_data + counts[1], n_ref + counts[2]
         nt_parts.extend(distinct)
-    n_triples = n_type + n_data + n_ref
     rel_distinct = list(dict.fromkeys(relations))
     ttl, prompt = _ontology(schema, tables, nm)
     graph_text = _graph_text(
         db_id, entity_schema, list(rel_schema.values()), entities, rel_distinct
     )
 
-    rows = sum(len(d.rows) for d in tables.values())
-    cells = sum(p["cells"] for p in per_table.values())
-    report: dict[str, Any] = {
-        "db_id": db_id,
-        "database": str(db),
-        "tables_json": None if tables_json is None else str(tables_json),
-        "naming": nm.style,
-        "base": nm.base,
-        "pk_less": pk_less,
-        "trim": trim,
-        "promote_numeric_text": promote_numeric_text,
-        "tables": len(tables),
-        "rows": rows,
-        "cells": cells,
-        "nulls_skipped": sum(p["nulls"] for p in per_table.values()),
-        "triples": n_triples,
-        "type_triples": n_type,
-        "data_triples": n_data,
-        "fk_triples": n_ref,
-        "nodes": len(entities),
-        "relationships": len(rel_distinct),
-        "merged_rows": merged,
-        "type_mismatches": sum(m.count for m in mismatches),
-        "mismatches": [vars(m) for m in mismatches],
-        "repairs": {
-            "trimmed_cells": sum(c.trimmed for d in tables.values() for c in d.columns),
-            "trimmed": [
-                {"table": n, "column": c.name, "cells": c.trimmed}
-                for n, d in tables.items()
-                for c in d.columns
-                if c.trimmed
-            ],
-            "promoted": [
-                {
-                    "table": n,
-                    "column": c.name,
-                    "declared_type": c.declared_type,
-                    "to": c.promoted,
-                    "cells": sum(1 for r in d.rows if r[j] is not None),
-                }
-                for n, d in tables.items()
-                for j, c in enumerate(d.columns)
-                if c.promoted
-            ],
-        },
-        "pg_widened": pg_widened,
-        "pg_renamed": [
-            {"table": n, "column": c.name, "property": c.prop}
+    report = _report(
+        schema,
+        db,
+        tables_json,
+        db_id,
+        nm,
+        paths,
+        pk_less=pk_less,
+        trim=trim,
+        promote_numeric_text=promote_numeric_text,
+        tables=tables,
+        per_table=per_table,
+        counts=(n_type, n_data, n_ref),
+        nodes=len(entities),
+        relationships=len(rel_distinct),
+        merged=merged,
+        mismatches=mismatches,
+        promoted_cells={
+            (n, j): sum(1 for r in d.rows if r[j] is not None)
             for n, d in tables.items()
-            for c in d.columns
-            if c.prop != c.name
-        ],
-        "row_naming": {n: d.row_naming for n, d in tables.items() if d.row_naming != "key"},
-        "foreign_keys": fk_report,
-        "per_table": per_table,
-        "schema_notes": list(schema.notes),
-        "files": {k: str(p) for k, p in paths.items()},
-    }
+            for j, c in enumerate(d.columns)
+            if c.promoted
+        },
+        pg_widened=pg_widened,
+        fk_report=fk_report,
+    )
     write_text_atomic(paths["nt"], "".join(nt_parts))
     write_text_atomic(paths["ontology_ttl"], ttl)
     write_json_atomic(paths["ontology_json"], prompt)
     write_text_atomic(paths["graph"], graph_text)
+    report["seconds"] = round(time.perf_counter() - t0, 4)
+    write_json_atomic(paths["report"], report)
+    return report
+
+
+def _convert_rust(
+    schema: DatabaseSchema,
+    db: str | os.PathLike[str],
+    tables_json: str | os.PathLike[str] | None,
+    db_id: str,
+    nm: Naming,
+    paths: dict[str, Path],
+    t0: float,
+    *,
+    pk_less: str,
+    trim: bool,
+    promote_numeric_text: bool,
+    progress: Callable[[str], None] | None,
+) -> dict[str, Any]:
+    """:func:`_convert` with the row work in Rust (:func:`kgbench._core.rdb.convert`): this
+    function plans (handle columns, SELECT and join SQL, column kinds, predicates, property
+    names, naming prefixes), Rust reads, names and writes ``<db_id>.nt`` and ``graph.json``,
+    and this function writes the ontology and the report from the counts it returns."""
+    from kgbench._core import rdb as _rdb
+
+    tables: dict[str, TableData] = {}
+    handles: dict[str, list[str]] = {}
+    table_jobs: list[dict[str, Any]] = []
+    conn = schema.connect()
+    try:
+        for t in schema.tables.values():
+            try:
+                handles[t.name] = _handle_columns(conn, t)
+            except sqlite3.DatabaseError as exc:
+                raise InputError(f"{db}: table {t.name}: cannot read: {exc}") from exc
+    finally:
+        conn.close()
+    for t in schema.tables.values():
+        plans = _column_plans(t, nm)
+        tables[t.name] = TableData(
+            table=t, columns=plans, class_iri=f"<{nm.class_iri(t.name)}>", handles=[], rows=[]
+        )
+        col_index = {c.name: j for j, c in enumerate(plans)}
+        iri_base = nm.row_iri(t.name, [])
+        table_jobs.append(
+            {
+                "name": t.name,
+                "label": _label(t.name),
+                "class_iri": f"<{nm.class_iri(t.name)}>",
+                "iri_base": iri_base,
+                "select_sql": _select_sql(t, handles[t.name]),
+                "nh": len(handles[t.name]),
+                "columns": [
+                    {
+                        "affinity": c.affinity,
+                        "kind": c.kind,
+                        "predicate": c.predicate,
+                        "prop": c.prop,
+                    }
+                    for c in plans
+                ],
+                "key": [col_index[k] for k in t.primary_key],
+                "key_names": list(t.primary_key),
+                "key_locals": [
+                    nm.row_iri(t.name, [(k, "")])[len(iri_base) : -1] for k in t.primary_key
+                ],
+                "name_idx": next(
+                    (j for j, c in enumerate(plans) if c.name.lower() == "name"), None
+                ),
+            }
+        )
+    index = {name: i for i, name in enumerate(tables)}
+    fk_jobs: list[dict[str, Any]] = []
+    fk_report: list[dict[str, Any]] = []
+    rel_schema: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for fk in schema.foreign_keys:
+        if fk.table not in tables or fk.ref_table not in tables:
+            continue
+        child, parent = tables[fk.table].table, tables[fk.ref_table].table
+        label = relation_label(fk.columns)
+        fk_jobs.append(
+            {
+                "child": index[fk.table],
+                "parent": index[fk.ref_table],
+                "sql": _join_sql(fk, child, parent, handles[fk.table], handles[fk.ref_table], trim),
+                "nc": len(handles[fk.table]),
+                "np": len(handles[fk.ref_table]),
+                "predicate": f"<{nm.ref_iri(fk.table, fk.columns)}>",
+                "label": label,
+                "describe": f"{fk.table}({', '.join(fk.columns)}) -> {fk.ref_table}",
+            }
+        )
+        key = (label, _label(fk.table), _label(fk.ref_table))
+        rel_schema.setdefault(
+            key, {"label": key[0], "subj_label": key[1], "obj_label": key[2], "properties": {}}
+        )
+        fk_report.append(
+            {
+                "table": fk.table,
+                "columns": list(fk.columns),
+                "ref_table": fk.ref_table,
+                "ref_columns": list(fk.ref_columns),
+                "source": fk.source,
+                "matches": 0,
+                "predicate": nm.ref_local(fk.table, fk.columns),
+                "relationship": label,
+            }
+        )
+    job = {
+        "db": os.fspath(Path(db).resolve()),
+        "db_id": db_id,
+        "nt_path": os.fspath(paths["nt"]),
+        "graph_path": os.fspath(paths["graph"]),
+        "pk_less_blank": pk_less == "s4s",
+        "trim": trim,
+        "promote": promote_numeric_text,
+        "tables": table_jobs,
+        "fks": fk_jobs,
+        "relation_schema_json": json.dumps(list(rel_schema.values()), ensure_ascii=False),
+    }
+    out = _rdb.convert(json.dumps(job, ensure_ascii=False))
+    for entry, n in zip(fk_report, out["fk_matches"], strict=True):
+        entry["matches"] = n
+    mismatches: list[Mismatch] = []
+    pg_widened: list[dict[str, Any]] = []
+    per_table: dict[str, dict[str, Any]] = {}
+    promoted_cells: dict[tuple[str, int], int] = {}
+    merged = 0
+    nodes = 0
+    for (name, data), res in zip(tables.items(), out["tables"], strict=True):
+        for j, (plan, col) in enumerate(zip(data.columns, res["columns"], strict=True)):
+            plan.kind = col["kind"]
+            plan.trimmed = col["trimmed"]
+            if col["promoted"]:
+                plan.promoted = plan.kind
+                promoted_cells[(name, j)] = col["cells"]
+        for m in res["mismatches"]:
+            plan = data.columns[m["column"]]
+            mismatches.append(
+                Mismatch(
+                    name,
+                    plan.name,
+                    plan.declared_type,
+                    plan.kind,
+                    m["count"],
+                    [repr(v) for v in m["examples"]],
+                )
+            )
+        pg_widened.extend(
+            {"table": name, "column": data.columns[p["column"]].name, "dtype": p["widened_from"]}
+            for p in res["pg_columns"]
+            if p["widened_from"]
+        )
+        data.row_naming = res["row_naming"]
+        merged += res["merged"]
+        nodes += res["nodes"]
+        rows = res["rows"]
+        cells = sum(c["cells"] for c in res["columns"])
+        per_table[name] = {
+            "rows": rows,
+            "cells": cells,
+            "nulls": rows * len(data.columns) - cells,
+            "nodes": res["nodes"],
+            "key": list(data.table.primary_key),
+            "row_naming": data.row_naming,
+        }
+        if progress is not None:
+            progress(f"{name}: {rows} rows, {cells} cells, {res['nodes']} nodes")
+    ttl, prompt = _ontology(schema, tables, nm)
+    report = _report(
+        schema,
+        db,
+        tables_json,
+        db_id,
+        nm,
+        paths,
+        pk_less=pk_less,
+        trim=trim,
+        promote_numeric_text=promote_numeric_text,
+        tables=tables,
+        per_table=per_table,
+        counts=(out["type_triples"], out["data_triples"], out["ref_triples"]),
+        nodes=nodes,
+        relationships=out["relationships"],
+        merged=merged,
+        mismatches=mismatches,
+        promoted_cells=promoted_cells,
+        pg_widened=pg_widened,
+        fk_report=fk_report,
+    )
+    write_text_atomic(paths["ontology_ttl"], ttl)
+    write_json_atomic(paths["ontology_json"], prompt)
     report["seconds"] = round(time.perf_counter() - t0, 4)
     write_json_atomic(paths["report"], report)
     return report

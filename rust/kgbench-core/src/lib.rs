@@ -20,6 +20,7 @@ pub mod evaluate;
 pub mod iso;
 pub mod neo4j;
 pub mod noise;
+pub mod rdb;
 pub mod sample;
 pub mod select;
 pub mod synth;

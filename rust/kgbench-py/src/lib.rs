@@ -13,6 +13,7 @@ mod evaluate;
 mod iso;
 mod neo4j;
 mod noise;
+mod rdb;
 mod sample;
 mod select;
 mod synth;
@@ -54,6 +55,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     evaluate::register(m)?;
     neo4j::register(m)?;
     noise::register(m)?;
+    rdb::register(m)?;
     sample::register(m)?;
     select::register(m)?;
     synth::register(m)?;

@@ -843,6 +843,7 @@ impl<'d, 'a> Run<'d, 'a> {
         let table = Self::swap_table(&names, true);
         let mut records = Vec::new();
         let mut total = 0.0;
+        let mut clashes = 0usize;
         let picks: Vec<u32> = rng
             .sample(cands.len(), target)
             .into_iter()
@@ -859,6 +860,13 @@ impl<'d, 'a> Run<'d, 'a> {
                 };
                 let new = present[k];
                 let mut item = prefetched.take().unwrap_or(Val::Null);
+                // a property the new label declares with another datatype (Spider's
+                // stadium.Stadium_ID is an int, concert.Stadium_ID a str) would make the noisy
+                // graph invalid: such nodes keep their label, and are counted
+                if self.declared_clash(new, &item) {
+                    clashes += 1;
+                    continue;
+                }
                 set_key(
                     &mut item,
                     "label",
@@ -884,8 +892,22 @@ impl<'d, 'a> Run<'d, 'a> {
             ("average_similarity", Val::Float((avg * 1e4).round() / 1e4)),
             ("unique_types_count", int(present.len())),
             ("similarity_method", s(similar::METHOD)),
+            ("skipped_datatype_clash", int(clashes)),
         ];
         (records, summary, n, target)
+    }
+
+    /// Whether node item `item` has a property that label `label` declares with a datatype
+    /// that does not accept its value (SPEC.md §2 validation would then reject the graph).
+    fn declared_clash(&self, label: u32, item: &Val<'_>) -> bool {
+        let (Some(decl), Some(Val::Obj(props))) =
+            (self.g.entity_dtypes.get(&label), item.get("properties"))
+        else {
+            return false;
+        };
+        props.iter().any(|(k, v)| {
+            !matches!(v, Val::Null) && decl.get(k.as_ref()).is_some_and(|d| !d.accepts(v))
+        })
     }
 
     /// The name field of a node item (spec §3): the first of `name_fields`, else `name`, else
