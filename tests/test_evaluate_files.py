@@ -205,3 +205,19 @@ def test_cli_argument_errors(
         main(["evaluate", "--tasks", str(bad), "--uri", "bolt://x:1", "--out", str(tmp_path)]) == 1
     )
     assert f"{bad} line 1 (qid x): field 'gold_cypher'" in capsys.readouterr().err
+
+
+def test_table_without_from_template_says_there_is_no_category_breakdown() -> None:
+    """Tasks without CypherBench's ``from_template``: the JSON keeps ``{}`` for by_match and
+    by_return, and the printed table says why they are empty."""
+    from kgbench.evaluate.aggregate import aggregate_metrics, format_table
+
+    records = [
+        {"graph": "g", "metrics": {"execution_accuracy": 1.0}},
+        {"graph": "g", "metrics": {"execution_accuracy": 0.0}},
+    ]
+    agg = aggregate_metrics(records, ["execution_accuracy"])
+    assert agg["by_match"] == {} and agg["by_return"] == {}
+    table = format_table(agg, "execution_accuracy")
+    assert "no category breakdown (no task has from_template)" in table
+    assert "  g " in table and "0.5000" in table

@@ -90,13 +90,19 @@ def aggregate_metrics(
 
 
 def format_table(aggregated: Mapping[str, Mapping[str, float]], metric_for_agg: str) -> str:
-    """A plain-text table of aggregated metrics for the terminal."""
+    """A plain-text table of aggregated metrics for the terminal. ``by_match`` and
+    ``by_return`` group the tasks that carry CypherBench's ``from_template``; when none does,
+    the table says so (the JSON keeps CypherBench's empty ``{}``)."""
     lines = ["overall"]
     for name, value in aggregated["overall"].items():
         lines.append(f"  {name:<32} {value:>8.4f}")
     for section in ("by_graph", "by_match", "by_return"):
         groups = aggregated.get(section) or {}
         if not groups:
+            if section == "by_match":
+                lines.append(
+                    "by_match, by_return: no category breakdown (no task has from_template)"
+                )
             continue
         lines.append(f"{section} ({metric_for_agg})")
         for key, value in groups.items():
