@@ -215,42 +215,25 @@ pub fn percent_encode(text: &[u8], out: &mut Vec<u8>) {
 }
 
 /// `nt_string`: an N-Triples string literal (quoted; `\\`, `"`, `\n`, `\r`, `\t`, `\b`, `\f`
-/// as short escapes, the other C0 controls and DEL as `\uXXXX`).
+/// as short escapes, the other C0 controls and DEL as `\u00XX`).
 pub fn nt_string(text: &[u8], out: &mut Vec<u8>) {
-    out.push(b'"');
-    let mut start = 0;
-    for (i, &c) in text.iter().enumerate() {
-        if c >= 0x20 && c != 0x7f && c != b'"' && c != b'\\' {
-            continue;
-        }
-        out.extend_from_slice(&text[start..i]);
-        start = i + 1;
-        match c {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            c => {
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX_UPPER[(c >> 4) as usize]);
-                out.push(HEX_UPPER[(c & 15) as usize]);
-            }
-        }
-    }
-    out.extend_from_slice(&text[start..]);
-    out.push(b'"');
+    quoted(text, true, HEX_UPPER, out);
 }
 
 /// A JSON string as Python's `json.dumps(..., ensure_ascii=False)` writes it (`"`, `\\`
 /// and the C0 controls escaped, `\u00xx` in lower case; everything else literal).
 pub fn json_string(text: &[u8], out: &mut Vec<u8>) {
+    quoted(text, false, HEX_LOWER, out);
+}
+
+/// `text` double-quoted with the short escapes both syntaxes share; other C0 controls (and
+/// DEL when `escape_del`) as `\u00` + two `hex` digits.
+#[inline]
+fn quoted(text: &[u8], escape_del: bool, hex: &[u8; 16], out: &mut Vec<u8>) {
     out.push(b'"');
     let mut start = 0;
     for (i, &c) in text.iter().enumerate() {
-        if c >= 0x20 && c != b'"' && c != b'\\' {
+        if c >= 0x20 && c != b'"' && c != b'\\' && !(escape_del && c == 0x7f) {
             continue;
         }
         out.extend_from_slice(&text[start..i]);
@@ -265,8 +248,8 @@ pub fn json_string(text: &[u8], out: &mut Vec<u8>) {
             0x0c => out.extend_from_slice(b"\\f"),
             c => {
                 out.extend_from_slice(b"\\u00");
-                out.push(HEX_LOWER[(c >> 4) as usize]);
-                out.push(HEX_LOWER[(c & 15) as usize]);
+                out.push(hex[(c >> 4) as usize]);
+                out.push(hex[(c & 15) as usize]);
             }
         }
     }
