@@ -27,6 +27,13 @@ from typing import Any
 import pytest
 
 DATA = Path(__file__).parent / "data"
+
+# Servers started by tests register in a private state directory, never the user's
+# (kgbench.neo4j.registry).
+if "KGBENCH_STATE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["KGBENCH_STATE_DIR"] = tempfile.mkdtemp(prefix="kgbench-test-state-")
 GRAPHS = DATA / "graphs"
 
 

@@ -22,6 +22,11 @@ Writes to --out DIR:
 
 Malformed RDF stops the run with file, line, byte offset and an excerpt, and
 writes nothing; --skip-invalid counts and skips bad lines instead.
+
+A run that keeps no entity says why on stderr, per entity label: the items of
+the class had no English label, the wd_constraints excluded them, or no item
+matched the class (then the most frequent wdt:P31 classes of the input are
+listed, read again from at most the first 2,000,000 triples).
 """
 
 _EPILOG = """\
@@ -107,7 +112,29 @@ def run(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print(summary(report, args.out))
+    if not report.get("entities_total"):
+        warn_empty(args, report)
     return 0
+
+
+def warn_empty(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """Say on stderr why a conversion kept no entity, one line per schema entity label
+    (:func:`kgbench.convert.explain_empty_entities`; the output files are written all the
+    same and the exit code stays 0)."""
+    import sys
+
+    from kgbench.convert import explain_empty_entities
+
+    reasons = explain_empty_entities(
+        args.schema,
+        args.inputs,
+        report,
+        format=None if args.format == "auto" else args.format,
+        entity_prefix=args.entity_prefix,
+        prop_prefix=args.prop_prefix,
+    )
+    for reason in reasons or ["no schema entity label is enabled"]:
+        print(f"kgbench convert: warning: kept 0 entities: {reason}", file=sys.stderr)
 
 
 def summary(report: dict[str, Any], out: str) -> str:

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from kgbench._core import evaluate as _core
+from kgbench.cli import Activity
 
 _EPILOG = """\
 Each line of GOLD and PRED is one executed query result:
@@ -70,8 +71,12 @@ def run(args: argparse.Namespace) -> int:
     # command needs no numpy (faster start-up)
     files = (os.fspath(args.gold), os.fspath(args.pred))
     out = None if args.out is None else os.fspath(args.out)
+    # a spinner on a terminal while the native call runs (it releases the GIL)
+    with Activity(
+        f"score: comparing {_size(files[1])} of predictions with {_size(files[0])} of gold results"
+    ):
+        summary = _score(metrics, files, out, args.rel_tol)
     if "ex_set" in metrics:
-        summary, _ = _core.score_files_ex_set(*files, out, args.rel_tol)
         s = dict(summary)
         lines = [f"EX_set            {s['ex_set']:.4f}  (of {s['n_gold']})"]
         if "ex" in metrics:
@@ -79,7 +84,6 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"gold records      {s['n_gold']}")
         lines += [f"  {k:<16}{v}" for k, v in s["statuses"].items()]
     else:
-        summary, _ = _core.score_files(*files, out, args.rel_tol)
         s = dict(summary)
         lines = [
             f"EX                {s['ex']:.4f}  ({s['n_match'] + s['n_identical_query']}"
@@ -101,3 +105,27 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"scores            {args.out}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _score(
+    metrics: list[str], files: tuple[str, str], out: str | None, rel_tol: float | None
+) -> Any:
+    """The native scoring of the two files; returns its summary mapping."""
+    if "ex_set" in metrics:
+        summary, _ = _core.score_files_ex_set(*files, out, rel_tol)
+    else:
+        summary, _ = _core.score_files(*files, out, rel_tol)
+    return summary
+
+
+def _size(path: str) -> str:
+    """The size of ``path`` for the progress line (``"12.3 MB"``; ``"?"`` when unknown)."""
+    try:
+        n = float(os.path.getsize(path))
+    except OSError:
+        return "?"
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return "?"  # pragma: no cover

@@ -117,8 +117,12 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``kgbench iso``: the file is parsed and classified in Rust
     (:func:`kgbench.iso.classify_gtsqa_jsonl`); only ``--out`` reads the records
     into Python, to write them back."""
+    from kgbench.cli import Activity
+
     path: Path = args.file
-    result = classify_gtsqa_jsonl(path)
+    # a spinner on a terminal while the native call runs (it releases the GIL)
+    with Activity(f"iso: classifying the answer subgraphs of {path}"):
+        result = classify_gtsqa_jsonl(path)
     if args.strict and result.invalid:
         first = result.invalid[0]
         raise InputError(
@@ -128,14 +132,15 @@ def run(args: argparse.Namespace) -> int:
     print_table(sys.stdout, Counter(result.counts), invalid, len(result.types))
     print_agreement(sys.stdout, result.given)
     if args.out is not None:
-        records = [record for _, record in read_records(path)]
-        if len(records) != len(result.types):
-            raise InputError(
-                f"{path}: read {len(records)} records but classified {len(result.types)}"
-            )
-        for record, identifier in zip(records, result.types, strict=True):
-            record[OUTPUT_FIELD] = identifier
-        _write_atomically(args.out, records)
+        with Activity(f"iso: writing {args.out}"):
+            records = [record for _, record in read_records(path)]
+            if len(records) != len(result.types):
+                raise InputError(
+                    f"{path}: read {len(records)} records but classified {len(result.types)}"
+                )
+            for record, identifier in zip(records, result.types, strict=True):
+                record[OUTPUT_FIELD] = identifier
+            _write_atomically(args.out, records)
         print(f"wrote {len(records)} records with {OUTPUT_FIELD} to {args.out}")
     return 0
 

@@ -1,4 +1,11 @@
-"""CLI subcommands of kgbench.neo4j: ``neo4j start|stop|status``, ``load``, ``schema``."""
+"""CLI subcommands of kgbench.neo4j: ``neo4j start|stop|status``, ``load``, ``schema``.
+
+Which server a command uses (:func:`_resolve_uri`): ``--uri``, else ``$KGBENCH_NEO4J_URI``, else
+the background server on ``--data DIR`` when given, else the one running background server of
+the registry (:mod:`kgbench.neo4j.registry`, written by ``kgbench neo4j start``), else the
+server in ``.neo4j/``. ``neo4j status`` and ``neo4j stop`` find a server the same way when
+``--data`` is not given.
+"""
 
 from __future__ import annotations
 
@@ -26,17 +33,34 @@ def register(subparsers: Any) -> None:
     )
     sub = neo.add_subparsers(dest="neo4j_command", metavar="ACTION")
     sub.required = True
-    for name, func, text in (
-        ("start", _start, "start in the background; prints the Bolt URI"),
-        ("stop", _stop, "stop the background server cleanly"),
-        ("status", _status, "print the Bolt URI if running (exit 3 when stopped)"),
+    for name, func, text, data_default in (
+        (
+            "start",
+            _start,
+            "start in the background and record it for the other commands; prints the Bolt "
+            "URI (the first start builds the server with Maven: a few minutes)",
+            f"default: {DEFAULT_DATA}",
+        ),
+        (
+            "stop",
+            _stop,
+            "stop the background server cleanly",
+            f"default: the running server started by `kgbench neo4j start`, else {DEFAULT_DATA}",
+        ),
+        (
+            "status",
+            _status,
+            "print the Bolt URI if running (exit 3 when stopped); several running servers: "
+            "one 'URI<TAB>DIR' line each",
+            f"default: the servers started by `kgbench neo4j start`, else {DEFAULT_DATA}",
+        ),
     ):
-        p = sub.add_parser(name, help=text, description=text)
+        p = sub.add_parser(name, help=text.split(";")[0], description=text)
         p.add_argument(
             "--data",
-            default=DEFAULT_DATA,
+            default=None,
             metavar="DIR",
-            help=f"data directory (default: {DEFAULT_DATA}); holds the database, logs and the "
+            help=f"data directory ({data_default}); holds the database, logs and the "
             "pid/URI file kgbench-neo4j.json",
         )
         if name == "start":
@@ -54,7 +78,7 @@ def register(subparsers: Any) -> None:
         "is written when the graph is invalid; node and relationship counts are verified.",
     )
     load.add_argument("graph", help="graph.json, or a kgbench convert output directory / Parquet")
-    _connection_args(load)
+    _connection_args(load, data=False)  # --data is in the offline group below
     load.add_argument("--wipe", action="store_true", help="delete all data and indexes first")
     load.add_argument(
         "--batch-size", type=int, default=10_000, help="rows per transaction (default 10000)"
@@ -72,9 +96,10 @@ def register(subparsers: Any) -> None:
     )
     offline.add_argument(
         "--data",
-        default=DEFAULT_DATA,
+        default=None,
         metavar="DIR",
-        help=f"the local server's data directory for --offline (default: {DEFAULT_DATA})",
+        help="the local server's data directory: with --offline the one imported into "
+        f"(default: {DEFAULT_DATA}); without, load into the server running there",
     )
     offline.add_argument("--heap", default=None, help="JVM heap for --offline, e.g. 2g")
     offline.add_argument("--pagecache", default=None, help="page cache for --offline, e.g. 2g")
@@ -93,59 +118,149 @@ def register(subparsers: Any) -> None:
         description="Print the graph schema JSON used in text-to-Cypher prompts, fetched with "
         "CypherBench's exact schema queries (seed Appendix B.4, SPEC.md §4) without APOC.",
     )
-    _connection_args(schema)
+    _connection_args(schema, data=True)
     schema.add_argument("--name", default="", help="graph name written in the schema JSON")
     schema.add_argument("-o", "--output", default=None, help="write to this file, not stdout")
     schema.set_defaults(func=_schema)
 
 
-def _connection_args(p: argparse.ArgumentParser) -> None:
+def _connection_args(p: argparse.ArgumentParser, *, data: bool = False) -> None:
+    """Add ``--uri``, ``--user``, ``--password``, ``--database`` (and ``--data DIR`` with
+    ``data``) to ``p``; :func:`_resolve_uri` and :func:`_driver` read them."""
     p.add_argument(
         "--uri",
         default=None,
         help="Bolt URI (default: $KGBENCH_NEO4J_URI, else the server started by "
-        f"`kgbench neo4j start` in {DEFAULT_DATA}/)",
+        f"`kgbench neo4j start`: --data DIR, the running one, or {DEFAULT_DATA}/)",
     )
     p.add_argument("--user", default=os.environ.get("NEO4J_USER"), help="user (default: none)")
     p.add_argument(
         "--password", default=os.environ.get("NEO4J_PASSWORD"), help="password (default: none)"
     )
     p.add_argument("--database", default=None, help="database name (default: server default)")
+    if data:
+        p.add_argument(
+            "--data",
+            default=None,
+            metavar="DIR",
+            help="use the server `kgbench neo4j start --data DIR` runs (when no --uri)",
+        )
+
+
+def _no_server_advice() -> str:
+    """What to do when no server was found: start the local one when this machine can run it,
+    else give a server's URI (and what the local one would need)."""
+    from kgbench.neo4j.server import local_server_problems
+
+    problems = local_server_problems()
+    if not problems:
+        return "start one with: kgbench neo4j start, or give a server's Bolt URI with --uri"
+    return (
+        "give a running Neo4j 5 server's Bolt URI with --uri or $KGBENCH_NEO4J_URI "
+        "(`kgbench neo4j start` cannot run here: it needs " + " and ".join(problems) + ")"
+    )
+
+
+def _running_server(data: str | None) -> tuple[str, str] | None:
+    """``(uri, data_dir)`` of the background server :func:`_resolve_uri` uses when neither
+    ``--uri`` nor ``$KGBENCH_NEO4J_URI`` is given: the one on ``data`` when given, else the
+    only running one of the registry, else the one in ``.neo4j/``; None when there is none.
+    Raises :class:`KgbenchError` when several registered servers run and ``data`` is None."""
+    from kgbench.neo4j.registry import running_servers
+    from kgbench.neo4j.server import background_status
+
+    if data is not None:
+        state = background_status(data)
+        return None if state is None else (str(state["uri"]), str(data))
+    servers = running_servers()
+    if len(servers) == 1:
+        return servers[0].uri, str(servers[0].data_dir)
+    if len(servers) > 1:
+        listed = ", ".join(f"{e.uri} on {e.data_dir}" for e in servers)
+        raise KgbenchError(
+            f"{len(servers)} local Neo4j servers are running ({listed}); choose one with "
+            "--data DIR or --uri"
+        )
+    state = background_status(DEFAULT_DATA)
+    return None if state is None else (str(state["uri"]), DEFAULT_DATA)
+
+
+def local_server_uri(data: str | None = None) -> str | None:
+    """The Bolt URI of the local background server a command uses when given no ``--uri`` and
+    no ``$KGBENCH_NEO4J_URI``: the one on ``data`` (a ``--data DIR``) when given, else the only
+    running one of the registry, else the one in ``.neo4j/``; None when none runs.
+
+    Raises :class:`KgbenchError` when ``data`` is None and several registered servers run.
+    (For commands outside this module, such as ``kgbench evaluate``.)"""
+    found = _running_server(data)
+    return None if found is None else found[0]
+
+
+def no_server_advice() -> str:
+    """What to tell a user when no server was found: ``kgbench neo4j start`` when this machine
+    can run it, else ``--uri`` / ``$KGBENCH_NEO4J_URI`` and what the local server needs."""
+    return _no_server_advice()
 
 
 def _resolve_uri(args: argparse.Namespace) -> str:
-    from kgbench.neo4j.server import background_status
-
+    """The Bolt URI a command connects to: ``--uri``, ``$KGBENCH_NEO4J_URI``, the server on
+    ``--data DIR`` (when the command has and was given it), the running server of the registry,
+    the server in ``.neo4j/``. Raises :class:`KgbenchError` saying what to do when none is
+    found (not advising ``kgbench neo4j start`` where it cannot work)."""
     if args.uri:
         return str(args.uri)
     if os.environ.get("KGBENCH_NEO4J_URI"):
         return os.environ["KGBENCH_NEO4J_URI"]
-    state = background_status(DEFAULT_DATA)
-    if state is None:
-        raise KgbenchError(
-            "no --uri given, KGBENCH_NEO4J_URI is not set and no server runs in "
-            f"{DEFAULT_DATA}/ (start one with: kgbench neo4j start)"
-        )
-    return str(state["uri"])
+    data = getattr(args, "data", None)
+    found = _running_server(data)
+    if found is not None:
+        return found[0]
+    where = f"runs in {data}" if data is not None else "started by `kgbench neo4j start` runs"
+    raise KgbenchError(
+        f"no --uri given, KGBENCH_NEO4J_URI is not set and no local Neo4j server {where}; "
+        f"{_no_server_advice()}"
+    )
 
 
-def _driver(args: argparse.Namespace) -> Any:
+def _driver(args: argparse.Namespace, uri: str | None = None) -> Any:
+    """A ``neo4j.Driver`` to ``uri`` (default: :func:`_resolve_uri`) with ``--user`` /
+    ``--password`` (none: no authentication); the caller closes it."""
     import neo4j
 
     auth = (args.user or "neo4j", args.password or "") if (args.user or args.password) else None
-    return neo4j.GraphDatabase.driver(_resolve_uri(args), auth=auth)
+    return neo4j.GraphDatabase.driver(uri or _resolve_uri(args), auth=auth)
+
+
+def _connection_errors() -> tuple[type[Exception], ...]:
+    """The driver's exceptions of a server that cannot be reached or drops the connection."""
+    from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+    return (ServiceUnavailable, SessionExpired)
+
+
+def _unreachable(uri: str, exc: Exception) -> KgbenchError:
+    """The one-line error of a server at ``uri`` that cannot be reached (``ServiceUnavailable``)
+    or dropped the connection (``SessionExpired``)."""
+    from neo4j.exceptions import SessionExpired
+
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    what = "lost the connection to" if isinstance(exc, SessionExpired) else "cannot reach"
+    return KgbenchError(f"{what} Neo4j at {uri}: {detail}")
 
 
 def _start(args: argparse.Namespace) -> int:
+    from kgbench.cli import Activity
     from kgbench.neo4j.server import LocalNeo4j, background_status
 
-    state = background_status(args.data)
+    data = args.data if args.data is not None else DEFAULT_DATA
+    state = background_status(data)
     if state is not None:
         print(state["uri"])
         print(f"kgbench: already running (pid {state['pid']})", file=sys.stderr)
         return 0
-    server = LocalNeo4j(args.data, args.port, heap=args.heap, pagecache=args.pagecache)
-    server.start(detach=True)
+    server = LocalNeo4j(data, args.port, heap=args.heap, pagecache=args.pagecache)
+    with Activity("starting the local Neo4j server", prefix="kgbench neo4j: ") as activity:
+        server.start(detach=True, progress=activity.update)
     print(server.uri)
     return 0
 
@@ -153,21 +268,38 @@ def _start(args: argparse.Namespace) -> int:
 def _stop(args: argparse.Namespace) -> int:
     from kgbench.neo4j.server import stop_background
 
-    if stop_background(args.data):
-        print(f"stopped the server in {args.data}", file=sys.stderr)
+    data = args.data
+    if data is None:
+        found = _running_server(None)
+        data = found[1] if found is not None else DEFAULT_DATA
+    if stop_background(data):
+        print(f"stopped the server in {data}", file=sys.stderr)
     else:
-        print(f"no server was running in {args.data}", file=sys.stderr)
+        print(f"no server was running in {data}", file=sys.stderr)
     return 0
 
 
 def _status(args: argparse.Namespace) -> int:
+    from kgbench.neo4j.registry import running_servers
     from kgbench.neo4j.server import background_status
 
-    state = background_status(args.data)
-    if state is None:
+    if args.data is not None:
+        state = background_status(args.data)
+        if state is None:
+            print("stopped")
+            return 3
+        print(state["uri"])
+        return 0
+    servers = running_servers()
+    if len(servers) > 1:
+        for entry in servers:
+            print(f"{entry.uri}\t{entry.data_dir}")
+        return 0
+    found = _running_server(None)
+    if found is None:
         print("stopped")
         return 3
-    print(state["uri"])
+    print(found[0])
     return 0
 
 
@@ -180,7 +312,7 @@ def _load(args: argparse.Namespace) -> int:
             raise KgbenchError("--offline imports into --data DIR, not into a server at --uri")
         report = import_graph(
             args.graph,
-            args.data,
+            args.data if args.data is not None else DEFAULT_DATA,
             database=args.database or "neo4j",
             wipe=args.wipe,
             heap=args.heap,
@@ -188,14 +320,18 @@ def _load(args: argparse.Namespace) -> int:
             id_type=args.id_type,
         )
     else:
-        with _driver(args) as driver:
-            report = load_graph(
-                args.graph,
-                driver,
-                database=args.database,
-                wipe=args.wipe,
-                batch_size=args.batch_size,
-            )
+        uri = _resolve_uri(args)
+        with _driver(args, uri) as driver:
+            try:
+                report = load_graph(
+                    args.graph,
+                    driver,
+                    database=args.database,
+                    wipe=args.wipe,
+                    batch_size=args.batch_size,
+                )
+            except _connection_errors() as exc:
+                raise _unreachable(uri, exc) from exc
     for label, n in report.nodes_by_label.items():
         print(f"nodes\t{label}\t{n}")
     for rtype, n in report.relationships_by_type.items():
@@ -212,8 +348,12 @@ def _load(args: argparse.Namespace) -> int:
 def _schema(args: argparse.Namespace) -> int:
     from kgbench.neo4j.schema import fetch_schema
 
-    with _driver(args) as driver:
-        schema = fetch_schema(driver, name=args.name, database=args.database)
+    uri = _resolve_uri(args)
+    with _driver(args, uri) as driver:
+        try:
+            schema = fetch_schema(driver, name=args.name, database=args.database)
+        except _connection_errors() as exc:
+            raise _unreachable(uri, exc) from exc
     text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -178,18 +178,53 @@ def class_archive_flags(home: Path) -> list[str]:
     return [f"-XX:SharedArchiveFile={archive}"] if fresh else []
 
 
-def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
+#: A progress callback: called with a short description of what a long step is doing now
+#: (``kgbench neo4j start`` shows it with a spinner and the elapsed time).
+Progress = Callable[[str], None]
+#: Maven's output of the last launcher build (in ``target/``), kept for diagnosis.
+MAVEN_LOG = "kgbench-maven.log"
+
+
+def local_server_problems() -> list[str]:
+    """What this machine lacks to run the local server (``kgbench neo4j start``), as short
+    phrases; empty when it can run. Checked: Java on PATH, the launcher project
+    (:func:`launcher_home`; absent from a pip install unless ``KGBENCH_NEO4J_LOCAL`` names a
+    checkout's ``neo4j-local/``), and Maven on PATH while the launcher is not built yet."""
+    problems = []
+    if shutil.which("java") is None:
+        problems.append("Java 17 or 21 ('java' on PATH)")
+    try:
+        home: Path | None = launcher_home()
+    except Neo4jServerError:
+        home = None
+        problems.append(
+            "the launcher project neo4j-local/ of a kgbench checkout (set KGBENCH_NEO4J_LOCAL "
+            "to it)"
+        )
+    if home is not None and not _stamp_is_fresh(home) and shutil.which("mvn") is None:
+        problems.append("Apache Maven ('mvn' on PATH) to build the launcher once")
+    return problems
+
+
+def ensure_built(
+    home: Path | None = None, *, quiet: bool = True, progress: Progress | None = None
+) -> Path:
     """Build the launcher with Maven unless ``target/`` is up to date; return its home.
 
     Runs ``mvn -q -B package -DskipTests`` (the same as ``make -C neo4j-local build``), which
-    fetches Neo4j from Maven Central on first use, then makes the class-data-sharing archive
-    (:func:`make_class_archive`) unless it exists and is newer than the build. Raises
+    fetches Neo4j from Maven Central on first use (a few minutes), then makes the
+    class-data-sharing archive (:func:`make_class_archive`) unless it exists and is newer than
+    the build. With ``progress``, that callback is told what is happening while the build
+    runs (the Maven step and the number of files downloaded so far; Maven then runs without
+    ``-q``); Maven's output is kept in ``target/`` :data:`MAVEN_LOG`. Raises
     :class:`Neo4jServerError` when Java or Maven is missing or the build fails (with Maven's
     output tail).
     """
     home = home or launcher_home()
     if _stamp_is_fresh(home):
         if not class_archive_flags(home) and _archive_worth_trying(home):
+            if progress is not None:
+                progress("preparing the class-data-sharing archive (one training start)")
             make_class_archive(home)
         return home
     _require_java()
@@ -205,15 +240,57 @@ def ensure_built(home: Path | None = None, *, quiet: bool = True) -> Path:
             return home
         shutil.rmtree(home / "target" / "lib", ignore_errors=True)
         cmd = [mvn, "-B", "package", "-DskipTests"]
-        if quiet:
+        if quiet and progress is None:
             cmd.insert(1, "-q")
-        proc = subprocess.run(cmd, cwd=home, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-25:])
+        code, output = _run_maven(cmd, home, progress)
+        if code != 0:
+            lines = output.splitlines()
+            errors = [line for line in lines if line.startswith("[ERROR]")]
+            tail = "\n".join((errors or lines)[-25:])
             raise Neo4jServerError(f"building {home} with Maven failed:\n{tail}")
         (home / "target" / ".build-stamp").touch()
+    if progress is not None:
+        progress("preparing the class-data-sharing archive (one training start)")
     make_class_archive(home)
     return home
+
+
+def _run_maven(cmd: list[str], home: Path, progress: Progress | None) -> tuple[int, str]:
+    """Run Maven in ``home`` with its output in ``target/`` :data:`MAVEN_LOG`; return its exit
+    code and output. With ``progress``, report the current Maven step and the files downloaded
+    about every half second."""
+    log_path = home / "target" / MAVEN_LOG
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=home, stdout=log, stderr=subprocess.STDOUT)
+    headline = "building the local Neo4j launcher with Maven (first use, a few minutes)"
+    if progress is not None:
+        progress(headline)
+    seen, downloads, step, last = 0, 0, "", headline
+    while proc.poll() is None:
+        time.sleep(0.5)
+        if progress is None:
+            continue
+        with open(log_path, "rb") as f:
+            f.seek(seen)
+            new = f.read()
+        cut = new.rfind(b"\n") + 1
+        seen += cut
+        for raw in new[:cut].splitlines():
+            line = raw.decode("utf-8", errors="replace")
+            if "Downloaded from" in line:
+                downloads += 1
+            elif line.startswith("[INFO] --- "):
+                # "[INFO] --- maven-compiler-plugin:3.13.0:compile (default-compile) @ x ---"
+                parts = line[len("[INFO] --- ") :].split()[0].split(":")
+                if len(parts) >= 3:
+                    plugin = parts[0].removeprefix("maven-").removesuffix("-plugin")
+                    step = f"{plugin}:{parts[2]}"
+        text = f"{headline}: {downloads} files downloaded" + (f", {step}" if step else "")
+        if text != last:
+            progress(text)
+            last = text
+    proc.wait()
+    return proc.returncode, log_path.read_text(encoding="utf-8", errors="replace")
 
 
 #: Homes whose class archive was attempted in this process (a failure is not retried).
@@ -458,18 +535,22 @@ class LocalNeo4j:
         text = "".join(f"{arg}\n" for arg in self.import_args)
         (where / _IMPORT_ARGS_FILE).write_text(text, encoding="utf-8")
 
-    def start(self, *, detach: bool = False) -> LocalNeo4j:
+    def start(self, *, detach: bool = False, progress: Progress | None = None) -> LocalNeo4j:
         """Start the server and wait until a Bolt query succeeds; return ``self``.
 
         With ``detach=True`` the JVM runs in its own session and survives this process (used by
-        ``kgbench neo4j start``; stop it with :func:`stop_background`); otherwise it exits when
-        this process closes its stdin (so a crashed test run leaves no server behind).
+        ``kgbench neo4j start``; stop it with :func:`stop_background`) and is recorded in the
+        data directory (:data:`STATE_FILE`) and in the registry of background servers
+        (:mod:`kgbench.neo4j.registry`; a registry that cannot be written is skipped); otherwise
+        it exits when this process closes its stdin (so a crashed test run leaves no server
+        behind). ``progress`` is told what a long step is doing (the first start builds the
+        launcher with Maven, see :func:`ensure_built`).
         """
         if self.running():
             return self
         _require_java()
         if not self._jvm_extra:
-            ensure_built()
+            ensure_built(progress=progress)
         if self.data_dir is None:
             self.data_dir = Path(tempfile.mkdtemp(prefix="kgbench-neo4j-"))
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -489,6 +570,8 @@ class LocalNeo4j:
         cmd = self.command()
         if not detach:
             cmd.append("--exit-on-stdin-eof")
+        if progress is not None:
+            progress(f"starting Neo4j on {self.uri} (data in {self.data_dir})")
         with open(self.log_path, "ab") as log:  # the child keeps its own descriptor
             offset = log.tell()
             self._proc = subprocess.Popen(
@@ -506,8 +589,12 @@ class LocalNeo4j:
         finally:
             self.import_args = None  # the import runs with the first start only
         if detach:
+            from kgbench.neo4j import registry
+
             state = {"pid": self._proc.pid, "uri": self.uri, "port": self.port}
             (self.data_dir / STATE_FILE).write_text(json.dumps(state) + "\n", encoding="utf-8")
+            with contextlib.suppress(OSError):  # --data DIR still finds it
+                registry.register(self.data_dir, self._proc.pid, self.uri, self.port)
         return self
 
     def _check_not_running_elsewhere(self) -> None:
@@ -612,8 +699,11 @@ class LocalNeo4j:
                 proc.stdin.close()
         self._proc = None
         if self.data_dir is not None:
-            with contextlib.suppress(FileNotFoundError):
-                (self.data_dir / STATE_FILE).unlink()
+            if (self.data_dir / STATE_FILE).exists():  # started with detach=True
+                from kgbench.neo4j import registry
+
+                (self.data_dir / STATE_FILE).unlink(missing_ok=True)
+                registry.unregister(self.data_dir)
             if self._temp:
                 shutil.rmtree(self.data_dir, ignore_errors=True)
                 self.data_dir = None
@@ -678,7 +768,9 @@ def background_status(data_dir: str | os.PathLike[str]) -> dict[str, Any] | None
 
 
 def stop_background(data_dir: str | os.PathLike[str], timeout_s: float = 120.0) -> bool:
-    """Stop the background server on ``data_dir`` (SIGTERM, wait, SIGKILL after ``timeout_s``).
+    """Stop the background server on ``data_dir`` (SIGTERM, wait, SIGKILL after ``timeout_s``)
+    and remove it from the data directory's state file and the registry of background servers
+    (:mod:`kgbench.neo4j.registry`).
 
     Returns False when no server was running there.
     """
@@ -699,4 +791,7 @@ def stop_background(data_dir: str | os.PathLike[str], timeout_s: float = 120.0) 
             os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
+    from kgbench.neo4j import registry
+
+    registry.unregister(data_dir)
     return was_alive
