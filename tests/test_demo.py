@@ -183,7 +183,7 @@ def test_demo_end_to_end(
         assert row.split()[-2] == str(n), row
 
     # Spider's concert_singer: the question's SQL, SPARQL and Cypher give the same rows
-    spider = printed.split("== Spider4SPARQL")[1].split("== Outputs")[0]
+    spider = printed.split("== Spider4SPARQL")[1].split("\n== ")[0]
     assert "Show the stadium name and the number of concerts in each stadium." in spider
     assert "-- SQL" in spider and "-- SPARQL" in spider and "-- CYPHER" in spider
     assert (out / "spider" / "concert_singer.nt").is_file()
@@ -197,6 +197,22 @@ def test_demo_end_to_end(
     for row in rows:
         cells = [c for c in row.split("  ") if c.strip()]
         assert len(cells) == 3 and len({c.strip() for c in cells}) == 1, row
+
+    # NGDBench: the noise summary, and the oracle row is the oracle evaluation of the tasks
+    from kgbench.demo.run import oracle_row
+    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+
+    ngd = printed.split("== NGDBench")[1].split("\n== ")[0]
+    log = json.loads((out / "ngdbench" / "noisy" / "noise_log.json").read_text(encoding="utf-8"))
+    assert log["seed"] == 42 and "name_typos" in ngd and "check: E' = x + floor" in ngd
+    aggregated = evaluate_ngdbench(out / "ngdbench" / "tasks" / "tasks.json").aggregated
+    oracle = aggregated["oracle"]
+    row = next(line for line in ngd.splitlines() if line.startswith("Oracle Cypher"))
+    assert row == oracle_row(aggregated).splitlines()[1]
+    assert row.split()[2:4] == [f"{oracle['noagg'][m]:.3f}" for m in ("jaccard", "f1")]
+    tasks = json.loads((out / "ngdbench" / "tasks" / "tasks.json").read_text(encoding="utf-8"))
+    assert any(t.get("family") == "noagg" for t in tasks)
+    assert any("steps" in t for t in tasks)  # management batches
 
 
 def test_demo_help(capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,6 +137,9 @@ class DemoResult:
     spider: dict[str, Any] | None = None
     """The relational step: the conversion report, the question, its SQL, SPARQL and
     Cypher, and each one's result rows."""
+    ngdbench: dict[str, Any] | None = None
+    """The NGDBench step: ``noise`` (the noise report), ``generation`` (the generation
+    report) and ``aggregated`` (the oracle evaluation's aggregated metrics)."""
 
 
 def _graph_counts(graph: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,7 +196,7 @@ def run_demo(
         elapsed, clock = now - clock, now
         return f" ({elapsed:.1f} s)"
 
-    say(f"[1/8] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
+    say(f"[1/9] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
     graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
@@ -215,38 +218,38 @@ def run_demo(
         notifications.setLevel(logging.ERROR)
         started = uri is None
         if uri is None:
-            say("[2/8] neo4j: starting the local Neo4j server")
+            say("[2/9] neo4j: starting the local Neo4j server")
             server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
             uri = str(server.uri)
             say(f"      ready at {uri}{done()}")
         else:
-            say(f"[2/8] neo4j: using {uri}")
-        say(f"[3/8] load: {counts['entities']} entities, {counts['relations']} relations")
+            say(f"[2/9] neo4j: using {uri}")
+        say(f"[3/9] load: {counts['entities']} entities, {counts['relations']} relations")
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
-        say(f"[4/8] evaluate: {files.predictions.name} against {files.tasks.name}")
+        say(f"[4/9] evaluate: {files.predictions.name} against {files.tasks.name}")
         evaluation = evaluate(
             str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
-        say("[5/8] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
+        say("[5/9] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
         generation = _generate(uri, user, password, out / "generation")
         say(f"      {generation['tasks']} tasks generated{done()}")
-        say("[6/8] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
+        say("[6/9] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
         pipe = _pipe(uri, user, password, out / "pipe")
         say(
             f"      {pipe['funnel']['accepted']} of {pipe['funnel']['candidates']} candidates "
             f"accepted, {sum(pipe['selected_by_category'].values())} selected{done()}"
         )
         say(
-            f"[7/8] synth: SynthKGQA template items from {files.synth_sample.name} (SPARQL on "
+            f"[7/9] synth: SynthKGQA template items from {files.synth_sample.name} (SPARQL on "
             "an embedded store, offline, seed 1111)"
         )
         synth = _synth(files.synth_sample, out / "synth")
         say(f"      {synth['items']} items, {len(synth['types'])} isomorphism types{done()}")
         say(
-            "[8/8] rdb: Spider's concert_singer as RDF and a property graph; one question in "
+            "[8/9] rdb: Spider's concert_singer as RDF and a property graph; one question in "
             "SQL, SPARQL and Cypher"
         )
         spider = _spider(files, out / "spider", uri, user, password)
@@ -254,6 +257,12 @@ def run_demo(
             f"      {spider['report']['rows']} rows -> {spider['report']['triples']} triples, "
             f"{spider['report']['nodes']} nodes{done()}"
         )
+        say(
+            "[9/9] ngdbench: noise on the demo graph, tasks around it (gold on the clean graph "
+            "in a disposable database, noise answers on the noisy graph), the oracle row"
+        )
+        ngdbench = _ngdbench(graph_path, out / "ngdbench", uri, user, password)
+        say(f"      {sum(ngdbench['generation']['tasks'].values())} tasks{done()}")
         if started:
             say("      stopping the local Neo4j server")
     return DemoResult(
@@ -277,11 +286,15 @@ def run_demo(
             "SynthKGQA items": out / "synth" / "items.jsonl",
             "Spider RDF": out / "spider" / "concert_singer.nt",
             "Spider graph": out / "spider" / "graph.json",
+            "noisy graph": out / "ngdbench" / "noisy" / "graph.json",
+            "noise log": out / "ngdbench" / "noisy" / "noise_log.json",
+            "NGDBench tasks": out / "ngdbench" / "tasks" / "tasks.json",
         },
         generation=generation,
         pipe=pipe,
         synth=synth,
         spider=spider,
+        ngdbench=ngdbench,
     )
 
 
@@ -371,6 +384,55 @@ def _spider(
         "cypher": cypher.query,
         "rows": {"sql": sql_rows, "sparql": res.rows, "cypher": cypher_rows},
     }
+
+
+def _ngdbench(
+    graph: Path, out: Path, uri: str, user: str | None, password: str | None
+) -> dict[str, Any]:
+    """Inject the default noise into the demo graph, load the noisy graph into the demo's
+    server (replacing what is there), generate NGDBench tasks (the clean graph in kgbench's
+    disposable database; one management batch per operator) and score the oracle row."""
+    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+    from kgbench.generate.ngdbench.build import generate_ngdbench
+    from kgbench.neo4j import load_graph
+    from kgbench.noise import inject_noise
+
+    noise = inject_noise(graph, out / "noisy")
+    load_graph(str(out / "noisy" / "graph.json"), uri, user=user, password=password, wipe=True)
+    generation = generate_ngdbench(
+        graph,
+        out / "noisy",
+        out / "tasks",
+        noisy_uri=uri,
+        user=user,
+        password=password,
+        management_batches=1,
+        progress=False,
+        log=lambda _m: None,
+    )
+    evaluation = evaluate_ngdbench(out / "tasks" / "tasks.json")
+    evaluation.write(out / "evaluation")
+    return {"noise": noise, "generation": generation, "aggregated": evaluation.aggregated}
+
+
+def oracle_row(aggregated: Mapping[str, Any]) -> str:
+    """The "Oracle Cypher" row of seed Table 4 (the gold queries on the noisy graph scored
+    against the clean answers): Jaccard, F1 (NoAgg), MdRE, MSLE, sMAPE (Agg); "—" where a
+    family has no task (MdRE above 10⁴ too, as the seed prints it)."""
+
+    def f(x: Any, dash_above: float | None = None) -> str:
+        if x is None or (dash_above is not None and x > dash_above):
+            return "—"
+        return f"{x:.3f}"
+
+    o = aggregated["oracle"]
+    na, ag = o["noagg"], o["agg"]
+    return (
+        f"{'':<16}{'Jaccard':>8}{'F1':>8}{'MdRE':>8}{'MSLE':>8}{'sMAPE':>8}   (NoAgg n={na['n']}, "
+        f"Agg n={ag['n']})\n"
+        f"{'Oracle Cypher':<16}{f(na['jaccard']):>8}{f(na['f1']):>8}"
+        f"{f(ag['mdre'], 1e4):>8}{f(ag['msle']):>8}{f(ag['smape']):>8}"
+    )
 
 
 def format_spider(spider: Mapping[str, Any]) -> str:
@@ -561,6 +623,16 @@ def format_summary(result: DemoResult) -> str:
             "== Spider4SPARQL: one question in SQL, SPARQL and Cypher (concert_singer) ==",
         ]
         lines.append(format_spider(result.spider))
+    if result.ngdbench is not None:
+        from kgbench.generate.ngdbench.cli import format_report as format_ngd
+        from kgbench.noise import format_report as format_noise
+
+        ngd = result.ngdbench
+        lines += ["", "== NGDBench: noise on the demo graph, tasks, the oracle row =="]
+        noise_lines = format_noise(ngd["noise"]).splitlines()
+        lines += [line for line in noise_lines if not line.startswith("wrote ")]
+        lines.append(format_ngd(ngd["generation"]))
+        lines.append(oracle_row(ngd["aggregated"]))
     lines += ["", "== Outputs =="]
     for name, path in result.outputs.items():
         lines.append(f"  {name + ':':<20} {path}")

@@ -38,9 +38,14 @@ detected per record. Predictions {qid|index, answer} (analytic, Boolean) or {qid
 steps: [...]} (management) are scored from the files alone: NoAgg Jaccard/F1, Agg
 MdRE/MSLE/sMAPE, Boolean accuracy, management L_step and MLRE/MSLE/sMAPE. {qid,
 pred_cypher} predictions of analytic and Boolean tasks run read-only on the noisy graph at
---uri; management ones are counted as not scored (they need the management runner).
---gold noisy scores against noise_answer. Without --predictions only the oracle row (the
-gold query on the noisy graph: noise_answer against answer) is computed.
+--uri. Management predictions given as Cypher, {qid|index, steps_cypher: [{operate_query,
+valid_query}, ...]} (or pred_cypher holding that list), run only with --clean-graph GRAPH:
+evaluate starts a disposable local Neo4j in a directory it creates, loads the clean graph
+once, and runs each batch in one transaction that is rolled back (op i then validation i;
+a failing step scores 0 with every later step; the database is left unchanged). Writes are
+never sent to --uri or any other server. Without --clean-graph those batches are counted as
+not scored. --gold noisy scores against noise_answer. Without --predictions only the
+oracle row (the gold query on the noisy graph: noise_answer against answer) is computed.
 aggregated_metrics.json holds overall per family, by_same_as_cleangraph (true/false/all),
 the oracle row and the counts (scored / not scored, with reasons).
 """
@@ -71,6 +76,14 @@ def register(subparsers: Any) -> None:
         default="clean",
         help="--family ngdbench: score analytic and Boolean tasks against the clean graph's "
         "answers (default) or the noisy graph's (noise_answer)",
+    )
+    p.add_argument(
+        "--clean-graph",
+        type=Path,
+        help="--family ngdbench: the clean graph (graph.json or a kgbench convert output "
+        "directory) to load into a disposable local Neo4j that kgbench starts, to run "
+        "management predictions given as Cypher (steps_cypher) in rolled-back transactions; "
+        "never --uri",
     )
     p.add_argument(
         "--language",
@@ -138,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.family == "ngdbench":
         return _run_ngdbench(args)
+    if args.clean_graph is not None:
+        raise InputError("--clean-graph is for --family ngdbench (management predictions)")
     if args.language == "sparql":
         return _run_sparql(args)
     if args.timeout is None:
@@ -220,7 +235,10 @@ def _run_ngdbench(args: argparse.Namespace) -> int:
     timeout = 120.0 if args.timeout is None else args.timeout
     if timeout <= 0:
         raise InputError("--timeout must be positive")
+    if args.clean_graph is not None and not args.clean_graph.exists():
+        raise InputError(f"--clean-graph {args.clean_graph}: no such file or directory")
     reader = None
+    disposable = None
     if args.uri is not None:
         from kgbench.generate.sampling import GraphReader
 
@@ -237,17 +255,28 @@ def _run_ngdbench(args: argparse.Namespace) -> int:
             print(f"  {done}/{total} tasks", file=sys.stderr)
 
     try:
+        if args.clean_graph is not None:
+            from kgbench.neo4j.disposable import DisposableNeo4j
+
+            print(
+                f"starting a disposable Neo4j with the clean graph {args.clean_graph}",
+                file=sys.stderr,
+            )
+            disposable = DisposableNeo4j(args.clean_graph).start()
         result = evaluate_ngdbench(
             args.tasks,
             args.predictions,
             gold=args.gold,
             reader=reader,
-            timeout_s=timeout if reader is not None else None,
+            timeout_s=timeout if reader is not None or disposable is not None else None,
             progress=progress,
+            disposable=disposable,
         )
     finally:
         if reader is not None:
             reader.close()
+        if disposable is not None:
+            disposable.stop()
     results_path, agg_path = result.write(args.out)
     print(result.table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)

@@ -33,11 +33,22 @@ same length). Values follow the EX value model (``1 == 1.0``, lists inside a val
   side; or the candidate rows each with its ``judge``; or the list of rows the prediction
   holds valid (every other candidate is judged false);
 * management: ``{qid|index, steps: [answer_1..answer_K]}`` (values, or ``{answer}`` objects);
+* management as Cypher: ``{qid|index, steps_cypher: [{operate_query, valid_query}, …]}`` (one
+  object per step, step i first; ``pred_cypher`` holding such a list is read the same way).
+  With the management runner (``disposable``: a
+  :class:`kgbench.neo4j.disposable.DisposableNeo4j` loaded with the *clean* graph, ``kgbench
+  evaluate --clean-graph``; spec §7: management runs on G*), the steps run in order in ONE
+  transaction that is rolled back — op i, then validation i, whose rows (normalised as the
+  gold: node → id, floats to 15 significant digits) are the step's answer. A step whose op or
+  validation fails scores 0, and so do the later steps (not run); the database is left
+  unchanged. Such writes never go to ``--uri`` (the guard
+  :func:`kgbench.neo4j.disposable.require_disposable` refuses any other target before sending
+  anything). Without the runner, or with a plain string ``pred_cypher``, the task is not
+  scored and the reason is counted. Answer values (``steps``) take precedence over Cypher;
 * ``{qid|index, pred_cypher}``: with a reader (``--uri``: the *noisy* graph), analytic and
   Boolean queries are run read-only (:class:`kgbench.generate.sampling.GraphReader`) and their
-  rows become the answer (Boolean: the rows held valid); without one, or for management
-  tasks (those need the disposable-database runner), the task is not scored and the reason is
-  counted.
+  rows become the answer (Boolean: the rows held valid); without one the task is not scored
+  and the reason is counted.
 
 **Metrics** (spec §5, reusing :mod:`kgbench.evaluate.metrics`):
 
@@ -69,7 +80,9 @@ a record without the field gets it computed as multiset equality of ``answer`` a
 
 Outputs: ``result_with_metrics.json`` (every task record with ``id``, ``family``,
 ``prediction``, ``metrics``, ``oracle_metrics``, ``status``: ``scored`` / ``not_scored``,
-``reason``, ``error``) and ``aggregated_metrics.json`` ``{gold, overall{noagg, agg, boolean,
+``reason``, ``error``; a management batch scored from Cypher also has ``steps_cypher`` and
+``prediction_run``: per step ``{step, status: ok|failed|not_run, counters, failed_in,
+error_class, error}``) and ``aggregated_metrics.json`` ``{gold, overall{noagg, agg, boolean,
 management}, by_same_as_cleangraph{true, false, all}, management_by_operation, oracle{noagg,
 agg, by_same_as_cleangraph}, counts{tasks, by_family, scored, not_scored, not_scored_reasons,
 predictions}}``.
@@ -403,9 +416,10 @@ def _load_predictions(
             raise InputError(
                 f"{where}: duplicate prediction for task id {pid!r} (first at {out[pid][0]})"
             )
-        if not any(k in rec for k in ("answer", "steps", "pred_cypher")):
+        if not any(k in rec for k in ("answer", "steps", "pred_cypher", "steps_cypher")):
             raise InputError(
-                f"{where} (id {pid}): a prediction needs 'answer', 'steps' or 'pred_cypher'"
+                f"{where} (id {pid}): a prediction needs 'answer', 'steps', 'pred_cypher' or "
+                "'steps_cypher'"
             )
         out[pid] = (where, rec)
     return out
@@ -686,6 +700,7 @@ def evaluate_ngdbench(
     reader: Any = None,
     timeout_s: float | None = None,
     progress: Callable[[int, int], None] | None = None,
+    disposable: Any = None,
 ) -> NgdbenchEvaluation:
     """Score the predictions of an NGDBench task file (module docstring).
 
@@ -696,8 +711,13 @@ def evaluate_ngdbench(
         gold: ``"clean"`` (``answer``, default) or ``"noisy"`` (``noise_answer``).
         reader: a :class:`kgbench.generate.sampling.GraphReader` on the *noisy* graph, used
             to run ``pred_cypher`` predictions of analytic and Boolean tasks (read-only).
-        timeout_s: per-query timeout for ``reader`` (None: the reader's default).
+        timeout_s: per-query timeout for ``reader`` (None: the reader's default), and the
+            timeout of one management batch transaction on ``disposable`` (None: 60 s).
         progress: called with (done, total) after each task.
+        disposable: the management runner, a running
+            :class:`kgbench.neo4j.disposable.DisposableNeo4j` loaded with the clean graph,
+            used to run ``steps_cypher`` predictions of management batches (each in one
+            rolled-back transaction); None: those tasks are not scored.
 
     Returns:
         An :class:`NgdbenchEvaluation`.
@@ -705,16 +725,22 @@ def evaluate_ngdbench(
     Raises:
         InputError: malformed task or prediction files (the message names the record: unknown
             family, prediction for an unknown id, duplicate ids, a Boolean verdict list of the
-            wrong length, a management prediction with more steps than the batch), answers
-            outside the value model, or a bad ``gold``.
+            wrong length, a management prediction with more steps than the batch or a
+            malformed ``steps_cypher``), answers outside the value model, or a bad ``gold``.
+        kgbench.neo4j.disposable.WriteRefusedError: ``disposable`` is not a disposable
+            database this process created (raised before anything is sent).
     """
     if gold not in ("clean", "noisy"):
         raise InputError(f"gold must be 'clean' or 'noisy', not {gold!r}")
+    if disposable is not None:
+        from kgbench.neo4j.disposable import require_disposable
+
+        require_disposable(disposable)
     items = load_ngdbench_tasks(tasks)
     preds = _load_predictions(predictions, items) if predictions is not None else None
     records: list[dict[str, Any]] = []
     for done, task in enumerate(items, start=1):
-        records.append(_score_task(task, preds, gold, reader, timeout_s))
+        records.append(_score_task(task, preds, gold, reader, timeout_s, disposable))
         if progress is not None:
             progress(done, len(items))
     return NgdbenchEvaluation(records, _aggregate(records, gold, preds is not None))
@@ -739,6 +765,7 @@ def _score_task(
     gold: Gold,
     reader: Any,
     timeout_s: float | None,
+    disposable: Any = None,
 ) -> dict[str, Any]:
     family = task["family"]
     where = task.pop("where")
@@ -777,11 +804,26 @@ def _score_task(
     pwhere, pred = entry if entry is not None else (label, {})
     answered = True
     answer: Any = None
+    mgmt_answers: list[Any] | None = None
     if family == "management":
         if "steps" not in pred and "answer" not in pred:
-            if "pred_cypher" in pred:
-                return not_scored("needs the management runner (pred_cypher of a management batch)")
-            answered = False
+            key = next((k for k in ("steps_cypher", "pred_cypher") if k in pred), None)
+            if key is None:
+                answered = False
+            elif disposable is None:
+                return not_scored(f"needs the management runner ({key} of a management batch)")
+            elif key == "pred_cypher" and isinstance(pred[key], str):
+                return not_scored(
+                    "a management pred_cypher must be a list of {operate_query, valid_query} steps"
+                )
+            else:
+                steps_cy = _steps_cypher(pwhere, key, pred[key], len(task["steps"]))
+                mgmt_answers, run_steps = _run_management(disposable, steps_cy, timeout_s)
+                rec["steps_cypher"] = steps_cy
+                rec["prediction_run"] = run_steps
+                rec["error"] = next(
+                    (s["error_class"] for s in run_steps if s["status"] == "failed"), None
+                )
     elif "answer" in pred:
         answer = pred["answer"]
     elif "pred_cypher" in pred:
@@ -821,7 +863,11 @@ def _score_task(
                 "accuracy": correct / len(cands) if cands else None,
             }
         else:
-            steps_pred = pred.get("steps", pred.get("answer")) if answered else []
+            steps_pred: Any
+            if mgmt_answers is not None:
+                steps_pred = mgmt_answers
+            else:
+                steps_pred = pred.get("steps", pred.get("answer")) if answered else []
             if not isinstance(steps_pred, list):
                 raise InputError(f"{pwhere}: 'steps' must be a list of step answers")
             steps_pred = [
@@ -841,6 +887,65 @@ def _score_task(
     except TypeError as exc:
         raise InputError(f"{pwhere}: answer outside the value model: {exc}") from exc
     return rec
+
+
+def _steps_cypher(where: str, key: str, value: Any, n_steps: int) -> list[dict[str, Any]]:
+    """The ``[{operate_query, valid_query}]`` steps of a management Cypher prediction (module
+    docstring). A missing or non-string query is kept as ``None``: that step fails when run.
+
+    Raises:
+        InputError: not a list, a step that is not an object, or more steps than the batch
+            (the message names the prediction record and the step)."""
+    if not isinstance(value, list):
+        raise InputError(
+            f"{where}: '{key}' of a management batch must be a list of "
+            "{operate_query, valid_query} objects, one per step"
+        )
+    if len(value) > n_steps:
+        raise InputError(f"{where}: {len(value)} steps in '{key}' for a batch of {n_steps} steps")
+    out = []
+    for i, step in enumerate(value):
+        if not isinstance(step, dict):
+            raise InputError(
+                f"{where}: {key}[{i}] must be an object {{operate_query, valid_query}}"
+            )
+        out.append(
+            {
+                "operate_query": q if isinstance(q := step.get("operate_query"), str) else None,
+                "valid_query": q if isinstance(q := step.get("valid_query"), str) else None,
+            }
+        )
+    return out
+
+
+def _run_management(
+    disposable: Any, steps: Sequence[Mapping[str, Any]], timeout_s: float | None
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Run predicted steps in one rolled-back transaction on the disposable database
+    (:func:`kgbench.neo4j.disposable.run_batch`, which refuses any other target first): the
+    step answers (None for a failed or not-run step) and the per-step run records."""
+    from kgbench.neo4j.disposable import DEFAULT_TIMEOUT_S, run_batch
+
+    ops = [s["operate_query"] or "" for s in steps]
+    valids = [s["valid_query"] or "" for s in steps]
+    run = run_batch(
+        disposable,
+        ops,
+        valids,
+        timeout_s=timeout_s if timeout_s is not None else DEFAULT_TIMEOUT_S,
+    )
+    records = [
+        {
+            "step": s.step,
+            "status": s.status,
+            "counters": dict(s.counters),
+            "failed_in": s.failed_in,
+            "error_class": s.error_class,
+            "error": s.error,
+        }
+        for s in run.steps
+    ]
+    return run.answers, records
 
 
 def _aggregate(records: Sequence[dict[str, Any]], gold: Gold, have_preds: bool) -> dict[str, Any]:

@@ -6,6 +6,8 @@
   (:mod:`kgbench.generate.pipe`).
 - ``kgbench generate synth --rdf DUMP --out DIR`` — SynthKGQA items with ground-truth answer
   subgraphs (:mod:`kgbench.generate.synth`).
+- ``kgbench generate ngdbench --clean GRAPH --noisy DIR --out DIR2`` — NGDBench analytic,
+  Boolean and management tasks around injected noise (:mod:`kgbench.generate.ngdbench`).
 - ``kgbench generate traits --graph NAME -o FILE`` — draft a relation-traits file from the live
   graph (:mod:`kgbench.generate.traits`).
 """
@@ -97,11 +99,13 @@ def register(subparsers: Any) -> None:
     cb.add_argument("--quiet", action="store_true", help="no progress output")
     cb.set_defaults(func=_cypherbench)
 
+    from kgbench.generate.ngdbench.cli import register_ngdbench
     from kgbench.generate.pipe.cli import register_pipe
     from kgbench.generate.synth.cli import register_synth
 
     register_pipe(sub)
     register_synth(sub)
+    register_ngdbench(sub)
 
     tr = sub.add_parser(
         "traits",

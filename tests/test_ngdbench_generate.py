@@ -1,0 +1,281 @@
+"""``kgbench generate ngdbench`` (spec ngdbench.md §4): analytic and Boolean tasks around the
+noise of ``kgbench noise``, gold on the clean graph and ``noise_answer`` on the noisy one, on
+real data — Spider's concert_singer (relational → property graph) and kgbench's conversion of
+the real WD50K Wikidata dump."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgbench.errors import InputError
+from kgbench.generate.ngdbench.analytic import (
+    CleanIndex,
+    collect_anchors,
+    instantiate,
+    load_templates,
+    multiset_equal,
+)
+from kgbench.generate.ngdbench.build import read_noisy_dir
+from kgbench.noise import inject_noise
+
+DATA = Path(__file__).parent / "data"
+WD50K = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
+)
+WD50K_SCHEMA = DATA / "wd50k" / "wd50k.wd2neo4j.json"
+
+
+@pytest.fixture(scope="module")
+def spider(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """concert_singer as a property graph (kgbench rdb) and its noise (default profile)."""
+    from kgbench.rdb.convert import convert_rdb
+
+    d = tmp_path_factory.mktemp("ngd_spider")
+    convert_rdb(
+        DATA / "spider" / "concert_singer.sqlite",
+        DATA / "spider" / "concert_singer.tables.json",
+        "concert_singer",
+        d / "clean",
+    )
+    inject_noise(d / "clean" / "graph.json", d / "noisy")
+    return d / "clean" / "graph.json", d / "noisy"
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_template_library_is_checked(tmp_path: Path) -> None:
+    lib = load_templates()
+    assert {t.family for t in lib} == {"noagg", "agg", "boolean"}
+    assert {t.type for t in lib} >= {"basic", "chain", "anti", "union", "join", "triadic"}
+    bad = [
+        (
+            {
+                "id": "T1",
+                "family": "noagg",
+                "anchor": "node",
+                "template": "RETURN $X",
+                "nl": "x",
+                "parameters": {"X": "colour"},
+            },
+            "unknown kind",
+        ),
+        (
+            {
+                "id": "T1",
+                "family": "noagg",
+                "anchor": "node",
+                "template": "RETURN $X",
+                "nl": "x",
+                "parameters": {},
+            },
+            "not declared",
+        ),
+        (
+            {
+                "id": "T1",
+                "family": "boolean",
+                "anchor": "node",
+                "template": "RETURN 1",
+                "nl": "x",
+                "parameters": {},
+            },
+            "anti_template",
+        ),
+        (
+            {
+                "id": "T1",
+                "family": "sum",
+                "anchor": "node",
+                "template": "RETURN 1",
+                "nl": "x",
+                "parameters": {},
+            },
+            "family",
+        ),
+    ]
+    for template, message in bad:
+        f = tmp_path / "t.json"
+        f.write_text(json.dumps([{"type": "basic", "templates": [template]}]), encoding="utf-8")
+        with pytest.raises(InputError, match=message) as info:
+            load_templates(f)
+        assert str(f) in str(info.value)
+
+
+def test_anchors_follow_the_noise_log(spider: tuple[Path, Path]) -> None:
+    clean, noisy = spider
+    log = _json(noisy / "noise_log.json")
+    index = CleanIndex.of(_json(clean))
+    anchors, counts = collect_anchors(log, index, seed=42)
+    noisy_nodes = set(log["detailed_records"]["noisy_nodes_list"])
+    assert counts["noisy_nodes"] == len(noisy_nodes)
+    assert [a.id for a in anchors if a.noisy and a.kind == "node"] == sorted(noisy_nodes)
+    n_noisy = counts["noisy_nodes"] + counts["noisy_edges"]
+    assert counts["clean_nodes"] + counts["clean_edges"] == n_noisy // 4
+    assert counts["clean_nodes"] == round((n_noisy // 4) * 0.7)
+    assert not any(a.id in noisy_nodes for a in anchors if not a.noisy and a.kind == "node")
+    again, _ = collect_anchors(log, index, seed=42)
+    assert again == anchors
+    # an added (false) edge is an anchor with its noisy type
+    added = {r["edge_key"]: r["new_attrs"]["label"] for r in log["detailed_records"]["added_edges"]}
+    for a in anchors:
+        if a.kind == "edge" and a.id in added:
+            assert a.rel == added[a.id]
+
+
+def test_every_template_instantiates_to_valid_cypher(spider: tuple[Path, Path]) -> None:
+    from kgbench._core import cypher
+
+    clean, noisy = spider
+    index = CleanIndex.of(_json(clean))
+    anchors, _ = collect_anchors(_json(noisy / "noise_log.json"), index)
+    used = set()
+    for t in load_templates():
+        for a in anchors:
+            c = instantiate(t, a, index, seed=42)
+            if isinstance(c, str):
+                continue
+            used.add(t.template_id)
+            for q in (c.query, c.anti_query):
+                if q is None:
+                    continue
+                assert "$" not in q, q
+                assert cypher.write_clauses(q) == [], q
+            assert "$" not in c.nlp, c.nlp
+            assert c == instantiate(t, a, index, seed=42)
+    # the filter template needs a numeric property on a node with out-edges: all others fit
+    missing = {t.template_id for t in load_templates()} - used
+    assert missing <= {"filter_T1", "aggregate_T4", "aggregate_T6", "triadic_T1"}, missing
+
+
+def test_same_as_cleangraph_is_multiset_equality() -> None:
+    assert multiset_equal(["a", "b", "a"], ["a", "a", "b"])
+    assert not multiset_equal(["a", "b"], ["a", "b", "b"])
+    assert multiset_equal(3, [3.0])
+    assert not multiset_equal(["a", "b"], ["b", "a"], ordered=True)
+    assert multiset_equal([{"a": 1, "b": "x"}], [{"b": "x", "a": 1}])
+
+
+def test_noisy_dir_must_belong_to_the_clean_graph(
+    spider: tuple[Path, Path], tmp_path: Path
+) -> None:
+    clean, noisy = spider
+    path, log = read_noisy_dir(noisy, clean)
+    assert path == noisy / "graph.json" and log["seed"] == 42
+    other = tmp_path / "other.json"
+    other.write_bytes(clean.read_bytes() + b"\n")
+    with pytest.raises(InputError, match="not the clean graph"):
+        read_noisy_dir(noisy, other)
+    with pytest.raises(InputError, match="output directory of `kgbench noise`"):
+        read_noisy_dir(tmp_path, clean)
+
+
+def _check_tasks(tasks: list[dict[str, Any]], clean_driver: Any, noisy_driver: Any) -> None:
+    """Every analytic gold answer is its query's answer on the clean graph, every
+    noise_answer its answer on the noisy graph, and same_as_cleangraph their multiset
+    equality."""
+    from kgbench.evaluate.ngdbench import answer_from_rows
+    from kgbench.neo4j import QueryExecutor
+
+    analytic = [t for t in tasks if t.get("family") in ("noagg", "agg")]
+    qs = [t["query"] for t in analytic]
+    on_clean = QueryExecutor(clean_driver).run_many(qs)
+    on_noisy = QueryExecutor(noisy_driver).run_many(qs)
+    for t, c, n in zip(analytic, on_clean, on_noisy, strict=True):
+        assert multiset_equal(t["answer"], answer_from_rows(c.columns, c.rows)), t["qid"]
+        noisy_answer = answer_from_rows(n.columns, n.rows) if n.rows else []
+        assert multiset_equal(t["noise_answer"], noisy_answer), t["qid"]
+        assert t["same_as_cleangraph"] == multiset_equal(t["answer"], t["noise_answer"])
+
+
+@pytest.mark.neo4j
+def test_generate_on_spider_concert_singer(
+    spider: tuple[Path, Path], tmp_path: Path, neo4j_driver: Any, neo4j_load: Any
+) -> None:
+    from kgbench.cli import main
+    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+
+    clean, noisy = spider
+    out = tmp_path / "out"
+    assert (
+        main(
+            [
+                "generate",
+                "ngdbench",
+                "--clean",
+                str(clean),
+                "--noisy",
+                str(noisy),
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    tasks = _json(out / "tasks.json")
+    report = _json(out / "report.json")
+    fams = {str(t.get("family", "management")) for t in tasks}
+    assert {"noagg", "agg", "boolean", "management"} <= fams
+    assert report["tasks"] == {
+        f: sum(1 for t in tasks if t.get("family", "management") == f) for f in report["tasks"]
+    }
+    analytic = [t for t in tasks if t.get("family") in ("noagg", "agg")]
+    assert any(t["same_as_cleangraph"] for t in analytic)
+    assert any(not t["same_as_cleangraph"] for t in analytic)
+    assert any(t["is_noise_query"] for t in analytic) and any(
+        not t["is_noise_query"] for t in analytic
+    )
+    for t in tasks:
+        if t.get("family") == "noagg":
+            assert len(t["answer"]) <= 32 if isinstance(t["answer"], list) else True
+        if t.get("family") == "boolean":
+            side = t["clean_answer"]
+            assert side["valid_answer"] and side["invalid_answer"]
+            assert len(side["valid_answer"]) <= 20 and len(side["invalid_answer"]) <= 20
+    # the gold answers are the queries' answers on each graph
+    neo4j_load(clean)
+    from kgbench.neo4j import LocalNeo4j, load_graph
+
+    with LocalNeo4j() as noisy_server:
+        nd = noisy_server.driver()
+        try:
+            load_graph(noisy / "graph.json", nd, wipe=True, progress=False)
+            _check_tasks(tasks, neo4j_driver, nd)
+        finally:
+            nd.close()
+    # the oracle row: the gold queries on the noisy graph, scored against the clean answers
+    result = evaluate_ngdbench(out / "tasks.json")
+    oracle = result.aggregated["oracle"]
+    assert 0 < oracle["noagg"]["jaccard"] < 1
+    assert oracle["agg"]["smape"] is not None
+
+
+@pytest.mark.neo4j
+def test_generate_is_deterministic_on_wd50k(tmp_path: Path) -> None:
+    """On the converted WD50K dump: two runs give byte-identical tasks.json; the answers are
+    the queries' answers on the clean and the noisy graph."""
+    if not WD50K.exists():
+        pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
+    from kgbench.convert import convert
+    from kgbench.generate.ngdbench.build import generate_ngdbench
+
+    convert(str(WD50K_SCHEMA), [str(WD50K)], str(tmp_path / "g"))
+    inject_noise(tmp_path / "g" / "graph.json", tmp_path / "n")
+    kwargs: dict[str, Any] = {"max_anchors": 150, "management": False, "log": lambda _m: None}
+    a = generate_ngdbench(tmp_path / "g", tmp_path / "n", tmp_path / "a", **kwargs)
+    generate_ngdbench(tmp_path / "g", tmp_path / "n", tmp_path / "b", **kwargs)
+    ta, tb = (tmp_path / d / "tasks.json" for d in ("a", "b"))
+    assert ta.read_bytes() == tb.read_bytes()
+    tasks = _json(ta)
+    assert a["anchors"]["noisy_nodes"] + a["anchors"]["noisy_edges"] == 150
+    assert a["tasks"]["noagg"] > 50 and a["tasks"]["agg"] > 50 and a["tasks"]["boolean"] > 5
+    differs = sum(
+        1 for t in tasks if t.get("family") in ("noagg", "agg") and not t["same_as_cleangraph"]
+    )
+    assert differs > 20
