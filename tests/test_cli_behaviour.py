@@ -139,6 +139,10 @@ def test_registry_finds_the_background_server_without_data(tmp_path: Path) -> No
         schema = kgbench("schema", "--name", "mini", cwd=tmp_path, env=env)
         assert schema.returncode == 0, schema.stderr
         assert "Company" in {e["label"] for e in json.loads(schema.stdout)["entities"]}
+        tasks = Path(__file__).parent / "data" / "cypher" / "tasks.json"
+        ev = kgbench("evaluate", "--tasks", str(tasks), "--out", "ev", cwd=tmp_path, env=env)
+        assert ev.returncode == 0, ev.stderr
+        assert (tmp_path / "ev" / "aggregated_metrics.json").is_file()
         # --uri and $KGBENCH_NEO4J_URI still win over the registry
         closed = f"bolt://127.0.0.1:{free_port()}"
         wins = kgbench("schema", "--uri", closed, cwd=tmp_path, env=env)

@@ -10,8 +10,12 @@ from typing import Any
 
 _EPILOG = """\
 Tasks and predictions use CypherBench's Nl2CypherSample records (JSON array or JSON
-Lines); predictions may also be {"qid", "pred_cypher"} lines. Without --predictions,
-pred_cypher is read from the task file (as CypherBench's result.json).
+Lines). Task records need qid (string or integer, unique), graph and gold_cypher (non-empty
+strings); optional: nl_question (or question), pred_cypher, from_template {match_category,
+match_cypher, return_pattern_id, return_cypher} (without it a task has no category
+breakdown), gold_match_cypher, nl_question_raw, answer_json, metrics. Prediction lines need
+qid; pred_cypher is a string or null. Without --predictions, pred_cypher is read from the
+task file (as CypherBench's result.json).
 
 Writes OUT/result_with_metrics.json and OUT/aggregated_metrics.json (overall; by_graph,
 by_match, by_return of the --metric-for-agg metric) and prints a table. Bad predictions
@@ -108,7 +112,7 @@ def register(subparsers: Any) -> None:
         "--uri",
         default=os.environ.get("KGBENCH_NEO4J_URI") or None,
         help="Bolt URI of the Neo4j server for every graph not in the map (default: "
-        "$KGBENCH_NEO4J_URI when set)",
+        "$KGBENCH_NEO4J_URI when set, else the local server `kgbench neo4j start` runs)",
     )
     p.add_argument("--user", help="Neo4j user (default: $NEO4J_USER, or no authentication)")
     p.add_argument("--password", help="Neo4j password (default: $NEO4J_PASSWORD)")
@@ -158,7 +162,14 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout is None:
         args.timeout = 120.0
     if args.uri is None and args.graph_uris is None:
-        raise InputError("give --uri (or set KGBENCH_NEO4J_URI), --graph-uris, or both")
+        from kgbench.neo4j.cli import local_server_uri, no_server_advice
+
+        args.uri = local_server_uri()
+        if args.uri is None:
+            raise InputError(
+                "no Neo4j server: give --uri (or set KGBENCH_NEO4J_URI) or --graph-uris; "
+                + no_server_advice()
+            )
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
     if args.timeout <= 0:
