@@ -8,13 +8,13 @@ from typing import Any
 _DESCRIPTION = """\
 Convert Wikidata RDF (N-Triples or Turtle; plain, .gz or .bz2; files or '-' for
 stdin) to a CypherBench property graph, following a CypherBench conversion schema
-(the WDNeo4jSchema JSON, accepted unchanged; SPEC.md §1) with the original
-engine's semantics: class membership by P31/P279*, $LINKED_TO / $HAS_PROPERTY /
-$FROM_RELATION, English labels, datatype / date-precision / unit rules, rank
-filtering, relation merge, max_entities_per_root sampling.
+(the WDNeo4jSchema JSON, accepted unchanged; kgbench/docs/formats.md §1) with the
+original engine's semantics: class membership by P31/P279*, $LINKED_TO /
+$HAS_PROPERTY / $FROM_RELATION, English labels, datatype / date-precision / unit
+rules, rank filtering, relation merge, max_entities_per_root sampling.
 
 Writes to --out DIR:
-  graph.json          the SimpleKG graph (SPEC.md §2), deterministic
+  graph.json          the SimpleKG graph (kgbench/docs/formats.md §2), deterministic
   entities.parquet    the entities as typed columns (unless --no-parquet)
   relations.parquet   the relations as typed columns (unless --no-parquet)
   report.json         counts: triples read, entities / relations kept, relations
@@ -27,6 +27,10 @@ A run that keeps no entity says why on stderr, per entity label: the items of
 the class had no English label, the wd_constraints excluded them, or no item
 matched the class (then the most frequent wdt:P31 classes of the input are
 listed, read again from at most the first 2,000,000 triples).
+
+Documentation (shipped inside the kgbench package, in kgbench/docs/): formats.md
+§1-§3 (schema, graph, output files, report.json) and differences.md, section
+Conversion (where kgbench deliberately differs from the original engine).
 """
 
 _EPILOG = """\

@@ -34,7 +34,8 @@ RDF_DIR/<graph>.nt (or RDF_DIR/<graph>/*.nt, a `kgbench rdb` output). Each query
 worker process killed at --timeout (default 30 s). aggregated_metrics.json holds overall,
 by_graph, by_hardness (Spider's levels) and the excluded tasks whose gold failed.
 
---family ngdbench scores NGDBench tasks (kgbench.evaluate.ngdbench; spec ngdbench.md §5):
+--family ngdbench scores NGDBench tasks (kgbench.evaluate.ngdbench; metrics:
+kgbench/docs/metrics.md §7, files: kgbench/docs/formats.md §9):
 analytic {qid, family: noagg|agg, query, answer, noise_answer, same_as_cleangraph},
 Boolean {template_query, anti_template_query, clean_answer{valid_answer, invalid_answer},
 noise_answer} and management {steps[{step, operate_query, valid_query, answer}]} records,
@@ -62,7 +63,9 @@ def register(subparsers: Any) -> None:
         help="score text-to-Cypher predictions on Neo4j (EX, PSJS, Exec), as CypherBench",
         description="Execute gold and predicted Cypher on Neo4j and compute execution "
         "accuracy (EX), provenance subgraph Jaccard similarity (PSJS) and executability "
-        "(Exec) per task, plus CypherBench's aggregated metrics (SPEC.md §3-§4).",
+        "(Exec) per task, plus CypherBench's aggregated metrics (rules: kgbench/docs/metrics.md "
+        "§1-§5; files: kgbench/docs/formats.md §5-§6; the docs ship inside the kgbench "
+        "package).",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

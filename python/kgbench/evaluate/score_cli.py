@@ -19,6 +19,7 @@ Rows are arrays (or objects: column name -> value). Gold lines may add "order_ma
 (bool) or "gold_cypher" (order matters iff it contains "order by"); prediction lines may
 add "pred_cypher" (identical to gold_cypher: scored 1). Missing predictions and
 predictions with an "error" score 0 and are counted. Duplicate qids are an error.
+File format: kgbench/docs/formats.md §7 (the docs ship inside the kgbench package).
 """
 
 
@@ -28,7 +29,8 @@ def register(subparsers: Any) -> None:
         "score",
         help="execution accuracy (EX) of predicted vs gold result files (JSONL)",
         description="Compare executed query results line by line (matched by qid) with "
-        "CypherBench's execution accuracy, made exact and deterministic (SPEC.md §4). "
+        "CypherBench's execution accuracy, made exact and deterministic (rules: "
+        "kgbench/docs/metrics.md §1; differences: kgbench/docs/differences.md). "
         "Parsing and comparison run in Rust, in parallel.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -46,7 +48,7 @@ def register(subparsers: Any) -> None:
         metavar="M[,M]",
         help="ex (CypherBench's execution accuracy, default) and/or ex_set (PIPE-Cypher's "
         "row-key set accuracy: sets of rows, keyed by column name when there are several "
-        'columns; see `kgbench.evaluate` docs); with ex_set, --out lines also carry "ex_set"',
+        'columns; kgbench/docs/metrics.md §2); with ex_set, --out lines also carry "ex_set"',
     )
     p.add_argument(
         "--rel-tol",

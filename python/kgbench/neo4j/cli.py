@@ -72,10 +72,11 @@ def register(subparsers: Any) -> None:
     load = subparsers.add_parser(
         "load",
         help="load a graph (graph.json or a convert output) into Neo4j",
-        description="Validate a CypherBench graph (SPEC.md §2) and load it into Neo4j in batched "
-        "UNWIND transactions: a uniqueness constraint on eid and an index on name per label, "
-        "dates as Neo4j Date, idempotent (entities merged on eid, relations on rid). Nothing "
-        "is written when the graph is invalid; node and relationship counts are verified.",
+        description="Validate a CypherBench graph (kgbench/docs/formats.md §2) and load it into "
+        "Neo4j in batched UNWIND transactions: a uniqueness constraint on eid and an index on "
+        "name per label, dates as Neo4j Date, idempotent (entities merged on eid, relations on "
+        "rid). Nothing is written when the graph is invalid; node and relationship counts are "
+        "verified.",
     )
     load.add_argument("graph", help="graph.json, or a kgbench convert output directory / Parquet")
     _connection_args(load, data=False)  # --data is in the offline group below
@@ -116,7 +117,8 @@ def register(subparsers: Any) -> None:
         "schema",
         help="fetch a graph schema from Neo4j (CypherBench's exact queries)",
         description="Print the graph schema JSON used in text-to-Cypher prompts, fetched with "
-        "CypherBench's exact schema queries (seed Appendix B.4, SPEC.md §4) without APOC.",
+        "CypherBench's exact schema queries (its paper's Appendix B.4) without APOC; format: "
+        "kgbench/docs/formats.md §4.",
     )
     _connection_args(schema, data=True)
     schema.add_argument("--name", default="", help="graph name written in the schema JSON")

@@ -15,7 +15,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "noise",
         help="NGDBench noise injection: a noisy graph and its noise log",
-        description="Inject NGDBench noise (spec ngdbench.md §3) into a clean graph.json: "
+        description="Inject NGDBench noise (seed ngdbench.txt §3; files: "
+        "kgbench/docs/formats.md §9) into a clean graph.json: "
         "incomplete and false edges, relation-type and node-type swaps, name typos and "
         "attribute noise, in profile order on the current graph. Writes DIR/graph.json (the "
         "noisy graph, same format, no noise markers) and DIR/noise_log.json (records, seed, "

@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
         "Direct Mapping, Spider4SPARQL naming), DIR/<db_id>.ontology.ttl, "
         "DIR/<db_id>.ontology.json (prompt format), DIR/graph.json (a property graph of the "
         "same rows, loadable with 'kgbench load') and DIR/report.json (counts, type "
-        "mismatches, repairs; written last). Spec spider4sparql.md §3.",
+        "mismatches, repairs; written last). Files: kgbench/docs/formats.md §12.",
     )
     p.add_argument("db", type=Path, metavar="DB.sqlite", help="the SQLite database file")
     p.add_argument(

@@ -32,7 +32,8 @@ def register(subparsers: Any) -> None:
         help="translate Spider SQL to SPARQL (or Cypher) over the database's RDF view",
         description="Translate SQLite queries of a Spider database to SPARQL 1.1 over its "
         "Direct Mapping (Spider4SPARQL naming) or, with --cypher, to Cypher over its "
-        "property-graph view (spec spider4sparql.md §4). Prints the query, or "
+        "property-graph view (deliberate differences: kgbench/docs/differences.md, SPARQL). "
+        "Prints the query, or "
         "'unsupported: reason' with exit code 1.",
     )
     p.add_argument("sql", nargs="?", help="the SQL query (or --file / --questions)")

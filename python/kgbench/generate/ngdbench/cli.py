@@ -14,7 +14,8 @@ def register_ngdbench(sub: Any) -> None:
         "ngdbench",
         help="NGDBench tasks around injected noise: analytic, Boolean and management batches",
         description="Build NGDBench tasks from a clean graph and the output of `kgbench noise` "
-        "on it (spec ngdbench.md §4). kgbench starts two local Neo4j servers of its own: "
+        "on it (seed ngdbench.txt §3; files: kgbench/docs/formats.md §9). kgbench starts "
+        "two local Neo4j servers of its own: "
         "the clean graph G* in a disposable database and the noisy graph G~. Analytic "
         "(NoAgg, Agg) and Boolean tasks are instantiated from the template library around "
         "every perturbed node and edge of the noise log, plus clean anchors (a quarter as "

@@ -33,7 +33,7 @@ def register_pipe(sub: Any) -> None:
         "CypherBench patterns), ground them with read-only reverse queries, gate every "
         "candidate (G1-G11), log it in DIR/records.jsonl, select a diverse TARGET per "
         "category and export DIR/{all,train,dev,test}.jsonl, DIR/tasks.json (CypherBench "
-        "format) and DIR/manifest.sha256 (spec pipe-cypher.md §2). Offline and deterministic "
+        "format) and DIR/manifest.sha256 (kgbench/docs/formats.md §11). Offline and deterministic "
         "unless --llm-base-url is given.",
     )
     _connection_args(p)
