@@ -72,6 +72,13 @@ def register_ngdbench(sub: Any) -> None:
         help="management batches per operator",
     )
     p.add_argument(
+        "--noisy-uri",
+        default=None,
+        metavar="URI",
+        help="a running Neo4j that already holds the noisy graph, queried read-only (no "
+        "authentication), instead of a second local server that kgbench starts and loads",
+    )
+    p.add_argument(
         "--timeout", type=float, default=300.0, help="per-query timeout in seconds (default 300)"
     )
     llm_args(p, "rewriting the template questions")
@@ -96,6 +103,7 @@ def _run(args: argparse.Namespace) -> int:
         management=not args.no_management,
         management_batches=args.management_batches,
         timeout_s=args.timeout,
+        noisy_uri=args.noisy_uri,
         llm=llm,
         progress=None if not args.quiet else False,
         log=progress_log(args),
