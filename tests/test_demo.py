@@ -214,6 +214,11 @@ def test_demo_end_to_end(
     assert any(t.get("family") == "noagg" for t in tasks)
     assert any("steps" in t for t in tasks)  # management batches
 
+    # the HTML report (kgbench report) is written and its path printed
+    html = out / "report.html"
+    assert html.is_file() and str(html) in printed
+    assert "<script" in html.read_text(encoding="utf-8")[:10_000_000]
+
 
 def test_demo_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:

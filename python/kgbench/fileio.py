@@ -1,8 +1,10 @@
 """Atomic output files: a temporary file beside the target, then a rename, so a reader never
-sees a partial file and a failed run leaves the previous file (or none) in place."""
+sees a partial file and a failed run leaves the previous file (or none) in place; and the
+SHA-256 of a file (:func:`sha256_file`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -65,3 +67,13 @@ def write_jsonl_atomic(
     """One compact JSON object per line, atomically. Errors as :func:`write_text_atomic`."""
     lines = (json.dumps(r, ensure_ascii=False, sort_keys=sort_keys, default=str) for r in rows)
     return write_text_atomic(path, "".join(f"{line}\n" for line in lines))
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, as 64 lowercase hex digits (read in 1 MiB blocks).
+    Raises ``OSError`` when the file cannot be read."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

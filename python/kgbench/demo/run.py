@@ -265,6 +265,22 @@ def run_demo(
         say(f"      {sum(ngdbench['generation']['tasks'].values())} tasks{done()}")
         if started:
             say("      stopping the local Neo4j server")
+    say("writing the HTML report")
+    from kgbench.report import write_report
+
+    report_html = write_report(
+        [
+            eval_dir,
+            out / "generation",
+            out / "pipe",
+            out / "synth",
+            out / "ngdbench" / "noisy",
+            out / "ngdbench" / "tasks",
+            out / "ngdbench" / "evaluation",
+        ],
+        out / "report.html",
+        title="kgbench demo",
+    )
     return DemoResult(
         out_dir=out,
         graph_path=graph_path,
@@ -289,6 +305,7 @@ def run_demo(
             "noisy graph": out / "ngdbench" / "noisy" / "graph.json",
             "noise log": out / "ngdbench" / "noisy" / "noise_log.json",
             "NGDBench tasks": out / "ngdbench" / "tasks" / "tasks.json",
+            "HTML report": Path(report_html),
         },
         generation=generation,
         pipe=pipe,

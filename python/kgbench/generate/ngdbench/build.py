@@ -14,7 +14,6 @@ complete.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -25,16 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.fileio import sha256_file, write_json_atomic
 
 __all__ = ["generate_ngdbench", "read_noisy_dir"]
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _graph_path(graph: str | os.PathLike[str], what: str) -> Path:
@@ -71,7 +63,7 @@ def read_noisy_dir(noisy: str | os.PathLike[str], clean_path: Path) -> tuple[Pat
     if not isinstance(log, dict):
         raise InputError(f"{log_path}: not a noise log (spec ngdbench.md §2)")
     want_clean = log.get("clean_sha256")
-    if want_clean and _sha256(clean_path) != want_clean:
+    if want_clean and sha256_file(clean_path) != want_clean:
         hint = (
             f" (the noise was run with --opaque-ids: pass --clean {d / 'clean_graph.json'})"
             if log.get("opaque_ids")
@@ -82,20 +74,12 @@ def read_noisy_dir(noisy: str | os.PathLike[str], clean_path: Path) -> tuple[Pat
             f"made from (SHA-256 differs from its clean_sha256){hint}"
         )
     want_noisy = log.get("noisy_sha256")
-    if want_noisy and _sha256(graph_path) != want_noisy:
+    if want_noisy and sha256_file(graph_path) != want_noisy:
         raise InputError(
             f"{graph_path}: the noisy graph was changed after `kgbench noise` wrote it "
             "(SHA-256 differs from the log's noisy_sha256)"
         )
     return graph_path, log
-
-
-def _write_json(path: Path, value: Any) -> None:
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f, ensure_ascii=False, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
 
 
 def generate_ngdbench(
@@ -264,8 +248,8 @@ def generate_ngdbench(
         "llm": getattr(llm, "model", None),
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    _write_json(out_dir / "tasks.json", records)
-    _write_json(out_dir / "report.json", report)
+    write_json_atomic(out_dir / "tasks.json", records)
+    write_json_atomic(out_dir / "report.json", report)
     return report
 
 
