@@ -10,9 +10,9 @@ VENV   := $(CURDIR)/.venv
 PY     := $(VENV)/bin/python
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name 'Cargo.toml') Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: setup build neo4j demo test lint test-rust test-python bench clean
+.PHONY: setup build neo4j neo4j-lock wheel browser demo test lint test-rust test-python bench clean
 
-setup: build neo4j
+setup: build neo4j browser
 
 # Python virtual environment with maturin; the runtime and development dependencies come from
 # pyproject.toml (installed by `maturin develop -E dev` below).
@@ -29,9 +29,54 @@ $(VENV)/.build-stamp: $(VENV)/.deps-stamp $(RUST_SOURCES)
 
 build: $(VENV)/.build-stamp
 
-# The local Neo4j launcher (neo4j-local/), built with Maven.
+# The local Neo4j launcher (neo4j-local/), built with Maven; its jar is copied into the Python
+# package (git-ignored) for the wheels of pip users (kgbench.neo4j.artifacts).
+LAUNCHER_JAR := python/kgbench/neo4j/launcher/kgbench-neo4j-local.jar
 neo4j:
-	@if [ -f neo4j-local/pom.xml ]; then $(MAKE) -C neo4j-local build; fi
+	@if [ -f neo4j-local/pom.xml ]; then $(MAKE) -C neo4j-local build && \
+	  mkdir -p $(dir $(LAUNCHER_JAR)) && \
+	  { cmp -s neo4j-local/target/kgbench-neo4j-local.jar $(LAUNCHER_JAR) || \
+	    cp -p neo4j-local/target/kgbench-neo4j-local.jar $(LAUNCHER_JAR); }; fi
+
+# The lock file of Neo4j's jars that pip users download (python/kgbench/neo4j/data/): run after
+# changing the dependencies of neo4j-local/pom.xml (tests/test_pip_install.py checks it).
+neo4j-lock: neo4j
+	cd neo4j-local && $(PYTHON) lock.py
+
+# A wheel as pip users get it (launcher jar inside), for tests/test_pip_install.py: the same
+# cargo flags and target directory as the development build above, so cargo has nothing to
+# recompile and this only packages (release wheels for PyPI: .github/workflows/wheels.yml).
+# `--compatibility linux`: the manylinux2014 tag of pyproject.toml needs the manylinux container.
+WHEEL_DIR := $(CURDIR)/target/pip-wheel
+wheel: build neo4j
+	rm -rf $(WHEEL_DIR)
+	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin build --release --quiet --interpreter $(PY) \
+	  $(if $(filter Linux,$(shell uname -s)),--compatibility linux) --out $(WHEEL_DIR)
+
+# Chromium and ChromeDriver from Debian's packages, for the browser test of `kgbench report`
+# (tests/test_report.py): installed with apt-get when missing, as root or with passwordless
+# sudo; nothing to do when both are on PATH. Without apt-get or root, a warning: that test then
+# skips saying why (under CI it fails instead), and every other test runs.
+CHROMIUM_PACKAGES := chromium chromium-driver
+
+browser:
+	@if command -v chromedriver >/dev/null 2>&1 && { command -v chromium >/dev/null 2>&1 || \
+	    command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; }; then \
+	  exit 0; \
+	fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "make browser: warning: no Chromium/ChromeDriver and no apt-get; install them by hand (the report's browser test skips)" >&2; \
+	  exit 0; \
+	fi; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	else \
+	  echo "make browser: warning: installing $(CHROMIUM_PACKAGES) needs root (or passwordless sudo); the report's browser test skips" >&2; \
+	  exit 0; \
+	fi; \
+	echo "make browser: apt-get install $(CHROMIUM_PACKAGES)"; \
+	$$SUDO apt-get update -qq && \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(CHROMIUM_PACKAGES) >/dev/null
 
 demo: setup
 	$(VENV)/bin/kgbench demo
@@ -46,8 +91,9 @@ lint: build
 test-rust:
 	cargo test --release -p kgbench-core
 
-test-python: setup
-	$(PY) -m pytest -q
+# tests/test_pip_install.py installs the wheel into a fresh virtual environment.
+test-python: setup wheel
+	KGBENCH_TEST_WHEEL_DIR=$(WHEEL_DIR) $(PY) -m pytest -q
 
 test: setup lint test-rust test-python
 

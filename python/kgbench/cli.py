@@ -43,6 +43,7 @@ _STAGES = (
     "kgbench.rdb.cli",
     "kgbench.rdb.translate_cli",
     "kgbench.rdb.validate_cli",
+    "kgbench.report.cli",
     "kgbench.demo.cli",
 )
 
@@ -65,6 +66,7 @@ _COMMAND_MODULES = {
     "rdb": "kgbench.rdb.cli",
     "sql2sparql": "kgbench.rdb.translate_cli",
     "validate-translation": "kgbench.rdb.validate_cli",
+    "report": "kgbench.report.cli",
     "demo": "kgbench.demo.cli",
 }
 

