@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgbench.fileio import sha256_file
 from kgbench.neo4j.server import Neo4jServerError, Progress, exclusive_file_lock
 
 #: The lock file of Neo4j's jars (package data).
@@ -131,15 +132,6 @@ def cache_dir() -> Path:
 def maven_url() -> str:
     """The Maven repository jars are downloaded from: ``$KGBENCH_MAVEN_URL`` or Maven Central."""
     return os.environ.get(MAVEN_URL_ENV) or MAVEN_CENTRAL
-
-
-def sha256_file(path: Path) -> str:
-    """SHA-256 of the file ``path`` (hexadecimal)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def installed_home() -> Path:
