@@ -116,6 +116,14 @@ def test_cli_writes_cypherbench_files(uri: str, tmp_path: Path, capsys: Any) -> 
     )
     assert code == 0
     aggregated = json.loads((out / "aggregated_metrics.json").read_text())
+    # kgbench's additions after CypherBench's keys (formats.md §6)
+    assert aggregated.pop("counts") == {
+        "tasks": 9,
+        "scored": 9,
+        "excluded_gold_failed": 0,
+        "connection_errors": 0,
+    }
+    assert aggregated.pop("excluded") == []
     assert aggregated == AGGREGATED
     records = json.loads((out / "result_with_metrics.json").read_text())
     assert [r["qid"] for r in records] == [f"t{i}" for i in range(1, 10)]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "METRICS",
     "RETURN_PATTERN_MAPPING",
+    "ConnectionLostError",
     "EvaluationResult",
     "Failure",
     "GraphTarget",
@@ -87,6 +88,7 @@ if TYPE_CHECKING:
     from kgbench.evaluate.provenance import Failure, executable, jaccard, provenance_subgraph, psjs
     from kgbench.evaluate.runner import (
         METRICS,
+        ConnectionLostError,
         EvaluationResult,
         GraphTarget,
         evaluate,
@@ -134,6 +136,7 @@ _LAZY = {
     **dict.fromkeys(
         (
             "METRICS",
+            "ConnectionLostError",
             "EvaluationResult",
             "GraphTarget",
             "evaluate",

@@ -17,10 +17,29 @@ breakdown), gold_match_cypher, nl_question_raw, answer_json, metrics. Prediction
 qid; pred_cypher is a string or null. Without --predictions, pred_cypher is read from the
 task file (as CypherBench's result.json).
 
-Writes OUT/result_with_metrics.json and OUT/aggregated_metrics.json (overall; by_graph,
-by_match, by_return of the --metric-for-agg metric) and prints a table. Bad predictions
-(missing, empty, write queries, syntax errors, timeouts) score 0 and their error class
-is recorded; the run does not stop for them.
+Writes OUT/result_with_metrics.json (the scored tasks) and OUT/aggregated_metrics.json
+(overall; by_graph, by_match, by_return of the --metric-for-agg metric; counts {tasks,
+scored, excluded_gold_failed, connection_errors}; excluded) and prints a table that
+starts with how many tasks were scored. Bad predictions (missing, empty, write queries,
+syntax errors, timeouts) score 0 and their error class is recorded; the run does not stop
+for them. A task whose gold query fails (error or timeout; for PSJS also the gold's
+provenance query) is not a 0 for the prediction: it is excluded from every average,
+counted and listed under "excluded".
+
+An unreachable server, or a connection lost during the run (server stopped or killed),
+stops the evaluation with a message naming the server; nothing is written. --keep-going
+goes on instead: the tasks hit by a connection error are left out of the averages,
+counted (connection_errors) and listed under "excluded".
+
+The gold results are cached in OUT/gold_cache (or --gold-cache) per graph, keyed by the
+query and the database's content (its id, node and relationship counts per label and
+type, and a hash of a sample of its nodes and relationships): a rerun on the same data
+reuses them, a rerun after loading other data discards them; stderr says which.
+
+Exit codes: 0 every task scored or excluded for a failing gold query; 1 an error (bad
+input, an empty task or prediction file: nothing to score, a server that cannot be
+reached or was lost without --keep-going; nothing written); 3 files written but
+incomplete: --keep-going had connection errors, or no task could be scored.
 
 --graph-uris: JSON object graph -> "bolt://host:port" or {"uri", "database", "user",
 "password"}; CypherBench's neo4j_info.json ({"full": {graph: {"host", "port", ...}}})
@@ -147,6 +166,13 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="directory caching gold results across runs (default: OUT/gold_cache)",
     )
+    p.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="on a connection failure, go on: the tasks hit are not scored but counted and "
+        "listed (aggregated_metrics.json counts.connection_errors, excluded), and the exit "
+        "code is 3 (default: stop with exit code 1, writing nothing)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
 
@@ -154,8 +180,15 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Handler of ``kgbench evaluate``."""
     from kgbench.errors import InputError
-    from kgbench.evaluate.runner import METRIC_ALIASES, evaluate, parse_metrics
+    from kgbench.evaluate.runner import (
+        METRIC_ALIASES,
+        ConnectionLostError,
+        evaluate,
+        parse_metrics,
+    )
 
+    if args.keep_going and (args.family != "cypherbench" or args.language != "cypher"):
+        raise InputError("--keep-going is for Cypher tasks on Neo4j (--family cypherbench)")
     if args.family == "ngdbench":
         return _run_ngdbench(args)
     if args.clean_graph is not None:
@@ -170,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         args.uri = local_server_uri()
         if args.uri is None:
             raise InputError(
-                "no Neo4j server: give --uri (or set KGBENCH_NEO4J_URI) or --graph-uris; "
+                "no Neo4j server: give --uri (or set KGBENCH_NEO4J_URI), --graph-uris, or both; "
                 + no_server_advice()
             )
     if args.workers < 1:
@@ -188,25 +221,49 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--metric-for-agg {args.metric_for_agg!r} must be one of the selected metrics"
         )
-    result = evaluate(
-        args.tasks,
-        args.predictions,
-        uri=args.uri,
-        user=args.user or os.environ.get("NEO4J_USER"),
-        password=args.password or os.environ.get("NEO4J_PASSWORD"),
-        database=args.database,
-        graph_uris=args.graph_uris,
-        metrics=metrics,
-        metric_for_agg=agg_name,
-        workers=args.workers,
-        timeout_s=args.timeout,
-        gold_timeout_s=args.gold_timeout,
-        gold_cache_dir=args.gold_cache or (args.out / "gold_cache"),
-        progress=True,
-    )
+    try:
+        result = evaluate(
+            args.tasks,
+            args.predictions,
+            uri=args.uri,
+            user=args.user or os.environ.get("NEO4J_USER"),
+            password=args.password or os.environ.get("NEO4J_PASSWORD"),
+            database=args.database,
+            graph_uris=args.graph_uris,
+            metrics=metrics,
+            metric_for_agg=agg_name,
+            workers=args.workers,
+            timeout_s=args.timeout,
+            gold_timeout_s=args.gold_timeout,
+            gold_cache_dir=args.gold_cache or (args.out / "gold_cache"),
+            progress=True,
+            keep_going=args.keep_going,
+        )
+    except ConnectionLostError as exc:
+        earlier = (args.out / "aggregated_metrics.json").exists()
+        raise ConnectionLostError(
+            f"{exc}. No result files were written to {args.out}"
+            + (" (the ones there are from an earlier run)" if earlier else "")
+        ) from exc
     results_path, agg_path = result.write(args.out)
     print(result.table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
+    counts = result.counts
+    if counts["connection_errors"]:
+        print(
+            f"kgbench evaluate: {counts['connection_errors']} of {counts['tasks']} tasks were "
+            "not scored because of connection errors (--keep-going); the results are "
+            "incomplete (exit code 3)",
+            file=sys.stderr,
+        )
+        return 3
+    if counts["scored"] == 0:
+        print(
+            f"kgbench evaluate: no task could be scored (all {counts['tasks']} excluded, see "
+            f"'excluded' in {agg_path}) (exit code 3)",
+            file=sys.stderr,
+        )
+        return 3
     return 0
 
 

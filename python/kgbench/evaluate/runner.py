@@ -6,17 +6,29 @@ and executability (``executable``), then ``result_with_metrics.json`` and
 ``aggregated_metrics.json``.
 
 Execution plan, per graph: the distinct gold queries run once (through an executor
-with an optional on-disk cache, so re-runs do not execute them again), the distinct
-runnable predictions once, then the provenance queries of both. Identical gold and
-predicted strings score 1 for EX and PSJS without running the prediction.
-Predictions that are missing, empty or write queries are never sent to Neo4j and
-score 0 on every metric; every zero caused by an error is recorded in the record's
-``errors`` field as ``{metric: {"error_class", "error"}}``.
+with an optional on-disk cache keyed by the database's content, so re-runs on the same
+data do not execute them again), the distinct runnable predictions once, then the
+provenance queries of both. Identical gold and predicted strings score 1 for EX and
+PSJS without running the prediction. Predictions that are missing, empty or write
+queries are never sent to Neo4j and score 0 on every metric; every zero caused by an
+error is recorded in the record's ``errors`` field as ``{metric: {"error_class",
+"error"}}``.
+
+Nothing is scored 0 for a fault that is not the prediction's:
+
+- a task whose gold query (or, for PSJS, the gold's provenance query) fails is
+  *excluded*: left out of every average and listed with its error;
+- a lost or unreachable server stops the evaluation with :class:`ConnectionLostError`
+  (the executor's error class ``connection``), unless ``keep_going``: then the tasks
+  hit by a connection failure are left out of the averages and listed too.
+
+``aggregated_metrics.json`` adds to CypherBench's keys ``counts`` ``{tasks, scored,
+excluded_gold_failed, connection_errors}`` and ``excluded`` (those tasks).
 
 Deliberate differences from CypherBench: records keep input order (CypherBench
 writes them in completion order); the gold query runs under the same timeout as
 predictions unless ``gold_timeout_s`` is given; write queries score 0 instead of
-being executed.
+being executed; a failing gold query excludes its task (CypherBench's run crashes).
 """
 
 from __future__ import annotations
@@ -29,10 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import InputError
+from kgbench.errors import InputError, KgbenchError
 from kgbench.evaluate.aggregate import aggregate_metrics, format_table
 from kgbench.evaluate.provenance import (
-    GOLD_QUERY_ERROR,
     ExecutorLike,
     Failure,
     QueryResultLike,
@@ -61,6 +72,18 @@ ALL_METRICS = (*METRICS, "ex_set")
 #: Error class of a result the EX comparison cannot handle (e.g. a returned node).
 UNSUPPORTED_VALUE = "unsupported-value"
 
+#: The executor's error class of a query the server did not answer (kgbench.neo4j.executor).
+CONNECTION = "connection"
+
+#: ``excluded[].reason`` of a task whose gold query (or gold provenance query) failed.
+GOLD_FAILED = "gold_failed"
+
+
+class ConnectionLostError(KgbenchError):
+    """The Neo4j server of a graph could not be reached, or the connection was lost during
+    the evaluation (raised unless ``keep_going``). The message says where and what to do."""
+
+
 #: Short names accepted by ``--metrics`` and ``evaluate(metrics=...)``.
 METRIC_ALIASES = {
     "ex": "execution_accuracy",
@@ -84,35 +107,62 @@ class GraphTarget:
 
 @dataclass
 class EvaluationResult:
-    """Scored records (``result_with_metrics.json``), ``aggregated_metrics.json``
-    and the number of tasks with an error of each class (a task with several metrics
-    failing for the same class counts once per class)."""
+    """The scored records (``result_with_metrics.json``: the tasks that were scored, in input
+    order), CypherBench's aggregated metrics over them, the number of scored tasks with an
+    error of each class (a task with several metrics failing for the same class counts once
+    per class), ``counts`` ``{tasks, scored, excluded_gold_failed, connection_errors}``, the
+    ``excluded`` tasks (``{qid, graph, reason, error_class, error}``, reason ``gold_failed``
+    or ``connection``) and, per graph, what the gold cache held (``gold_cache``)."""
 
     records: list[dict[str, Any]]
     aggregated: dict[str, dict[str, float]]
     metrics: tuple[str, ...]
     metric_for_agg: str
     error_counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    excluded: list[dict[str, Any]] = field(default_factory=list)
+    gold_cache: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``
-        (``json.dump(..., indent=2)``, as CypherBench) into ``out_dir``; return paths."""
+        (``json.dump(..., indent=2)``, as CypherBench) into ``out_dir``; return paths.
+        The aggregated file holds CypherBench's keys, then ``counts`` and ``excluded``."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         results_path = out / "result_with_metrics.json"
         agg_path = out / "aggregated_metrics.json"
+        aggregated: dict[str, Any] = dict(self.aggregated)
+        if self.counts:
+            aggregated["counts"] = self.counts
+            aggregated["excluded"] = self.excluded
         with results_path.open("w", encoding="utf-8") as fout:
             json.dump(self.records, fout, indent=2)
         with agg_path.open("w", encoding="utf-8") as fout:
-            json.dump(self.aggregated, fout, indent=2)
+            json.dump(aggregated, fout, indent=2)
         return results_path, agg_path
 
+    def summary(self) -> str:
+        """``"9 tasks: 7 scored, 1 excluded (gold query failed), 1 not scored (connection
+        error)"``."""
+        c = self.counts
+        if not c:
+            return f"{len(self.records)} tasks scored"
+        text = f"{c['tasks']} tasks: {c['scored']} scored"
+        text += f", {c['excluded_gold_failed']} excluded (gold query failed)"
+        text += f", {c['connection_errors']} not scored (connection error)"
+        return text
+
     def table(self) -> str:
-        """Aggregated metrics and error counts as a printable table."""
-        text = format_table(self.aggregated, self.metric_for_agg)
+        """The summary line, aggregated metrics, error counts and the tasks left out."""
+        text = self.summary() + "\n" + format_table(self.aggregated, self.metric_for_agg)
         if self.error_counts:
-            text += "\ntasks scored 0 with an error, by error class"
+            text += "\nscored tasks with a 0 from an error, by error class"
             for name, count in sorted(self.error_counts.items()):
+                text += f"\n  {name:<32} {count:>8d}"
+        if self.excluded:
+            reasons = Counter(f"{e['reason']}: {e['error_class']}" for e in self.excluded)
+            text += "\ntasks left out of every average, by reason and error class"
+            for name, count in sorted(reasons.items()):
                 text += f"\n  {name:<32} {count:>8d}"
         return text
 
@@ -197,28 +247,66 @@ ExecutorFactory = Callable[[str, GraphTarget, float, int, Path | None], Executor
 
 
 def _neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
-    """Executors of ``kgbench.neo4j.QueryExecutor`` over shared drivers, and a closer."""
+    """Executors of ``kgbench.neo4j.QueryExecutor`` over shared drivers, and a closer.
+
+    A new driver is checked with ``verify_connectivity`` (an unreachable server raises
+    :class:`ConnectionLostError` before anything runs). An executor with a cache gets the
+    database's fingerprint (:func:`kgbench.neo4j.executor.database_fingerprint`), so its
+    cache is keyed by the content; when the fingerprint cannot be read (e.g. a user without
+    the right to call ``db.info()``) the cache is not used and ``cache_report`` says why.
+    """
     import neo4j
 
     from kgbench.neo4j import QueryExecutor
+    from kgbench.neo4j.executor import (
+        CacheReport,
+        classify,
+        database_fingerprint,
+    )
+    from kgbench.neo4j.executor import ConnectionLostError as ExecutorConnectionLost
 
     drivers: dict[tuple[str, str | None, str | None], Any] = {}
+
+    def driver_for(target: GraphTarget) -> Any:
+        key = (target.uri, target.user, target.password)
+        if key not in drivers:
+            auth = (target.user, target.password or "") if target.user else None
+            driver = neo4j.GraphDatabase.driver(target.uri, auth=auth)
+            try:
+                driver.verify_connectivity()
+            except Exception as exc:
+                driver.close()
+                message = " ".join(str(getattr(exc, "message", None) or exc).split())
+                if classify(exc) == CONNECTION:
+                    raise ConnectionLostError(message) from exc
+                raise KgbenchError(f"Neo4j at {target.uri}: {message}") from exc
+            drivers[key] = driver
+        return drivers[key]
 
     def make(
         graph: str, target: GraphTarget, timeout_s: float, workers: int, cache: Path | None
     ) -> ExecutorLike:
-        key = (target.uri, target.user, target.password)
-        if key not in drivers:
-            auth = (target.user, target.password or "") if target.user else None
-            drivers[key] = neo4j.GraphDatabase.driver(target.uri, auth=auth)
-        executor: ExecutorLike = QueryExecutor(
-            drivers[key],
+        driver = driver_for(target)
+        fingerprint = None
+        refused = ""
+        if cache is not None:
+            try:
+                fingerprint = database_fingerprint(driver, target.database, timeout_s=timeout_s)
+            except ExecutorConnectionLost as exc:
+                raise ConnectionLostError(str(exc)) from exc
+            except KgbenchError as exc:
+                refused = str(exc)
+        executor = QueryExecutor(
+            driver,
             database=target.database,
             timeout_s=timeout_s,
             workers=workers,
-            cache_path=cache,
+            cache_path=None if refused else cache,
             graph=graph,
+            fingerprint=fingerprint,
         )
+        if refused and cache is not None:
+            executor.cache_report = CacheReport(cache, "disabled", change=refused)
         return executor
 
     def close() -> None:
@@ -251,6 +339,23 @@ def _failure_of(res: QueryResultLike) -> Failure:
     return Failure(res.error_class or "QueryError", res.error or "query failed")
 
 
+class _LostConnection(Exception):
+    """Internal: a batch of queries had connection failures (``keep_going`` is off)."""
+
+    def __init__(self, what: str, failed: list[QueryResultLike]) -> None:
+        super().__init__(what)
+        self.what = what
+        self.failed = failed
+
+
+def _lost(results: Iterable[QueryResultLike | None]) -> Failure | None:
+    """The first connection failure among ``results``, if any."""
+    for res in results:
+        if res is not None and res.error_class == CONNECTION:
+            return _failure_of(res)
+    return None
+
+
 def _score_graph(
     tasks: list[dict[str, Any]],
     preds: dict[str, str | None],
@@ -258,10 +363,29 @@ def _score_graph(
     gold_exec: ExecutorLike,
     pred_exec: ExecutorLike,
     progress: bool = False,
-) -> None:
-    """Fill ``metrics`` and ``errors`` of the tasks of one graph (in place)."""
+    keep_going: bool = False,
+) -> list[dict[str, Any]]:
+    """Fill ``metrics`` and ``errors`` of the tasks of one graph (in place); return the tasks
+    left out (``{qid, graph, reason, error_class, error}``, in task order): those whose gold
+    query or gold provenance fails (``gold_failed``) and, with ``keep_going``, those hit by a
+    connection failure (``connection``).
+
+    Raises:
+        _LostConnection: a batch had a connection failure and ``keep_going`` is off (raised
+            right after that batch, before the next one is sent).
+    """
     from kgbench._core.evaluate import ex_set  # EX_set core (Rust)
     from kgbench.evaluate import execution_accuracy, order_matters  # EX core (Rust)
+
+    def run(
+        executor: ExecutorLike, queries: Iterable[str], what: str, show: bool = progress
+    ) -> dict[str, QueryResultLike]:
+        results = run_queries(executor, queries, show)
+        if not keep_going:
+            failed = [r for r in results.values() if r.error_class == CONNECTION]
+            if failed:
+                raise _LostConnection(what, failed)
+        return results
 
     compared: dict[str, Callable[[QueryResultLike, QueryResultLike, str], float]] = {}
     if "execution_accuracy" in metrics:
@@ -279,7 +403,7 @@ def _score_graph(
     blocked = {qid: prediction_failure(p) for qid, p in pred_of.items()}
 
     gold_results = (
-        run_queries(gold_exec, (t["gold_cypher"] for t in tasks), progress) if want_ex else {}
+        run(gold_exec, (t["gold_cypher"] for t in tasks), "gold queries") if want_ex else {}
     )
     runnable = [
         pred_of[t["qid"]]
@@ -287,7 +411,7 @@ def _score_graph(
         if blocked[t["qid"]] is None and pred_of[t["qid"]] != t["gold_cypher"]
     ]
     pred_results = (
-        run_queries(pred_exec, (p for p in runnable if p is not None), progress)
+        run(pred_exec, (p for p in runnable if p is not None), "predicted queries")
         if (want_ex or want_exec)
         else {}
     )
@@ -298,7 +422,7 @@ def _score_graph(
             for t in tasks
             if pred_of[t["qid"]] == t["gold_cypher"] and t["gold_cypher"] not in gold_results
         ]
-        gold_results.update(run_queries(gold_exec, missing_gold))
+        gold_results.update(run(gold_exec, missing_gold, "predicted queries", False))
 
     gold_prov: dict[str, Any] = {}
     pred_prov: dict[str, Any] = {}
@@ -311,38 +435,80 @@ def _score_graph(
             pred = pred_of[t["qid"]]
             if blocked[t["qid"]] is None and pred is not None:
                 pred_prov.setdefault(pred, provenance_of(pred))
-        prov_results_gold = run_queries(
-            gold_exec, (q for p in gold_prov.values() for q in p.queries), progress
+        prov_results_gold = run(
+            gold_exec,
+            (q for p in gold_prov.values() for q in p.queries),
+            "provenance queries of the gold queries",
         )
-        prov_results_pred = run_queries(
-            pred_exec, (q for p in pred_prov.values() for q in p.queries), progress
+        prov_results_pred = run(
+            pred_exec,
+            (q for p in pred_prov.values() for q in p.queries),
+            "provenance queries of the predictions",
         )
 
+    excluded: list[dict[str, Any]] = []
     for t in tasks:
         qid, gold = t["qid"], t["gold_cypher"]
         pred = pred_of[qid]
         identical = pred == gold
         block = blocked[qid]
+        pred_res = pred_results.get(pred) if pred is not None else None
+        gres = gold_results.get(gold)
+
+        # The gold side first: a failure there is the task's, never the prediction's.
+        gold_side: list[QueryResultLike | None] = [gres] if compared else []
+        gold_fail: Failure | None = None
+        if want_psjs and not identical:
+            gp = gold_prov[gold]
+            if gp.failure is not None:
+                gold_fail = Failure(
+                    gp.failure.error_class,
+                    f"kgbench cannot find the MATCH part of the gold query: {gp.failure.error}",
+                )
+            else:
+                gold_side += [prov_results_gold.get(q) for q in gp.queries]
+        for res in gold_side:
+            if gold_fail is None and res is not None and res.error_class not in (None, CONNECTION):
+                gold_fail = _failure_of(res)
+        lost = _lost(gold_side)
+        if gold_fail is None and lost is None:
+            pred_side: list[QueryResultLike | None] = []
+            if identical and want_exec:
+                pred_side.append(gres)
+            elif block is None and not identical:
+                pred_side.append(pred_res)
+                if want_psjs and pred is not None and pred_prov[pred].failure is None:
+                    pred_side += [prov_results_pred.get(q) for q in pred_prov[pred].queries]
+            lost = _lost(pred_side)
+        if gold_fail is not None or lost is not None:
+            failure = gold_fail if gold_fail is not None else lost
+            assert failure is not None
+            t["pred_cypher"] = pred
+            excluded.append(
+                {
+                    "qid": qid,
+                    "graph": t["graph"],
+                    "reason": GOLD_FAILED if gold_fail is not None else CONNECTION,
+                    "error_class": failure.error_class,
+                    "error": " ".join(failure.error.split()),
+                }
+            )
+            continue
+
         errors: dict[str, dict[str, str]] = {}
         scores: dict[str, float] = {}
-        pred_res = pred_results.get(pred) if pred is not None else None
-
-        gres = gold_results.get(gold)
         for name, compare in compared.items():
             if identical:
                 scores[name] = 1.0
             elif block is not None:
                 scores[name] = 0.0
                 errors[name] = block.as_dict()
-            elif gres is None or not gres.ok:
-                scores[name] = 0.0
-                msg = f"{gres.error_class}: {gres.error}" if gres else "not run"
-                errors[name] = Failure(GOLD_QUERY_ERROR, msg).as_dict()
             elif pred_res is None or not pred_res.ok:
                 scores[name] = 0.0
                 if pred_res is not None:
                     errors[name] = _failure_of(pred_res).as_dict()
             else:
+                assert gres is not None
                 try:
                     scores[name] = compare(gres, pred_res, gold)
                 except (TypeError, ValueError) as exc:
@@ -358,16 +524,9 @@ def _score_graph(
                 errors["psjs"] = block.as_dict()
             else:
                 assert pred is not None
-                gp, pp = gold_prov[gold], pred_prov[pred]
-                failure: Failure | None = None
-                if gp.failure is not None:
-                    failure = Failure(GOLD_QUERY_ERROR, gp.failure.error)
-                elif pp.failure is not None:
-                    failure = pp.failure
-                if failure is None:
-                    gold_ids, gfail = element_ids(gp.queries, prov_results_gold)
-                    if gfail is not None:
-                        failure = Failure(GOLD_QUERY_ERROR, f"{gfail.error_class}: {gfail.error}")
+                gold_ids, _ = element_ids(gold_prov[gold].queries, prov_results_gold)
+                pp = pred_prov[pred]
+                failure = pp.failure
                 if failure is None:
                     pred_ids, failure = element_ids(pp.queries, prov_results_pred)
                 if failure is None:
@@ -377,7 +536,7 @@ def _score_graph(
                     errors["psjs"] = failure.as_dict()
 
         if want_exec:
-            res = gold_results.get(gold) if identical else pred_res
+            res = gres if identical else pred_res
             if block is not None:
                 scores["executable"] = 0.0
                 errors["executable"] = block.as_dict()
@@ -391,6 +550,25 @@ def _score_graph(
         t["pred_cypher"] = pred
         t["metrics"] = {**t.get("metrics", {}), **{m: scores[m] for m in metrics}}
         t["errors"] = errors
+    return excluded
+
+
+def _cache_note(graph: str, report: Any, fingerprint: Any) -> str:
+    """One line saying what the gold cache of ``graph`` held (a ``CacheReport``)."""
+    where = f"gold cache {report.path} (graph {graph!r})"
+    content = f": {fingerprint.summary()}" if fingerprint is not None else ""
+    if report.status == "reused":
+        return f"{where}: {report.entries} cached results reused (database unchanged{content})"
+    if report.status == "invalidated":
+        return (
+            f"{where}: the database changed since the cache was written ({report.change}); "
+            f"{report.discarded} stale results discarded, the gold queries run again"
+        )
+    if report.status == "disabled":
+        return f"warning: {where} not used: {report.change}"
+    if report.status == "unchecked":
+        return f"{where}: {report.entries} cached results (not checked against the content)"
+    return f"{where}: new (for the database's current content{content})"
 
 
 def evaluate(
@@ -411,6 +589,7 @@ def evaluate(
     executor_factory: ExecutorFactory | None = None,
     log: Callable[[str], None] | None = None,
     progress: bool = False,
+    keep_going: bool = False,
 ) -> EvaluationResult:
     """Score predictions against gold queries (CypherBench semantics, SPEC.md §3–§4).
 
@@ -428,24 +607,41 @@ def evaluate(
         timeout_s: per-query timeout in seconds (predictions and provenance queries).
         gold_timeout_s: timeout of gold queries (default: ``timeout_s``).
         gold_cache_dir: directory of per-graph caches of gold results
-            (``<graph>.gold-cache``), reused by later runs.
+            (``<graph>.gold-cache``), reused by later runs while the database's content
+            (its fingerprint) is unchanged, discarded when it changed; ``log`` is told which.
         executor_factory: builds executors (default: ``kgbench.neo4j.QueryExecutor``).
-        log: receives warnings (default: stderr).
+        log: receives warnings and the gold cache's state (default: stderr).
         progress: progress bars of the query runs on stderr (terminals only).
+        keep_going: on a connection failure, go on instead of raising
+            :class:`ConnectionLostError`; the tasks hit are left out of the averages and
+            counted (``counts.connection_errors``, ``excluded`` with reason ``connection``).
 
     Returns:
-        :class:`EvaluationResult` with records in input order.
+        :class:`EvaluationResult` with the scored records in input order. A task whose gold
+        query fails is excluded (``counts.excluded_gold_failed``), not scored 0.
 
     Raises:
-        InputError: malformed task/prediction data, a task whose graph has no
-            target (names the record), or an unknown metric.
+        InputError: malformed task/prediction data, no task, an empty predictions file or
+            mapping, a task whose graph has no target (names the record), or an unknown
+            metric.
+        ConnectionLostError: a server cannot be reached or the connection is lost, unless
+            ``keep_going`` (nothing is returned).
     """
     emit = log or (lambda msg: print(msg, file=sys.stderr))
     metric_names = parse_metrics(metrics)
     if metric_for_agg not in metric_names:
         metric_for_agg = metric_names[0]
     task_list = _as_tasks(tasks)
+    if not task_list:
+        where = f"{tasks}: " if isinstance(tasks, (str, Path)) else ""
+        raise InputError(f"{where}no task records: nothing to score")
     preds = _as_predictions(predictions, task_list)
+    if predictions is not None and not preds:
+        where = f"{predictions}: " if isinstance(predictions, (str, Path)) else ""
+        raise InputError(
+            f"{where}no prediction records: nothing to score (without --predictions, the "
+            "pred_cypher of the task records is scored)"
+        )
     preds = {qid: (clean_prediction(p) if p is not None else None) for qid, p in preds.items()}
     task_qids = {t["qid"] for t in task_list}
     unknown = [qid for qid in preds if qid not in task_qids]
@@ -468,38 +664,117 @@ def evaluate(
     factory = executor_factory
     if factory is None:
         factory, close = _neo4j_executor_factory()
+    excluded: dict[str, dict[str, Any]] = {}
+    gold_cache: dict[str, dict[str, Any]] = {}
+    done = 0
+    kept = " (the gold results computed so far stay in the gold cache)" if gold_cache_dir else ""
+    hint = (
+        f"run again once the server answers{kept}, or use --keep-going (keep_going=True) to "
+        "score the other tasks and report the ones hit by connection errors separately"
+    )
     try:
         for graph, graph_tasks in by_graph.items():
             target = targets.get(graph, default)
             assert target is not None
             cache = None
             if gold_cache_dir is not None:
-                Path(gold_cache_dir).mkdir(parents=True, exist_ok=True)
                 safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in graph)
                 cache = Path(gold_cache_dir) / f"{safe}.gold-cache"
             gold_timeout = timeout_s if gold_timeout_s is None else gold_timeout_s
-            gold_exec = factory(graph, target, gold_timeout, workers, cache)
-            pred_exec = factory(graph, target, timeout_s, workers, None)
-            _score_graph(graph_tasks, preds, metric_names, gold_exec, pred_exec, progress)
+            try:
+                gold_exec = factory(graph, target, gold_timeout, workers, cache)
+                pred_exec = factory(graph, target, timeout_s, workers, None)
+            except ConnectionLostError as exc:
+                what = f"cannot reach Neo4j at {target.uri} for graph {graph!r}: {exc}"
+                if not keep_going:
+                    raise ConnectionLostError(
+                        f"{what}. The evaluation stopped ({done} of {len(task_list)} tasks "
+                        f"scored before); {hint}"
+                    ) from exc
+                emit(f"warning: {what}; its {len(graph_tasks)} task(s) are not scored")
+                for t in graph_tasks:
+                    excluded[t["qid"]] = {
+                        "qid": t["qid"],
+                        "graph": graph,
+                        "reason": CONNECTION,
+                        "error_class": CONNECTION,
+                        "error": " ".join(str(exc).split()),
+                    }
+                continue
+            if gold_cache_dir is not None:
+                Path(gold_cache_dir).mkdir(parents=True, exist_ok=True)
+            report = getattr(gold_exec, "cache_report", None)
+            if report is not None:
+                emit(_cache_note(graph, report, getattr(gold_exec, "fingerprint", None)))
+            try:
+                left_out = _score_graph(
+                    graph_tasks, preds, metric_names, gold_exec, pred_exec, progress, keep_going
+                )
+            except _LostConnection as lost:
+                first = lost.failed[0]
+                message = " ".join(str(first.error or "").split())
+                raise ConnectionLostError(
+                    f"lost the connection to Neo4j at {target.uri} (graph {graph!r}) while "
+                    f"running the {lost.what}: {len(lost.failed)} queries failed, e.g. "
+                    f"{message}. The evaluation stopped ({done} of {len(task_list)} tasks "
+                    f"scored before); {hint}"
+                ) from None
+            excluded.update((e["qid"], e) for e in left_out)
+            done += len(graph_tasks) - len(left_out)
+            if report is not None:
+                gold_cache[graph] = {
+                    "path": str(report.path),
+                    "status": report.status,
+                    "entries": report.entries,
+                    "discarded": report.discarded,
+                    "change": report.change,
+                    "hits": int(getattr(gold_exec, "cache_hits", 0)),
+                }
     finally:
         close()
 
+    records = [t for t in task_list if t["qid"] not in excluded]
+    left = [excluded[t["qid"]] for t in task_list if t["qid"] in excluded]
+    gold_failed = [e for e in left if e["reason"] == GOLD_FAILED]
+    lost_tasks = [e for e in left if e["reason"] == CONNECTION]
+    if gold_failed:
+        e = gold_failed[0]
+        timeouts = sum(1 for x in gold_failed if x["error_class"] == "timeout")
+        emit(
+            f"warning: {len(gold_failed)} task(s) excluded because their gold query failed "
+            f"(e.g. qid {e['qid']!r}: {e['error_class']}: {e['error'][:200]}); they are left "
+            "out of every average and listed under 'excluded'"
+            + (f" ({timeouts} timed out: see --gold-timeout)" if timeouts else "")
+        )
+    if lost_tasks:
+        emit(
+            f"warning: {len(lost_tasks)} task(s) not scored because of connection errors; "
+            "they are left out of every average and listed under 'excluded'"
+        )
     counts: Counter[str] = Counter()
-    for t in task_list:
+    for t in records:
         counts.update({err["error_class"] for err in t["errors"].values()})
-    gold_failures = sum(
-        1
-        for t in task_list
-        if any(e["error_class"] == GOLD_QUERY_ERROR for e in t["errors"].values())
+    aggregated = aggregate_metrics(records, metric_names, metric_for_agg)
+    return EvaluationResult(
+        records,
+        aggregated,
+        metric_names,
+        metric_for_agg,
+        dict(counts),
+        counts={
+            "tasks": len(task_list),
+            "scored": len(records),
+            "excluded_gold_failed": len(gold_failed),
+            "connection_errors": len(lost_tasks),
+        },
+        excluded=left,
+        gold_cache=gold_cache,
     )
-    if gold_failures:
-        emit(f"warning: {gold_failures} task(s) have a gold query that failed; scored 0")
-    aggregated = aggregate_metrics(task_list, metric_names, metric_for_agg)
-    return EvaluationResult(task_list, aggregated, metric_names, metric_for_agg, dict(counts))
 
 
 __all__ = [
     "METRICS",
+    "ConnectionLostError",
     "EvaluationResult",
     "GraphTarget",
     "evaluate",

@@ -19,6 +19,8 @@ Rows are arrays (or objects: column name -> value). Gold lines may add "order_ma
 (bool) or "gold_cypher" (order matters iff it contains "order by"); prediction lines may
 add "pred_cypher" (identical to gold_cypher: scored 1). Missing predictions and
 predictions with an "error" score 0 and are counted. Duplicate qids are an error.
+An empty GOLD or PRED file (no line, or blank lines only) is an error: nothing to score,
+exit code 1, nothing written.
 File format: kgbench/docs/formats.md §7 (the docs ship inside the kgbench package).
 """
 
@@ -68,6 +70,12 @@ def run(args: argparse.Namespace) -> int:
     unknown = [m for m in metrics if m not in ("ex", "ex_set")]
     if unknown or not metrics:
         raise InputError(f"--metrics: unknown {unknown or metrics!r}; choose ex and/or ex_set")
+    for option, path, why in (
+        ("--gold", args.gold, ""),
+        ("--pred", args.pred, " (every gold record would score 0 as missing)"),
+    ):
+        if not _has_lines(os.fspath(path)):
+            raise InputError(f"{option} {path}: no result lines: nothing to score{why}")
     t0 = time.perf_counter()
     # the native calls directly: the per-pair scores are only written to --out, so the
     # command needs no numpy (faster start-up)
@@ -78,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         f"score: comparing {_size(files[1])} of predictions with {_size(files[0])} of gold results"
     ):
         summary = _score(metrics, files, out, args.rel_tol)
+    if dict(summary)["n_gold"] == 0:  # e.g. a file the native reader skips entirely
+        raise InputError(f"--gold {args.gold}: no result lines: nothing to score")
     if "ex_set" in metrics:
         s = dict(summary)
         lines = [f"EX_set            {s['ex_set']:.4f}  (of {s['n_gold']})"]
@@ -118,6 +128,19 @@ def _score(
     else:
         summary, _ = _core.score_files(*files, out, rel_tol)
     return summary
+
+
+def _has_lines(path: str) -> bool:
+    """False when ``path`` holds nothing but whitespace; True when it holds something or cannot
+    be read (the native reader then reports the problem)."""
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 16):
+                if chunk.strip():
+                    return True
+    except OSError:
+        return True
+    return False
 
 
 def _size(path: str) -> str:

@@ -22,14 +22,23 @@ Error classes (``QueryResult.error_class``):
 - ``client`` — any other ``Neo.ClientError.*`` (e.g. a procedure call that fails), or a
   query text that cannot be encoded (lone surrogates), refused before sending;
 - ``database`` — ``Neo.DatabaseError.*`` / ``Neo.TransientError.*``;
-- ``connection`` — the server could not be reached or the connection broke.
+- ``connection`` — the server could not be reached, the connection broke, or the database
+  became unavailable (``Neo.TransientError.General.DatabaseUnavailable``, e.g. a server shutting
+  down): the query is not at fault.
 
 Values are normalised to plain Python (:func:`to_plain`), so results can be hashed, compared and
-cached as JSON lines keyed by (graph, query text).
+cached as JSON lines keyed by (graph, query text) and, when a :class:`DatabaseFingerprint` is
+given, by the database's content: :func:`database_fingerprint` reads the database's id, its node
+and relationship counts (per label and type) and a hash of a sample of nodes and relationships
+(element ids, labels, types and properties), all read-only and cheap. Neo4j Community exposes no
+last committed transaction id to queries (``SHOW DATABASES`` yields ``lastCommittedTxn`` as
+null), so the sample stands in for it: a change outside the sample that keeps every count is not
+detected.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -40,8 +49,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgbench.errors import KgbenchError
+
 #: The error classes a failed query can have.
 ERROR_CLASSES = ("syntax", "semantic/type", "timeout", "client", "database", "connection", "write")
+
+#: The error class of a query that failed because the server was not available.
+CONNECTION = "connection"
+
+#: Nodes and relationships whose content :func:`database_fingerprint` hashes (each).
+FINGERPRINT_SAMPLE = 1000
+
+
+class ConnectionLostError(KgbenchError):
+    """The Neo4j server could not be reached, or the connection to it was lost."""
+
 
 _SEMANTIC_CODES = (
     "Neo.ClientError.Statement.SemanticError",
@@ -162,8 +184,12 @@ def classify(exc: BaseException) -> str:
     )
 
     if isinstance(exc, (ServiceUnavailable, SessionExpired, OSError)):
-        return "connection"
+        return CONNECTION
     code = str(getattr(exc, "code", "") or "")
+    if code == "Neo.TransientError.General.DatabaseUnavailable":
+        # the database is stopping or stopped (a server shutting down answers in-flight
+        # queries with it): the query is not at fault
+        return CONNECTION
     if isinstance(exc, ClientError) or code.startswith("Neo.ClientError."):
         if "TransactionTimedOut" in code:
             return "timeout"
@@ -182,7 +208,7 @@ def classify(exc: BaseException) -> str:
     if isinstance(exc, DatabaseError) or code.startswith("Neo.DatabaseError."):
         return "database"
     if isinstance(exc, DriverError):
-        return "connection"
+        return CONNECTION
     return "client"
 
 
@@ -215,6 +241,165 @@ def _cache_key(graph: str, query: str) -> str:
     return json.dumps([graph, query], ensure_ascii=False)
 
 
+@dataclass(frozen=True)
+class DatabaseFingerprint:
+    """What a database holds, cheaply: see :func:`database_fingerprint`.
+
+    ``key`` is a hash of all fields; two fingerprints with the same key describe the same
+    content (up to the sample, see the module documentation).
+    """
+
+    database: str
+    database_id: str
+    created: str
+    nodes: int
+    relationships: int
+    labels: dict[str, int]
+    types: dict[str, int]
+    sample: str
+
+    @property
+    def key(self) -> str:
+        """A 32-hex-digit hash of every field."""
+        text = json.dumps(self.as_json(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+    def as_json(self) -> dict[str, Any]:
+        """The fields as a JSON-serialisable dict."""
+        return {
+            "database": self.database,
+            "database_id": self.database_id,
+            "created": self.created,
+            "nodes": self.nodes,
+            "relationships": self.relationships,
+            "labels": dict(self.labels),
+            "types": dict(self.types),
+            "sample": self.sample,
+        }
+
+    def summary(self) -> str:
+        """``"11 nodes, 11 relationships"``."""
+        return f"{self.nodes} nodes, {self.relationships} relationships"
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def database_fingerprint(
+    driver: Any,
+    database: str | None = None,
+    *,
+    timeout_s: float | None = 120.0,
+    sample: int = FINGERPRINT_SAMPLE,
+) -> DatabaseFingerprint:
+    """Fingerprint the content of ``database`` (None: the server's default) read-only.
+
+    Reads ``CALL db.info()`` (the database's id and creation time: a new store, e.g. after an
+    offline import, has a new id), the node and relationship counts in total, per label and per
+    relationship type (Neo4j's count store: constant time), and a SHA-256 of the first
+    ``sample`` nodes and relationships in store order with their element ids, labels or types,
+    end points and properties (element ids matter: cached provenance results hold them).
+
+    Raises:
+        ConnectionLostError: the server cannot be reached (or became unavailable).
+        KgbenchError: a query was refused (e.g. a user without the right to call
+            ``db.info()``); the message names it.
+    """
+    import neo4j
+
+    def rows(session: Any, query: str, **params: Any) -> list[list[Any]]:
+        result = session.run(neo4j.Query(query, timeout=timeout_s), **params)
+        return [[to_plain(v) for v in record.values()] for record in result]
+
+    where = f"database {database!r}" if database else "the default database"
+    try:
+        with read_session(driver, database) as session:
+            ((db_id, name, created),) = rows(
+                session, "CALL db.info() YIELD id, name, creationDate RETURN id, name, creationDate"
+            )
+            ((nodes,),) = rows(session, "MATCH (n) RETURN count(n)")
+            ((rels,),) = rows(session, "MATCH ()-[r]->() RETURN count(r)")
+            labels = sorted(r[0] for r in rows(session, "CALL db.labels() YIELD label RETURN *"))
+            types = sorted(
+                r[0]
+                for r in rows(
+                    session, "CALL db.relationshipTypes() YIELD relationshipType RETURN *"
+                )
+            )
+            per_label: dict[str, int] = {}
+            if labels:
+                query = " UNION ALL ".join(
+                    f"MATCH (n:{_quote(label)}) RETURN {i} AS i, count(n) AS c"
+                    for i, label in enumerate(labels)
+                )
+                per_label = {labels[i]: c for i, c in rows(session, query)}
+            per_type: dict[str, int] = {}
+            if types:
+                query = " UNION ALL ".join(
+                    f"MATCH ()-[r:{_quote(rtype)}]->() RETURN {i} AS i, count(r) AS c"
+                    for i, rtype in enumerate(types)
+                )
+                per_type = {types[i]: c for i, c in rows(session, query)}
+            digest = hashlib.sha256()
+            for query in (
+                "MATCH (n) WITH n LIMIT $k RETURN elementId(n), labels(n), properties(n)",
+                "MATCH ()-[r]->() WITH r LIMIT $k RETURN elementId(r), type(r), "
+                "elementId(startNode(r)), elementId(endNode(r)), properties(r)",
+            ):
+                for row in rows(session, query, k=sample):
+                    digest.update(json.dumps(row, sort_keys=True, default=str).encode("utf-8"))
+                    digest.update(b"\n")
+    except Exception as exc:
+        message = " ".join(str(getattr(exc, "message", None) or exc).split())
+        if classify(exc) == CONNECTION:
+            raise ConnectionLostError(f"cannot reach Neo4j ({where}): {message}") from exc
+        raise KgbenchError(f"cannot fingerprint {where}: {message}") from exc
+    return DatabaseFingerprint(
+        database=str(name),
+        database_id=str(db_id),
+        created=str(created),
+        nodes=int(nodes),
+        relationships=int(rels),
+        labels=per_label,
+        types=per_type,
+        sample=digest.hexdigest(),
+    )
+
+
+@dataclass(frozen=True)
+class CacheReport:
+    """What a :class:`QueryExecutor` found in its cache file at start.
+
+    ``status``: ``"new"`` (no usable line), ``"reused"`` (``entries`` results for the current
+    content), ``"invalidated"`` (``discarded`` lines written for other content were dropped and
+    the file rewritten; ``change`` says what changed) or ``"unchecked"`` (no fingerprint given:
+    every line is used, whatever the content).
+    """
+
+    path: Path
+    status: str
+    entries: int = 0
+    discarded: int = 0
+    change: str = ""
+
+
+def _describe_change(old: Any, new: DatabaseFingerprint) -> str:
+    if not isinstance(old, dict):
+        return "the cache was written without a database fingerprint"
+    parts = []
+    for field_name in ("nodes", "relationships"):
+        before, after = old.get(field_name), getattr(new, field_name)
+        if before != after:
+            parts.append(f"{field_name} {before} -> {after}")
+    if parts:
+        return ", ".join(parts)
+    return (
+        f"same counts ({new.summary()}), but other content (database id, counts per label or "
+        "type, or the sampled nodes and relationships differ)"
+    )
+
+
 class QueryExecutor:
     """Run read-only Cypher queries concurrently against one database.
 
@@ -223,8 +408,12 @@ class QueryExecutor:
     server's own limit);
     ``workers`` the number of concurrent sessions (SPEC.md §4: 8). With ``cache_path`` a JSONL
     file caches results keyed by (``graph``, query text): existing lines are read at start and new
-    results appended (connection failures are never cached). ``graph`` defaults to
-    ``database`` or ``""``.
+    results appended (connection failures are never cached; a cached timeout is run again by an
+    executor with a longer ``timeout_s``). ``graph`` defaults to
+    ``database`` or ``""``. With ``fingerprint`` (:func:`database_fingerprint`) the cache is
+    also keyed by the database's content: each line records the fingerprint, lines written for
+    another content are discarded (and the file rewritten without them); :attr:`cache_report`
+    says what was found and :attr:`cache_hits` counts the answers taken from the cache.
     """
 
     def __init__(
@@ -236,6 +425,7 @@ class QueryExecutor:
         cache_path: str | os.PathLike[str] | None = None,
         *,
         graph: str | None = None,
+        fingerprint: DatabaseFingerprint | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -247,51 +437,107 @@ class QueryExecutor:
         self.workers = workers
         self.graph = graph if graph is not None else (database or "")
         self.cache_path = Path(cache_path) if cache_path is not None else None
+        self.fingerprint = fingerprint
+        self.cache_report: CacheReport | None = None
+        self.cache_hits = 0
         self._cache: dict[str, QueryResult] = {}
+        self._cached_timeout: dict[str, float | None] = {}
         self._lock = threading.Lock()
-        if self.cache_path is not None and self.cache_path.exists():
-            self._read_cache(self.cache_path)
+        if self.cache_path is not None:
+            self.cache_report = self._read_cache(self.cache_path)
 
-    def _read_cache(self, path: Path) -> None:
-        with open(path, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    d = json.loads(line)
-                    res = QueryResult(
-                        query=d["query"],
-                        columns=list(d["columns"]),
-                        rows=list(d["rows"]),
-                        error_class=d.get("error_class"),
-                        error=d.get("error"),
-                        elapsed_s=float(d.get("elapsed_s", 0.0)),
-                    )
-                    key = _cache_key(str(d["graph"]), res.query)
-                except (ValueError, KeyError, TypeError) as exc:
-                    from kgbench.errors import InputError
+    def _read_cache(self, path: Path) -> CacheReport:
+        kept: list[str] = []
+        discarded = 0
+        old_db: Any = None
+        want = self.fingerprint.key if self.fingerprint is not None else None
+        if path.exists():
+            with open(path, encoding="utf-8") as f:
+                for lineno, line in enumerate(f, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        d = json.loads(line)
+                        res = QueryResult(
+                            query=d["query"],
+                            columns=list(d["columns"]),
+                            rows=list(d["rows"]),
+                            error_class=d.get("error_class"),
+                            error=d.get("error"),
+                            elapsed_s=float(d.get("elapsed_s", 0.0)),
+                        )
+                        key = _cache_key(str(d["graph"]), res.query)
+                        db = d.get("db")
+                        limit = d.get("timeout_s")
+                        limit = None if limit is None else float(limit)
+                    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                        from kgbench.errors import InputError
 
-                    raise InputError(f"{path}:{lineno}: not a query-cache line ({exc})") from exc
-                self._cache[key] = res
+                        raise InputError(
+                            f"{path}:{lineno}: not a query-cache line ({exc})"
+                        ) from exc
+                    if want is not None and (not isinstance(db, dict) or db.get("key") != want):
+                        discarded += 1
+                        old_db = db
+                        continue
+                    self._cache[key] = res
+                    self._cached_timeout[key] = limit
+                    kept.append(line if line.endswith("\n") else line + "\n")
+        if want is None:
+            return CacheReport(path, "unchecked", entries=len(self._cache))
+        if discarded:
+            assert self.fingerprint is not None
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text("".join(kept), encoding="utf-8")
+            os.replace(tmp, path)
+            return CacheReport(
+                path,
+                "invalidated",
+                entries=len(self._cache),
+                discarded=discarded,
+                change=_describe_change(old_db, self.fingerprint),
+            )
+        return CacheReport(path, "reused" if self._cache else "new", entries=len(self._cache))
 
     def _store(self, res: QueryResult) -> None:
-        if self.cache_path is None or res.error_class == "connection":
+        if self.cache_path is None or res.error_class == CONNECTION:
             return
-        line = json.dumps({"graph": self.graph, **res.to_json()}, ensure_ascii=False)
+        record: dict[str, Any] = {"graph": self.graph, **res.to_json()}
+        record["timeout_s"] = self.timeout_s
+        if self.fingerprint is not None:
+            fp = self.fingerprint
+            record["db"] = {"key": fp.key, "nodes": fp.nodes, "relationships": fp.relationships}
+        line = json.dumps(record, ensure_ascii=False)
         with self._lock:
-            self._cache[_cache_key(self.graph, res.query)] = res
+            key = _cache_key(self.graph, res.query)
+            self._cache[key] = res
+            self._cached_timeout[key] = self.timeout_s
             with open(self.cache_path, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
 
     def run(self, query: str) -> QueryResult:
         """Run one query; never raises for query or connection failures (see ``error_class``)."""
         if self.cache_path is not None:
-            hit = self._cache.get(_cache_key(self.graph, query))
+            key = _cache_key(self.graph, query)
+            hit = self._cache.get(key)
+            if hit is not None and hit.error_class == "timeout" and self._longer_now(key):
+                hit = None  # it timed out under a shorter limit than this executor's: run again
             if hit is not None:
+                with self._lock:
+                    self.cache_hits += 1
                 return hit
         res = self._execute(query)
         self._store(res)
         return res
+
+    def _longer_now(self, key: str) -> bool:
+        """True when this executor's timeout is longer than the one a cached result of ``key``
+        was recorded under (unknown for lines of older versions: False)."""
+        if key not in self._cached_timeout or self._cached_timeout[key] is None:
+            return False
+        recorded = self._cached_timeout[key]
+        assert recorded is not None
+        return self.timeout_s is None or self.timeout_s > recorded
 
     def _execute(self, query: str) -> QueryResult:
         try:
