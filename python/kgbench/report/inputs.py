@@ -38,7 +38,7 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1063,29 +1063,23 @@ def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> ReportInputs:
         raise InputError("no output directory given")
     labels = _labels([p for p, _ in items])
     out = ReportInputs()
+    readers: dict[str, tuple[str, Callable[[Path, str], Any]]] = {
+        "evaluate": ("runs", read_evaluate),
+        "evaluate-sparql": ("runs", read_evaluate_sparql),
+        "evaluate-ngdbench": ("runs", read_evaluate_ngdbench),
+        "score": ("runs", read_score),
+        "iso": ("isos", read_iso),
+        "noise": ("noises", read_noise),
+        "generate-cypherbench": ("generations", read_generate_cypherbench),
+        "generate-pipe": ("generations", read_generate_pipe),
+        "generate-synth": ("generations", read_generate_synth),
+        "generate-ngdbench": ("generations", read_generate_ngdbench),
+    }
     for (path, kind), label in zip(items, labels, strict=True):
-        if kind == "evaluate":
-            out.runs.append(read_evaluate(path, label))
-        elif kind == "evaluate-sparql":
-            out.runs.append(read_evaluate_sparql(path, label))
-        elif kind == "evaluate-ngdbench":
-            out.runs.extend(read_evaluate_ngdbench(path, label))
-        elif kind == "score":
-            out.runs.append(read_score(path, label))
-        elif kind == "iso":
-            out.isos.append(read_iso(path, label))
-        elif kind == "noise":
-            out.noises.append(read_noise(path, label))
-        elif kind == "generate-cypherbench":
-            out.generations.append(read_generate_cypherbench(path, label))
-        elif kind == "generate-pipe":
-            out.generations.append(read_generate_pipe(path, label))
-        elif kind == "generate-synth":
-            out.generations.append(read_generate_synth(path, label))
-        elif kind == "generate-ngdbench":
-            out.generations.append(read_generate_ngdbench(path, label))
-        else:  # pragma: no cover - detect_kind returns only the kinds above
-            raise AssertionError(kind)
+        field_name, reader = readers[kind]
+        got = reader(path, label)
+        # an NGDBench evaluation gives several runs (its predictions and the oracle row)
+        getattr(out, field_name).extend(got if isinstance(got, list) else [got])
     _join_isomorphism_types(out)
     return out
 
