@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashSet;
 
 use super::canon;
-use super::graph::{Doc, Graph};
+use super::graph::{Doc, Graph, NodeState, Slot};
 use super::ids::{self, Opaque};
 use super::json::{write_item, write_str, write_val};
 use super::profile::{NoiseType, Profile};
@@ -227,13 +227,6 @@ fn target_of(n: usize, rate: f64) -> usize {
     (n as f64 * rate).floor() as usize
 }
 
-/// Where an attribute of a node item is: a top-level key, or a key of `properties`.
-#[derive(Debug, Clone, Copy)]
-enum Slot {
-    Top(usize),
-    Prop(usize, usize),
-}
-
 /// The attributes of a node item in order: top-level keys, with the keys of `properties`
 /// in its place.
 fn attributes<'v, 'a>(item: &'v Val<'a>) -> Vec<(Slot, &'v str, &'v Val<'a>)> {
@@ -266,13 +259,18 @@ fn set_slot<'a>(item: &mut Val<'a>, slot: Slot, value: Val<'a>) {
     }
 }
 
-fn set_key<'a>(item: &mut Val<'a>, key: &str, value: Val<'a>) {
+/// Set top-level key `key` of `item` (added when missing); the slot it replaced, if any.
+fn set_key<'a>(item: &mut Val<'a>, key: &str, value: Val<'a>) -> Option<Slot> {
     if let Val::Obj(pairs) = item {
-        match pairs.iter_mut().find(|(k, _)| k == key) {
-            Some(p) => p.1 = value,
+        match pairs.iter().position(|(k, _)| k == key) {
+            Some(p) => {
+                pairs[p].1 = value;
+                return Some(Slot::Top(p));
+            }
             None => pairs.push((Cow::Owned(key.to_string()), value)),
         }
     }
+    None
 }
 
 /// Ends in "id" (or is "id"), case-insensitively: an identifier the noise never touches.
@@ -325,7 +323,7 @@ impl<'d, 'a> Run<'d, 'a> {
     pub fn node_out(&self, i: u32) -> &str {
         match &self.opaque {
             Some(o) => ids::as_str(&o.nodes[i as usize]),
-            None => &self.g.nodes[i as usize].id,
+            None => self.g.node_ids.get(i as usize),
         }
     }
 
@@ -333,37 +331,38 @@ impl<'d, 'a> Run<'d, 'a> {
     pub fn edge_out(&self, e: u32) -> &str {
         match &self.opaque {
             Some(o) => ids::as_str(&o.edges[e as usize]),
-            None => &self.g.edges[e as usize].rid,
+            None => self.g.edge_rids.get(e as usize),
         }
     }
 
     /// Append edge `e`'s item with type `label` (indented at `level`, or compact).
     pub fn write_edge_item(&self, out: &mut Vec<u8>, e: u32, label: u32, level: Option<usize>) {
         let ed = &self.g.edges[e as usize];
+        if !ed.added && self.g.relation_canon[e as usize] && matches!(level, None | Some(2)) {
+            if let Some(raw) = self.doc.relation_raw(e as usize) {
+                // only what differs from the text is looked up
+                let mut repl = [("", ""); 4];
+                let mut n = 0;
+                if label != ed.clean_label {
+                    repl[n] = ("label", self.g.types.name(label));
+                    n += 1;
+                }
+                if self.opaque.is_some() {
+                    repl[n] = ("rid", self.edge_out(e));
+                    repl[n + 1] = ("subj_id", self.node_out(ed.src));
+                    repl[n + 2] = ("obj_id", self.node_out(ed.dst));
+                    n += 3;
+                }
+                canon::write_copy(out, raw, &repl[..n], level.is_none());
+                return;
+            }
+        }
         let ov = [
             ("rid", self.edge_out(e)),
             ("label", self.g.types.name(label)),
             ("subj_id", self.node_out(ed.src)),
             ("obj_id", self.node_out(ed.dst)),
         ];
-        if !ed.added && self.g.relation_canon[e as usize] && matches!(level, None | Some(2)) {
-            if let Some(raw) = self.doc.relation_raw(e as usize) {
-                let mut repl = [("", ""); 4];
-                let mut n = 0;
-                if label != ed.clean_label {
-                    repl[n] = ov[1];
-                    n += 1;
-                }
-                if self.opaque.is_some() {
-                    for k in [0, 2, 3] {
-                        repl[n] = ov[k];
-                        n += 1;
-                    }
-                }
-                canon::write_copy(out, raw, &repl[..n], level.is_none());
-                return;
-            }
-        }
         if ed.added {
             let item = Val::Obj(
                 ["rid", "label", "subj_id", "obj_id"]
@@ -391,13 +390,41 @@ impl<'d, 'a> Run<'d, 'a> {
     pub fn write_doc_node(&self, out: &mut Vec<u8>, i: u32, level: Option<usize>) {
         if self.g.entity_canon[i as usize] && matches!(level, None | Some(2)) {
             if let Some(raw) = self.doc.entity_raw(i as usize) {
-                let id = [("eid", self.node_out(i))];
-                let repl: &[(&str, &str)] = if self.opaque.is_some() { &id } else { &[] };
-                canon::write_copy(out, raw, repl, level.is_none());
+                match self.opaque {
+                    Some(_) => {
+                        canon::write_copy(out, raw, &[("eid", self.node_out(i))], level.is_none())
+                    }
+                    None => canon::write_copy(out, raw, &[], level.is_none()),
+                }
                 return;
             }
         }
         self.write_node_item(out, i, &self.doc.entity(i as usize), level);
+    }
+
+    /// Append node `i`'s item `item`, which differs from the document's at most in the values
+    /// of `changed` (each a scalar), with its output id: spliced into the document's text
+    /// when that is canonical, else written from the tree.
+    pub fn write_node_state(
+        &self,
+        out: &mut Vec<u8>,
+        i: u32,
+        item: &Val<'_>,
+        changed: &Option<Vec<Slot>>,
+        level: Option<usize>,
+    ) {
+        if let (Some(slots), true, Some(raw), None | Some(2)) = (
+            changed,
+            self.g.entity_canon[i as usize],
+            self.doc.entity_raw(i as usize),
+            level,
+        ) {
+            let id = self.opaque.as_ref().map(|_| self.node_out(i));
+            if canon::splice_values(out, raw, 2, item, slots, id, level.is_none()) {
+                return;
+            }
+        }
+        self.write_node_item(out, i, item, level);
     }
 
     /// Queue an edge record: `{source, target, edge_key, original_attrs, new_attrs, operation,
@@ -426,9 +453,34 @@ impl<'d, 'a> Run<'d, 'a> {
 
     /// Queue a node record: `{node_id, original_attrs, new_attrs, operation: "modified",
     /// field_changed, change}`; `new` becomes the node's current item (a node is changed at
-    /// most once per noise type, so its item when the type ends is `new`).
-    fn node_record(&mut self, i: u32, new: Val<'a>, field: &str, change: Val<'static>) -> u32 {
-        let old = self.g.node_state.insert(i, new);
+    /// most once per noise type, so its item when the type ends is `new`). `slots`: the slots
+    /// whose values `new` replaced, or `None` when its shape changed.
+    fn node_record(
+        &mut self,
+        i: u32,
+        new: Val<'a>,
+        slots: Option<&[Slot]>,
+        field: &str,
+        change: Val<'static>,
+    ) -> u32 {
+        let (old, before) = match self.g.node_state.remove(&i) {
+            Some(st) => (Some(st.item), st.changed),
+            None => (None, Some(Vec::new())),
+        };
+        let changed = match (before, slots) {
+            (Some(mut c), Some(slots)) => {
+                for &x in slots {
+                    if !c.contains(&x) {
+                        c.push(x);
+                    }
+                }
+                Some(c)
+            }
+            _ => None,
+        };
+        self.g
+            .node_state
+            .insert(i, NodeState { item: new, changed });
         self.log.noisy_nodes.insert(i);
         self.pending.push(Pending::Node {
             i,
@@ -442,8 +494,8 @@ impl<'d, 'a> Run<'d, 'a> {
         r
     }
 
-    /// The text of a queued record.
-    fn format_record(&self, p: &Pending<'a>) -> Vec<u8> {
+    /// Append the text of a queued record to `out`.
+    fn format_record(&self, p: &Pending<'a>, out: &mut Vec<u8>) {
         match p {
             Pending::Edge {
                 e,
@@ -454,31 +506,29 @@ impl<'d, 'a> Run<'d, 'a> {
             } => {
                 let e = *e;
                 let ed = &self.g.edges[e as usize];
-                let mut out = Vec::with_capacity(384);
                 out.extend_from_slice(b"{\"source\": ");
-                write_str(&mut out, self.node_out(ed.src));
+                write_str(out, self.node_out(ed.src));
                 out.extend_from_slice(b", \"target\": ");
-                write_str(&mut out, self.node_out(ed.dst));
+                write_str(out, self.node_out(ed.dst));
                 out.extend_from_slice(b", \"edge_key\": ");
-                write_str(&mut out, self.edge_out(e));
+                write_str(out, self.edge_out(e));
                 out.extend_from_slice(b", \"original_attrs\": ");
                 match before {
-                    Some(l) => self.write_edge_item(&mut out, e, *l, None),
+                    Some(l) => self.write_edge_item(out, e, *l, None),
                     None => out.extend_from_slice(b"{}"),
                 }
                 out.extend_from_slice(b", \"new_attrs\": ");
                 match after {
-                    Some(l) => self.write_edge_item(&mut out, e, *l, None),
+                    Some(l) => self.write_edge_item(out, e, *l, None),
                     None => out.extend_from_slice(b"null"),
                 }
                 out.extend_from_slice(b", \"operation\": ");
-                write_str(&mut out, op);
+                write_str(out, op);
                 if let Some(c) = change {
                     out.extend_from_slice(b", \"change\": ");
-                    write_val(&mut out, c, None);
+                    write_val(out, c, None);
                 }
                 out.push(b'}');
-                out
             }
             Pending::Node {
                 i,
@@ -486,31 +536,39 @@ impl<'d, 'a> Run<'d, 'a> {
                 field,
                 change,
             } => {
-                let mut out = Vec::with_capacity(768);
                 out.extend_from_slice(b"{\"node_id\": ");
-                write_str(&mut out, self.node_out(*i));
+                write_str(out, self.node_out(*i));
                 out.extend_from_slice(b", \"original_attrs\": ");
-                match old {
-                    Some(v) => self.write_node_item(&mut out, *i, v, None),
-                    None => self.write_doc_node(&mut out, *i, None),
+                let state = self.g.node_state.get(i);
+                match (old, state) {
+                    // the slots changed by now include those `old` differs by
+                    (Some(v), Some(st)) => self.write_node_state(out, *i, v, &st.changed, None),
+                    (Some(v), None) => self.write_node_item(out, *i, v, None),
+                    (None, _) => self.write_doc_node(out, *i, None),
                 }
                 out.extend_from_slice(b", \"new_attrs\": ");
-                let new = self.g.node_item(self.doc, *i);
-                self.write_node_item(&mut out, *i, &new, None);
+                match state {
+                    Some(st) => self.write_node_state(out, *i, &st.item, &st.changed, None),
+                    None => self.write_doc_node(out, *i, None),
+                }
                 out.extend_from_slice(b", \"operation\": \"modified\", \"field_changed\": ");
-                write_str(&mut out, field);
+                write_str(out, field);
                 out.extend_from_slice(b", \"change\": ");
-                write_val(&mut out, change, None);
+                write_val(out, change, None);
                 out.push(b'}');
-                out
             }
         }
     }
 
-    /// Write the perturbation log of a type: its head, its queued records (formatted in
-    /// parallel with rayon, fixed chunks, written in order) and its summary.
+    /// Write the perturbation log of a type: its head, its queued records and its summary. The
+    /// records are formatted in parallel (rayon, fixed chunks), a batch at a time, while the
+    /// previous batch is written; the text does not depend on the number of threads.
     fn write_type_log(&mut self, kind: NoiseType, rate: f64, summary: &Summary) {
         use rayon::prelude::*;
+        /// Records per formatting task.
+        const TASK: usize = 512;
+        /// Records per batch.
+        const BATCH: usize = 1 << 14;
         let pending = std::mem::take(&mut self.pending);
         let mut head = Vec::new();
         if !self.log.types.is_empty() {
@@ -527,26 +585,62 @@ impl<'d, 'a> Run<'d, 'a> {
             .take()
             .expect("the log file is set up before the noise");
         spool.text(&head);
-        let mut first = true;
-        for part in pending.chunks(1 << 15) {
-            let texts: Vec<Vec<u8>> = part
-                .par_iter()
-                .with_min_len(256)
-                .map(|p| self.format_record(p))
-                .collect();
-            for t in texts {
-                if !first {
-                    spool.text(b",");
-                }
-                first = false;
-                self.log.offsets.push(spool.pos);
-                spool.text(b"\n");
-                spool.text(&t);
-                self.log.ends.push(spool.pos);
+        let mut offsets = std::mem::take(&mut self.log.offsets);
+        let mut ends = std::mem::take(&mut self.log.ends);
+        // one task's text: each record after ",\n" ("\n" for the type's first), with the
+        // (start of "\n", end) of each record relative to the buffer
+        type Part = (Vec<u8>, Vec<(u32, u32)>);
+        let this = &*self;
+        let format = |first: usize, batch: &[Pending<'a>]| -> Vec<Part> {
+            batch
+                .par_chunks(TASK)
+                .enumerate()
+                .map(|(t, ps)| {
+                    let mut buf = Vec::with_capacity(ps.len() * 512);
+                    let mut spans = Vec::with_capacity(ps.len());
+                    for (k, p) in ps.iter().enumerate() {
+                        if first + t * TASK + k > 0 {
+                            buf.push(b',');
+                        }
+                        let at = buf.len() as u32;
+                        buf.push(b'\n');
+                        this.format_record(p, &mut buf);
+                        spans.push((at, buf.len() as u32));
+                    }
+                    (buf, spans)
+                })
+                .collect()
+        };
+        let mut write = |parts: Vec<Part>| {
+            for (buf, spans) in parts {
+                let base = spool.pos;
+                offsets.extend(spans.iter().map(|&(a, _)| base + u64::from(a)));
+                ends.extend(spans.iter().map(|&(_, b)| base + u64::from(b)));
+                spool.text(&buf);
             }
+        };
+        let no_records = pending.is_empty();
+        let batches: Vec<&[Pending<'a>]> = pending.chunks(BATCH).collect();
+        let mut ready: Option<Vec<Part>> = None;
+        for k in 0..=batches.len() {
+            let todo = ready.take();
+            let (_, next) = rayon::join(
+                || {
+                    if let Some(parts) = todo {
+                        write(parts);
+                    }
+                },
+                || batches.get(k).map(|b| format(k * BATCH, b)),
+            );
+            ready = next;
         }
+        drop(batches);
+        // the queued records hold trees: freed on every core
+        pending.into_par_iter().with_min_len(1024).for_each(drop);
+        self.log.offsets = offsets;
+        self.log.ends = ends;
         let mut tail = Vec::new();
-        if !first {
+        if !no_records {
             tail.extend_from_slice(b"\n        ");
         }
         tail.extend_from_slice(b"],\n        \"summary\": ");
@@ -699,8 +793,8 @@ impl<'d, 'a> Run<'d, 'a> {
             if let Some(o) = &mut self.opaque {
                 o.push_edge(&rid)?;
             }
+            self.g.edge_rids.push(&rid);
             self.g.edges.push(super::graph::Edge {
-                rid: Cow::Owned(rid),
                 label: t,
                 clean_label: t,
                 src: u,
@@ -867,7 +961,7 @@ impl<'d, 'a> Run<'d, 'a> {
                     clashes += 1;
                     continue;
                 }
-                set_key(
+                let slot = set_key(
                     &mut item,
                     "label",
                     Val::Str(Cow::Owned(self.g.labels.name(new).to_string())),
@@ -878,7 +972,8 @@ impl<'d, 'a> Run<'d, 'a> {
                     ("modification_method", s("trigram_similar_swap")),
                     ("similarity_score", Val::Float(sim)),
                 ]);
-                let r = self.node_record(i, item, "label", change);
+                let slots = slot.map(|x| [x]);
+                let r = self.node_record(i, item, slots.as_ref().map(|x| &x[..]), "label", change);
                 self.g.nodes[i as usize].label = new;
                 total += sim;
                 records.push(r);
@@ -967,7 +1062,7 @@ impl<'d, 'a> Run<'d, 'a> {
                     ("modification_method", s(typo.method)),
                     ("similarity_score", Val::Null),
                 ]);
-                records.push(self.node_record(i, item, &field, change));
+                records.push(self.node_record(i, item, Some(&[slot]), &field, change));
             }
         }
         let n = records.len();
@@ -999,6 +1094,7 @@ impl<'d, 'a> Run<'d, 'a> {
                 let old = prefetched.take().unwrap_or(Val::Null);
                 let mut item = old.clone();
                 let mut fields: Vec<String> = Vec::new();
+                let mut slots: Vec<Slot> = Vec::new();
                 let mut changes: Vec<Val<'static>> = Vec::new();
                 let (mut n_num, mut n_str) = (0usize, 0usize);
                 for (slot, name, value) in attributes(&old) {
@@ -1049,6 +1145,7 @@ impl<'d, 'a> Run<'d, 'a> {
                         ("modification_method", s(method)),
                     ]));
                     fields.push(name.to_string());
+                    slots.push(slot);
                     set_slot(&mut item, slot, new);
                 }
                 if fields.is_empty() {
@@ -1066,7 +1163,7 @@ impl<'d, 'a> Run<'d, 'a> {
                     ("string_attrs_count", int(n_str)),
                     ("changes", Val::List(changes)),
                 ]);
-                records.push(self.node_record(i, item, &joined, change));
+                records.push(self.node_record(i, item, Some(&slots), &joined, change));
             }
         }
         let n = records.len();

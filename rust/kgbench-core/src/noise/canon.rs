@@ -5,13 +5,17 @@
 //! newline-and-indent layout, `": "`, escapes only where Python puts them, numbers as Python
 //! prints them, no repeated key). Such an item is written by copying its bytes, with
 //! [`splice_top`] replacing some top-level string values (output ids, a changed type) — the
-//! same text the tree would give, without parsing it. Anything else goes through the tree.
+//! same text the tree would give, without parsing it; a node the noise changed is written by
+//! [`splice_values`] (its new scalar values, top-level or in `properties`, written into the
+//! text). Anything else goes through the tree.
 
 use std::borrow::Cow;
 
 use crate::convert::values::py_float_repr;
 
-use super::json::{plain_prefix, write_str};
+use super::graph::Slot;
+use super::json::{plain_prefix, write_str, write_val};
+use crate::neo4j::value::Val;
 
 /// Byte equality of two short strings without a library call.
 #[inline]
@@ -64,6 +68,16 @@ impl<'b> Scan<'b> {
     }
 
     fn object(&mut self, level: usize) -> bool {
+        self.object_with(level, &mut |_, _, _| {})
+    }
+
+    /// An object at `level`; `member(key text without quotes, value start, value end)` for
+    /// each member once its value is scanned.
+    fn object_with(
+        &mut self,
+        level: usize,
+        member: &mut dyn FnMut(&'b [u8], usize, usize),
+    ) -> bool {
         self.i += 1;
         if self.eat(b"}") {
             return true;
@@ -92,9 +106,14 @@ impl<'b> Scan<'b> {
                 more.push(key);
             }
             n += 1;
-            if !self.eat(b": ") || !self.value(level + 1) {
+            if !self.eat(b": ") {
                 return false;
             }
+            let v0 = self.i;
+            if !self.value(level + 1) {
+                return false;
+            }
+            member(&key[1..key.len() - 1], v0, self.i);
             if !self.eat(b",") {
                 break;
             }
@@ -210,6 +229,38 @@ pub fn is_canonical(b: &[u8], level: usize) -> bool {
     s.value(level) && s.i == b.len()
 }
 
+/// When `b` (one JSON object) is exactly its own canonical text at nesting `level`
+/// ([`is_canonical`]), the string values of its top-level keys `keys` (decoded; `None` for a
+/// missing key or a value that is not a string) — [`top_strings`] in the same pass.
+pub fn canonical_top_strings<'b, const N: usize>(
+    b: &'b [u8],
+    level: usize,
+    keys: [&str; N],
+) -> Option<[Option<Cow<'b, str>>; N]> {
+    let mut s = Scan { b, i: 0 };
+    if s.peek() != Some(b'{') {
+        return None;
+    }
+    let mut out: [Option<Cow<'b, str>>; N] = std::array::from_fn(|_| None);
+    let ok = s.object_with(level, &mut |key, v0, v1| {
+        if b[v0] != b'"' {
+            return;
+        }
+        if let Some(slot) = keys.iter().position(|k| same(k.as_bytes(), key)) {
+            let inner = &b[v0 + 1..v1 - 1];
+            out[slot] = if inner.contains(&b'\\') {
+                serde_json::from_slice::<String>(&b[v0..v1])
+                    .ok()
+                    .map(Cow::Owned)
+            } else {
+                // canonical text is ASCII (every other byte is escaped)
+                std::str::from_utf8(inner).ok().map(Cow::Borrowed)
+            };
+        }
+    });
+    (ok && s.i == b.len()).then_some(out)
+}
+
 /// The end of the JSON string starting at `b[i]` (after its closing quote).
 fn string_end(b: &[u8], mut i: usize) -> usize {
     i += 1;
@@ -301,6 +352,163 @@ pub fn splice_top(out: &mut Vec<u8>, b: &[u8], level: usize, repl: &[(&str, &str
     out.extend_from_slice(&b[pos..]);
 }
 
+/// Most members [`splice_values`] handles in an object (more: the caller writes the tree).
+const MAX_MEMBERS: usize = 32;
+
+/// The members of the canonical object `b` at `level`, in order, into `out`: (key as
+/// written, without quotes, as a range; value range); their number, or `None` beyond
+/// [`MAX_MEMBERS`]. A member starts on the only lines indented by exactly `level + 1` steps
+/// with a quote next (a newline is never inside a string), and its value ends before the `,`
+/// ending its lines, or before the object's closing line.
+fn members(b: &[u8], level: usize, out: &mut [[usize; 4]; MAX_MEMBERS]) -> Option<usize> {
+    let width = 2 * (level + 1);
+    let mut n = 0;
+    let mut at = 0;
+    while let Some(nl) = memchr::memchr(b'\n', &b[at..]) {
+        let line = at + nl + 1;
+        at = line;
+        let k0 = line + width;
+        if k0 >= b.len() || b[k0] != b'"' || b[line..k0].iter().any(|&c| c != b' ') {
+            continue;
+        }
+        let k1 = string_end(b, k0);
+        if n > 0 {
+            out[n - 1][3] = line - 2; // before ",\n"
+        }
+        if n == MAX_MEMBERS {
+            return None;
+        }
+        out[n] = [k0 + 1, k1.saturating_sub(1).max(k0 + 1), k1 + 2, 0];
+        n += 1;
+        at = k1;
+    }
+    if n > 0 {
+        out[n - 1][3] = b.len().saturating_sub(2 * level + 2); // "\n", indentation, "}"
+    }
+    Some(n)
+}
+
+/// Append the node item `item` — whose document text `b` is canonical at `level`, and which
+/// differs from that text's tree at most in the values of `slots`, each a scalar — with `eid`
+/// replaced by `id` when given, by copying `b` with those values written anew; `compacted`
+/// as [`write_copy`]. `false` (nothing appended) when the item's shape does not match the
+/// text (then the caller writes the tree).
+pub fn splice_values(
+    out: &mut Vec<u8>,
+    b: &[u8],
+    level: usize,
+    item: &Val<'_>,
+    slots: &[Slot],
+    id: Option<&str>,
+    compacted: bool,
+) -> bool {
+    /// A value to write in place of the text range.
+    enum New<'v, 'a> {
+        Val(&'v Val<'a>),
+        Id(&'v str),
+    }
+    let Val::Obj(pairs) = item else { return false };
+    let mut top = [[0usize; 4]; MAX_MEMBERS];
+    match members(b, level, &mut top) {
+        Some(n) if n == pairs.len() => {}
+        _ => return false,
+    }
+    let key_is = |m: &[usize; 4], text: &[u8], k: &str| same(&text[m[0]..m[1]], k.as_bytes());
+    let mut edits: Vec<(usize, usize, New<'_, '_>)> = Vec::with_capacity(slots.len() + 1);
+    let mut inner = [[0usize; 4]; MAX_MEMBERS];
+    let mut inner_of: Option<usize> = None;
+    for &slot in slots {
+        let (v0, v1, v) = match slot {
+            Slot::Top(k) => match pairs.get(k) {
+                Some((pk, v)) if key_is(&top[k], b, pk) => (top[k][2], top[k][3], v),
+                _ => return false,
+            },
+            Slot::Prop(k, j) => {
+                let Some((pk, Val::Obj(pp))) = pairs.get(k) else {
+                    return false;
+                };
+                if !key_is(&top[k], b, pk) {
+                    return false;
+                }
+                let (p0, p1) = (top[k][2], top[k][3]);
+                if inner_of != Some(k) {
+                    match members(&b[p0..p1], level + 1, &mut inner) {
+                        Some(n) if n == pp.len() => inner_of = Some(k),
+                        _ => return false,
+                    }
+                }
+                match pp.get(j) {
+                    Some((qk, v)) if key_is(&inner[j], &b[p0..p1], qk) => {
+                        (p0 + inner[j][2], p0 + inner[j][3], v)
+                    }
+                    _ => return false,
+                }
+            }
+        };
+        if !matches!(
+            v,
+            Val::Null | Val::Bool(_) | Val::Int(_) | Val::Float(_) | Val::Str(_)
+        ) {
+            return false;
+        }
+        edits.push((v0, v1, New::Val(v)));
+    }
+    if let Some(id) = id {
+        let Some(k) = pairs.iter().position(|(k, _)| k == "eid") else {
+            return false;
+        };
+        if !matches!(pairs[k].1, Val::Str(_)) || !key_is(&top[k], b, "eid") {
+            return false;
+        }
+        edits.push((top[k][2], top[k][3], New::Id(id)));
+    }
+    edits.sort_unstable_by_key(|e| e.0);
+    if edits.windows(2).any(|w| w[1].0 < w[0].1) {
+        return false;
+    }
+    let start = out.len();
+    let mut pos = 0;
+    for (v0, v1, new) in &edits {
+        out.extend_from_slice(&b[pos..*v0]);
+        match new {
+            New::Val(v) => write_val(out, v, None),
+            New::Id(id) => write_str(out, id),
+        }
+        pos = *v1;
+    }
+    out.extend_from_slice(&b[pos..]);
+    if compacted {
+        compact_in_place(out, start);
+    }
+    true
+}
+
+/// [`compact`] of `out[start..]`, in place (the compact text is never longer).
+fn compact_in_place(out: &mut Vec<u8>, start: usize) {
+    let mut w = start;
+    let mut r = start;
+    let n = out.len();
+    while r < n {
+        let Some(nl) = memchr::memchr(b'\n', &out[r..]) else {
+            out.copy_within(r..n, w);
+            w += n - r;
+            break;
+        };
+        let at = r + nl;
+        out.copy_within(r..at, w);
+        w += at - r;
+        if at > start && out[at - 1] == b',' {
+            out[w] = b' ';
+            w += 1;
+        }
+        r = at + 1;
+        while r < n && out[r] == b' ' {
+            r += 1;
+        }
+    }
+    out.truncate(w);
+}
+
 /// Append the compact (one-line, `json.dumps` separators) text of the canonical text `b`:
 /// a newline and its indentation disappear, or become one space after a comma.
 pub fn compact(out: &mut Vec<u8>, b: &[u8]) {
@@ -376,6 +584,79 @@ mod tests {
             assert!(!is_canonical(bad.as_bytes(), level), "{bad}");
         }
         assert!(is_canonical(b"{\n  \"a\": 1\n}", 0));
+    }
+
+    #[test]
+    fn splicing_values_equals_the_tree() {
+        use crate::noise::graph::Slot;
+        let text = r#"{"eid": "P#\u00e9", "label": "Person", "name": "Ann Lee", "aliases": ["a", "b"], "description": null, "properties": {"age": 41, "height": 1.5, "tags": [1, {"x": 2}], "nick": "al"}, "provenance": []}"#;
+        let raw = canon(text, 2);
+        fn set<'a>(item: &mut Val<'a>, slot: Slot, v: Val<'a>) {
+            if let Val::Obj(pairs) = item {
+                match slot {
+                    Slot::Top(i) => pairs[i].1 = v,
+                    Slot::Prop(i, j) => {
+                        if let Val::Obj(p) = &mut pairs[i].1 {
+                            p[j].1 = v;
+                        }
+                    }
+                }
+            }
+        }
+        let mut item = parse(text.as_bytes()).unwrap();
+        let slots = [
+            Slot::Prop(5, 3),
+            Slot::Top(2),
+            Slot::Prop(5, 0),
+            Slot::Top(1),
+            Slot::Prop(5, 1),
+        ];
+        set(&mut item, slots[0], Val::Str("a\"l\u{e9}".into()));
+        set(&mut item, slots[1], Val::Str("Ann Lea".into()));
+        set(&mut item, slots[2], Val::Int(4100));
+        set(&mut item, slots[3], Val::Str("City".into()));
+        set(&mut item, slots[4], Val::Float(0.015));
+        for id in [None, Some("0123abcd")] {
+            for compacted in [false, true] {
+                let mut got = b"x".to_vec();
+                assert!(splice_values(
+                    &mut got, &raw, 2, &item, &slots, id, compacted
+                ));
+                let mut want = b"x".to_vec();
+                let ov = id.map(|i| [("eid", i)]);
+                write_item(
+                    &mut want,
+                    &item,
+                    (!compacted).then_some(2),
+                    ov.as_ref().map_or(&[][..], |o| &o[..]),
+                );
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    String::from_utf8(want).unwrap()
+                );
+            }
+        }
+        // a slot beyond the text's members, or an item of another shape: not spliced
+        let mut out = Vec::new();
+        assert!(!splice_values(
+            &mut out,
+            &raw,
+            2,
+            &item,
+            &[Slot::Top(9)],
+            None,
+            false
+        ));
+        assert!(!splice_values(
+            &mut out,
+            &raw,
+            2,
+            &Val::Null,
+            &[],
+            None,
+            false
+        ));
+        assert!(out.is_empty());
     }
 
     #[test]

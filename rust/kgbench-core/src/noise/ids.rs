@@ -43,17 +43,15 @@ impl Opaque {
         let key: [u8; 32] =
             Sha256::digest(format!("kgbench-noise-opaque-ids\0{seed}\0{clean_sha256}").as_bytes())
                 .into();
-        let nodes: Vec<[u8; 16]> = g
-            .nodes
-            .par_iter()
+        let nodes: Vec<[u8; 16]> = (0..g.node_ids.len())
+            .into_par_iter()
             .with_min_len(4096)
-            .map(|n| Self::hash(&key, b'e', &n.id))
+            .map(|i| Self::hash(&key, b'e', g.node_ids.get(i)))
             .collect();
-        let edges: Vec<[u8; 16]> = g
-            .edges
-            .par_iter()
+        let edges: Vec<[u8; 16]> = (0..g.edge_rids.len())
+            .into_par_iter()
             .with_min_len(4096)
-            .map(|e| Self::hash(&key, b'r', &e.rid))
+            .map(|e| Self::hash(&key, b'r', g.edge_rids.get(e)))
             .collect();
         let mut sorted_edges = Vec::new();
         for (what, ids) in [("eid", &nodes), ("rid", &edges)] {

@@ -31,7 +31,9 @@ pub(crate) fn plain_prefix(b: &[u8]) -> usize {
             | has_zero(w ^ (LO * 0x5c)) // '\\'
             | has_zero(w ^ (LO * 0x7f)); // DEL
         if special != 0 {
-            break;
+            // the lowest flagged byte is the first special one (a borrow only flags bytes
+            // above a true match)
+            return i + (special.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }

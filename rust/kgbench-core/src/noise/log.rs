@@ -16,6 +16,7 @@
 use std::borrow::Cow;
 
 use super::apply::{Run, Spool};
+use super::graph::prefix_key;
 use super::json::{newline, write_str, write_val};
 use super::output::SchemaAdditions;
 use super::similar;
@@ -86,6 +87,32 @@ impl<'d, 'a> Run<'d, 'a> {
         } else {
             spool.text(b"[]");
         }
+    }
+
+    /// Write `n` one-line entries as a list at `level`, entry `k` written by `line(k, buf)`.
+    fn put_lines_with(
+        spool: &mut Spool,
+        level: usize,
+        n: usize,
+        mut line: impl FnMut(usize, &mut Vec<u8>),
+    ) {
+        if n == 0 {
+            spool.text(b"[]");
+            return;
+        }
+        let mut buf = Vec::with_capacity(1 << 16);
+        for k in 0..n {
+            buf.push(if k > 0 { b',' } else { b'[' });
+            newline(&mut buf, level + 1);
+            line(k, &mut buf);
+            if buf.len() >= 1 << 15 {
+                spool.text(&buf);
+                buf.clear();
+            }
+        }
+        newline(&mut buf, level);
+        buf.push(b']');
+        spool.text(&buf);
     }
 
     /// Write records `ids` (ascending) as a list at `level`: each run of records that are
@@ -178,48 +205,46 @@ impl<'d, 'a> Run<'d, 'a> {
         key(&mut out, false, 2, "noisy_nodes_list");
         spool.text(&out);
         out.clear();
-        let mut nodes: Vec<&str> = lg.noisy_nodes.iter().map(|&i| self.node_out(i)).collect();
-        nodes.sort_unstable();
-        Self::put_lines(
-            &mut spool,
-            2,
-            nodes.iter().map(|id| {
-                let mut b = Vec::new();
-                write_str(&mut b, id);
-                b
-            }),
-        );
+        // sorted by id: by the ids' first 16 bytes, then (ties only) by the whole ids
+        let mut nodes: Vec<(u128, u32)> = lg
+            .noisy_nodes
+            .iter()
+            .map(|&i| (prefix_key(self.node_out(i)), i))
+            .collect();
+        nodes.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| self.node_out(a.1).cmp(self.node_out(b.1)))
+        });
+        Self::put_lines_with(&mut spool, 2, nodes.len(), |k, b| {
+            write_str(b, self.node_out(nodes[k].1));
+        });
         key(&mut out, false, 2, "noisy_edges_list");
         spool.text(&out);
         out.clear();
-        let mut edges: Vec<(&str, &str, &str)> = lg
+        let ends = |e: u32| {
+            let ed = &self.g.edges[e as usize];
+            (
+                self.edge_out(e),
+                self.node_out(ed.src),
+                self.node_out(ed.dst),
+            )
+        };
+        let mut edges: Vec<(u128, u32)> = lg
             .noisy_edges
             .iter()
-            .map(|&e| {
-                let ed = &self.g.edges[e as usize];
-                (
-                    self.edge_out(e),
-                    self.node_out(ed.src),
-                    self.node_out(ed.dst),
-                )
-            })
+            .map(|&e| (prefix_key(self.edge_out(e)), e))
             .collect();
-        edges.sort_unstable();
-        Self::put_lines(
-            &mut spool,
-            2,
-            edges.iter().map(|(k, src, dst)| {
-                let mut b = Vec::new();
-                b.push(b'[');
-                write_str(&mut b, src);
-                b.extend_from_slice(b", ");
-                write_str(&mut b, dst);
-                b.extend_from_slice(b", ");
-                write_str(&mut b, k);
-                b.push(b']');
-                b
-            }),
-        );
+        edges.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| ends(a.1).cmp(&ends(b.1))));
+        Self::put_lines_with(&mut spool, 2, edges.len(), |x, b| {
+            let (k, src, dst) = ends(edges[x].1);
+            b.push(b'[');
+            write_str(b, src);
+            b.extend_from_slice(b", ");
+            write_str(b, dst);
+            b.extend_from_slice(b", ");
+            write_str(b, k);
+            b.push(b']');
+        });
         newline(&mut out, 1);
         out.push(b'}');
         // the run's facts

@@ -269,6 +269,51 @@ impl Report {
     }
 }
 
+/// The input file's bytes: mapped when large (no copy: the page cache's pages are read in
+/// place), else read.
+enum Input {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+/// Files from this size on are mapped.
+const MAP_FROM: u64 = 64 << 20;
+
+impl Input {
+    fn open(path: &Path) -> Result<Input, NoiseError> {
+        let err = |error| {
+            NoiseError::Read(ReadError::Io {
+                source: path.display().to_string(),
+                error,
+            })
+        };
+        let file = std::fs::File::open(path).map_err(err)?;
+        let meta = file.metadata().map_err(err)?;
+        if meta.is_file() && meta.len() >= MAP_FROM {
+            // SAFETY: the mapping is read-only and private to this call; like any reader of a
+            // file, the noise assumes its input is not modified while it runs (a concurrent
+            // truncation would fault instead of reporting an I/O error; the output directory
+            // may not hold the input, checked above). The bytes are only used as `&[u8]`.
+            if let Ok(m) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+                return Ok(Input::Mapped(m));
+            }
+        }
+        read_graph_file(path)
+            .map(Input::Read)
+            .map_err(NoiseError::Read)
+    }
+}
+
+impl std::ops::Deref for Input {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Input::Mapped(m) => m,
+            Input::Read(v) => v,
+        }
+    }
+}
+
 /// Inject noise into the graph at `graph` (a `graph.json` file, or a directory holding one)
 /// and write `graph.json`, `noise_log.json` (and with opaque ids `clean_graph.json`) into
 /// `out_dir` (created if needed). See the module documentation for the semantics.
@@ -300,12 +345,13 @@ pub fn inject(graph: &Path, out_dir: &Path, opts: &Options) -> Result<Report, No
             )));
         }
     }
-    let bytes = read_graph_file(&path).map_err(NoiseError::Read)?;
+    let input = Input::open(&path)?;
+    let bytes: &[u8] = &input;
     lap("read", &mut timings);
     let (input_sha256, built) = rayon::join(
-        || output::hex(&Sha256::digest(&bytes)),
+        || output::hex(&Sha256::digest(bytes)),
         || -> Result<_, NoiseError> {
-            let doc = graph::Doc::read(&bytes, &source)?;
+            let doc = graph::Doc::read(bytes, &source)?;
             let g = graph::Graph::build(&doc, &source)?;
             Ok((doc, g))
         },
@@ -475,8 +521,16 @@ pub fn inject(graph: &Path, out_dir: &Path, opts: &Options) -> Result<Report, No
     let mut report = report;
     lap("publish", &mut timings);
     report.timings = timings;
-    // free the big structures in parallel with returning
+    // free the changed nodes' trees (hundreds of thousands of small allocations) on every
+    // core, then the rest
+    let states: Vec<graph::NodeState<'_>> = std::mem::take(&mut run.g.node_state)
+        .into_values()
+        .collect();
     drop(run);
+    {
+        use rayon::prelude::*;
+        states.into_par_iter().with_min_len(1024).for_each(drop);
+    }
     Ok(report)
 }
 

@@ -468,7 +468,9 @@ impl<'d, 'a> Run<'d, 'a> {
                     sink.put(&head)?;
                     let order = self.node_output_order();
                     let render = |i: u32, buf: &mut Vec<u8>| match self.g.node_state.get(&i) {
-                        Some(state) if noisy => self.write_node_item(buf, i, state, Some(2)),
+                        Some(state) if noisy => {
+                            self.write_node_state(buf, i, &state.item, &state.changed, Some(2))
+                        }
                         _ => self.write_doc_node(buf, i, Some(2)),
                     };
                     write_array(&mut sink, &order, &render)?;

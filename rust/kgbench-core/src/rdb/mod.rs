@@ -233,6 +233,61 @@ impl fmt::Display for RdbError {
 
 impl std::error::Error for RdbError {}
 
+/// The environment variable that makes [`convert`] print the seconds of its phases to
+/// standard error (one line, `kgbench rdb timing: {...}` in JSON): `read` (tables and joins),
+/// `name`, `resolve`, `plan`, `ntriples` (generated and written), `graph_json`, and
+/// `ntriples_done_unix` (when the N-Triples file was complete, seconds since the Unix epoch,
+/// so that a caller can time "to N-Triples" from its own start).
+pub const TIMING_ENV: &str = "KGBENCH_RDB_TIMING";
+
+/// Phase timing for [`TIMING_ENV`].
+pub(crate) struct Timer {
+    on: bool,
+    last: std::time::Instant,
+    parts: Vec<(&'static str, f64)>,
+}
+
+impl Timer {
+    fn new() -> Timer {
+        Timer {
+            on: std::env::var_os(TIMING_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
+            last: std::time::Instant::now(),
+            parts: Vec::new(),
+        }
+    }
+
+    /// End phase `name`.
+    pub(crate) fn lap(&mut self, name: &'static str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            self.parts
+                .push((name, now.duration_since(self.last).as_secs_f64()));
+            self.last = now;
+        }
+    }
+
+    /// Record the current wall-clock time as `name` (seconds since the Unix epoch).
+    pub(crate) fn stamp(&mut self, name: &'static str) {
+        if self.on {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64());
+            self.parts.push((name, t));
+        }
+    }
+
+    fn print(&self) {
+        if self.on {
+            let fields: Vec<String> = self
+                .parts
+                .iter()
+                .map(|(k, v)| format!("\"{k}\": {v:.6}"))
+                .collect();
+            eprintln!("kgbench rdb timing: {{{}}}", fields.join(", "));
+        }
+    }
+}
+
 enum Task {
     Table(usize),
     Join(usize),
@@ -249,6 +304,7 @@ enum Done {
 /// table or foreign key by index; an output file cannot be written, naming it). Nothing is
 /// left at the targets on error (a previous file stays).
 pub fn convert(job: &Job) -> Result<Outcome, RdbError> {
+    let mut timer = Timer::new();
     // read the tables and run the joins, biggest work first
     let tasks: Vec<Task> = (0..job.tables.len())
         .map(Task::Table)
@@ -277,10 +333,12 @@ pub fn convert(job: &Job) -> Result<Outcome, RdbError> {
             Done::Join(j) => joins.push(j),
         }
     }
+    timer.lap("read");
     tables
         .par_iter_mut()
         .zip(&job.tables)
         .for_each(|(t, tj)| table::name_rows(t, tj, job.pk_less_blank));
+    timer.lap("name");
     let matches: Vec<Vec<(u32, u32)>> = joins
         .into_par_iter()
         .zip(&job.fks)
@@ -290,5 +348,8 @@ pub fn convert(job: &Job) -> Result<Outcome, RdbError> {
                 .map_err(|m| RdbError::Join(k, m))
         })
         .collect::<Result<_, _>>()?;
-    write::write_outputs(job, &tables, &matches)
+    timer.lap("resolve");
+    let out = write::write_outputs(job, &tables, &matches, &mut timer);
+    timer.print();
+    out
 }

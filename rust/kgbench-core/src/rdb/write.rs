@@ -612,6 +612,45 @@ fn row_lines(
     }
 }
 
+/// The rows of `data` in byte order of their subjects (a stable sort: equal subjects keep
+/// row order). The subjects share a prefix (`<base t/`); rows are sorted by the 16 bytes
+/// after the longest prefix they all share, then (ties only) by the whole subjects.
+fn subject_order(data: &TableData) -> Vec<u32> {
+    let n = data.n;
+    if n == 0 {
+        return Vec::new();
+    }
+    let first = data.subject(0);
+    let shared = (1..n)
+        .into_par_iter()
+        .with_min_len(1 << 14)
+        .map(|i| {
+            let s = data.subject(i);
+            first.iter().zip(s).take_while(|(a, b)| a == b).count()
+        })
+        .min()
+        .unwrap_or(first.len());
+    let key = |i: usize| -> u128 {
+        let s = data.subject(i);
+        let tail = &s[shared.min(s.len())..];
+        let mut k = [0u8; 16];
+        let m = tail.len().min(16);
+        k[..m].copy_from_slice(&tail[..m]);
+        u128::from_be_bytes(k)
+    };
+    let mut keyed: Vec<(u128, u32)> = (0..n)
+        .into_par_iter()
+        .with_min_len(1 << 12)
+        .map(|i| (key(i), i as u32))
+        .collect();
+    keyed.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| data.subject(a.1 as usize).cmp(data.subject(b.1 as usize)))
+            .then(a.1.cmp(&b.1))
+    });
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 /// `_count_lines`: (type, data, reference) triples among `lines`.
 fn count_lines(lines: &[&[u8]]) -> (usize, usize, usize) {
     let (mut ty, mut da, mut re) = (0, 0, 0);
@@ -756,15 +795,17 @@ where
 }
 
 /// Write both files; returns the outcome.
-pub fn write_outputs(
+pub(crate) fn write_outputs(
     job: &Job,
     tables: &[TableData],
     matches: &[Vec<(u32, u32)>],
+    timer: &mut super::Timer,
 ) -> Result<Outcome, RdbError> {
     let mut plans: Vec<Plan<'_>> = (0..tables.len())
         .into_par_iter()
         .map(|t| plan(t, job, tables, matches))
         .collect();
+    timer.lap("plan");
 
     // ---- N-Triples
     let (mut n_type, mut n_data, mut n_ref) = (0, 0, 0);
@@ -822,8 +863,7 @@ pub fn write_outputs(
                 continue;
             }
             let data = &tables[t];
-            let mut order: Vec<u32> = (0..data.n as u32).collect();
-            order.par_sort_by(|&a, &b| data.subject(a as usize).cmp(data.subject(b as usize)));
+            let order = subject_order(data);
             let chunks = data.n.div_ceil(CHUNK);
             sink.par_chunks(chunks, |c| {
                 let rows = &order[c * CHUNK..((c + 1) * CHUNK).min(data.n)];
@@ -838,6 +878,8 @@ pub fn write_outputs(
             sink.send(chunk.concat());
         }
     })?;
+    timer.lap("ntriples");
+    timer.stamp("ntriples_done_unix");
     drop(blank_lines);
     drop(blank_bufs);
 
@@ -920,6 +962,7 @@ pub fn write_outputs(
         });
         sink.send(b"]}\n".to_vec());
     })?;
+    timer.lap("graph_json");
 
     Ok(Outcome {
         tables: plans.into_iter().map(|p| p.outcome).collect(),
