@@ -247,15 +247,7 @@ pub fn canonical_top_strings<'b, const N: usize>(
             return;
         }
         if let Some(slot) = keys.iter().position(|k| same(k.as_bytes(), key)) {
-            let inner = &b[v0 + 1..v1 - 1];
-            out[slot] = if inner.contains(&b'\\') {
-                serde_json::from_slice::<String>(&b[v0..v1])
-                    .ok()
-                    .map(Cow::Owned)
-            } else {
-                // canonical text is ASCII (every other byte is escaped)
-                std::str::from_utf8(inner).ok().map(Cow::Borrowed)
-            };
+            out[slot] = json_str(b, v0, v1);
         }
     });
     (ok && s.i == b.len()).then_some(out)
@@ -303,6 +295,20 @@ fn top_members<'b>(b: &'b [u8], level: usize, mut f: impl FnMut(&'b [u8], (usize
     }
 }
 
+/// The JSON string `b[v0..v1]` (quotes included) as text: borrowed when it has no escape
+/// (canonical text is ASCII: every other byte is escaped), decoded otherwise; None when it is
+/// not a valid JSON string.
+fn json_str(b: &[u8], v0: usize, v1: usize) -> Option<Cow<'_, str>> {
+    let inner = &b[v0 + 1..v1 - 1];
+    if inner.contains(&b'\\') {
+        serde_json::from_slice::<String>(&b[v0..v1])
+            .ok()
+            .map(Cow::Owned)
+    } else {
+        std::str::from_utf8(inner).ok().map(Cow::Borrowed)
+    }
+}
+
 /// The string values of the top-level keys `keys` of a canonical object (decoded; `None`
 /// for a missing key or a value that is not a string).
 pub fn top_strings<'b, const N: usize>(
@@ -316,14 +322,7 @@ pub fn top_strings<'b, const N: usize>(
             return;
         }
         if let Some(slot) = keys.iter().position(|k| same(k.as_bytes(), key)) {
-            let inner = &b[v0 + 1..v1 - 1];
-            out[slot] = if inner.contains(&b'\\') {
-                serde_json::from_slice::<String>(&b[v0..v1])
-                    .ok()
-                    .map(Cow::Owned)
-            } else {
-                std::str::from_utf8(inner).ok().map(Cow::Borrowed)
-            };
+            out[slot] = json_str(b, v0, v1);
         }
     });
     out
