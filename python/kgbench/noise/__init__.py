@@ -109,7 +109,9 @@ def resolve_profile(
     return text, name
 
 
-def _graph_file(graph: str | os.PathLike[str]) -> Path:
+def graph_file(graph: str | os.PathLike[str]) -> Path:
+    """The ``graph.json`` that ``graph`` names: the file, or the one in a directory.
+    Raises :class:`InputError` when there is none."""
     p = Path(graph)
     if p.is_dir():
         p = p / GRAPH_FILE
@@ -161,7 +163,7 @@ def inject_noise(
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise InputError(f"seed must be an integer in [0, 2**64), got {seed!r}")
     text, name = resolve_profile(profile)
-    path = _graph_file(graph)
+    path = graph_file(graph)
     report: dict[str, Any] = json.loads(
         _native.inject(str(path), os.fspath(out), text, seed, opaque_ids)
     )

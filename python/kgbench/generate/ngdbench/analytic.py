@@ -68,6 +68,8 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.generate.pipe.templates import _q as cypher_ident
+from kgbench.generate.synth.neo4j_kg import cypher_string
 
 __all__ = [
     "DEFAULT_MAX_ANSWERS",
@@ -133,7 +135,6 @@ _STRING_COMPARISONS = {
     "ENDS WITH": "ends with",
 }
 _AGGREGATES = {"sum": "total", "avg": "average", "min": "smallest", "max": "largest"}
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SLOT = re.compile(r"\$([A-Z][A-Z0-9_]*)")
 
 
@@ -406,16 +407,11 @@ def collect_anchors(
 # --------------------------------------------------------------------------- slot filling
 
 
-def cypher_ident(name: str) -> str:
-    """A label / type / property name as a Cypher identifier (backquoted when needed)."""
-    return name if _IDENT.fullmatch(name) else "`" + name.replace("`", "``") + "`"
-
-
 def cypher_literal(value: Any) -> str:
     """A string, integer or finite float as a Cypher literal. Raises ``ValueError`` for
     anything else."""
     if isinstance(value, str):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return cypher_string(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -25,17 +25,9 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.fileio import sha256_file, write_json_atomic
+from kgbench.noise import graph_file
 
 __all__ = ["generate_ngdbench", "read_noisy_dir"]
-
-
-def _graph_path(graph: str | os.PathLike[str], what: str) -> Path:
-    p = Path(graph)
-    if p.is_dir():
-        p = p / "graph.json"
-    if not p.is_file():
-        raise InputError(f"{what}: {p} is not a graph.json file (or a directory holding one)")
-    return p
 
 
 def read_noisy_dir(noisy: str | os.PathLike[str], clean_path: Path) -> tuple[Path, dict[str, Any]]:
@@ -151,7 +143,7 @@ def generate_ngdbench(
 
     say = log or (lambda m: print(m, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
-    clean_path = _graph_path(clean, "--clean")
+    clean_path = graph_file(clean)
     noisy_path, noise_log = read_noisy_dir(noisy, clean_path)
     lib = load_templates(templates)
     if max_answers is None:
