@@ -4,6 +4,11 @@
 //! Python side imports `kgbench._core.iso`, `kgbench._core.convert`, ...
 //! Logic lives in `kgbench-core`; this crate only converts arguments and errors.
 
+/// Rust allocations of the module go through mimalloc (see Cargo.toml); Python's own
+/// allocator is untouched, and no allocation crosses the seam to be freed on the other side.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
