@@ -294,7 +294,9 @@ fn score_files<'py>(
     rel_tol: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyBytes>)> {
     check_tol(py, rel_tol)?;
-    let res = py.detach(|| score::score_files(&gold, &pred, out.as_deref(), rel_tol));
+    let res = crate::interrupt::detach_interruptible(py, move || {
+        score::score_files(&gold, &pred, out.as_deref(), rel_tol)
+    })?;
     let (statuses, s) = match res {
         Ok(r) => r,
         Err(e @ ScoreError::Io { .. }) => return Err(PyOSError::new_err(e.to_string())),
@@ -511,9 +513,9 @@ fn score_files_ex_set<'py>(
     rel_tol: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Vec<f64>)> {
     check_tol(py, rel_tol)?;
-    let res = py.detach(|| {
+    let res = crate::interrupt::detach_interruptible(py, move || {
         kgbench_core::evaluate::ex_set::score_files_ex_set(&gold, &pred, out.as_deref(), rel_tol)
-    });
+    })?;
     let (scores, ex, ex_set_mean) = match res {
         Ok(r) => (r.scores, r.ex, r.ex_set),
         Err(e @ ScoreError::Io { .. }) => return Err(PyOSError::new_err(e.to_string())),

@@ -702,7 +702,7 @@ impl Search<'_> {
                     continue; // taken, or an identical column already tried here
                 }
                 tried[self.same_as[j]] = stamp[d];
-                if !self.charge(2 * self.n) {
+                if !self.charge(2 * self.n) || crate::cancel::requested() {
                     return Verdict::Undecided;
                 }
                 match self.refine(d, i, j) {

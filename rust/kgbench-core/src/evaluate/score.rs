@@ -124,6 +124,9 @@ pub enum ScoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C); nothing was written.
+    #[error("interrupted")]
+    Interrupted,
     /// A malformed line.
     #[error("{path}:{line}: {message}")]
     Line {
@@ -416,6 +419,9 @@ fn parse_indexed(
             let mut recs = Vec::with_capacity(chunk.len());
             let mut r = Reader::new("");
             for &(no, s, e) in chunk {
+                if crate::cancel::requested() {
+                    return Err((no as usize, r.err::<()>("interrupted").unwrap_err()));
+                }
                 r.reset(&data[s as usize..e as usize]);
                 let mut rec = ResultRecord::default();
                 parse_record_into(&mut r, no as usize, &mut arena, &mut rec)
@@ -575,7 +581,8 @@ pub fn score_files_chunked(
     // read, validate and index both files at once (one per core)
     let (g, p) = rayon::join(|| load(gold_path), || load(pred_path));
     let (gd, pd) = (g?, p?);
-    timer.phase("map + line index");
+    interrupted()?;
+    timer.phase("read + line index");
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
@@ -590,6 +597,7 @@ pub fn score_files_chunked(
             timer.phase("parse + compare (by qid)");
         }
     }
+    interrupted()?;
     let extra = match (&paired, &pairing) {
         (Some(chunks), Pairing::ByQid { text, .. }) => unmatched_predictions(&pd, text, chunks),
         _ => Some(0),
@@ -633,6 +641,7 @@ pub fn score_files_chunked(
             .collect();
         let summary = summarize(&statuses, n, n_pred, n_extra_pred);
         timer.phase("summary");
+        interrupted()?;
         if let Some(out_path) = out {
             let io = |source| ScoreError::Io {
                 path: out_path.to_path_buf(),
@@ -654,8 +663,10 @@ pub fn score_files_chunked(
         || parse_lines(&gd, gold_path),
         || parse_lines(&pd, pred_path),
     );
+    interrupted()?;
     let (gold, pred) = (gold?, pred?);
     let (statuses, summary) = score_records(&gold, &pred, rel_tol);
+    interrupted()?;
     if let Some(out_path) = out {
         write_scores(
             out_path,
@@ -668,6 +679,13 @@ pub fn score_files_chunked(
         })?;
     }
     Ok((statuses, summary))
+}
+
+/// `Err(Interrupted)` once a stop was requested ([`crate::cancel`]): checked between the
+/// phases of [`score_files`] and before anything is written, so an interrupted run writes
+/// no scores file.
+fn interrupted() -> Result<(), ScoreError> {
+    crate::cancel::check().map_err(|_| ScoreError::Interrupted)
 }
 
 /// Wall and process CPU time per phase on stderr, when `KGBENCH_SCORE_TIMING` is set
@@ -905,7 +923,8 @@ fn score_paired(
             matched: Vec::new(),
         };
         for (j, &(gno, gs, ge)) in gc.iter().enumerate() {
-            if abandoned.load(std::sync::atomic::Ordering::Relaxed) {
+            if abandoned.load(std::sync::atomic::Ordering::Relaxed) || crate::cancel::requested()
+            {
                 return None;
             }
             let gline = &gtext[gs as usize - gbase..ge as usize - gbase];
