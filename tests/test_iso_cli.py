@@ -134,7 +134,12 @@ def test_table_width_is_capped_for_large_trees(tmp_path: Path) -> None:
         "answer_node": "A",
         "answer_subgraph": [[s, "r", "A"] for s in seeds],
     }
-    small = {"id": 2, "seed_entities": ["S"], "answer_node": "A", "answer_subgraph": [["S", "r", "A"]]}
+    small = {
+        "id": 2,
+        "seed_entities": ["S"],
+        "answer_node": "A",
+        "answer_subgraph": [["S", "r", "A"]],
+    }
     path, out = tmp_path / "big.jsonl", tmp_path / "out.jsonl"
     path.write_text(json.dumps(big) + "\n" + json.dumps(small) + "\n", encoding="utf-8")
     proc = run_cli(str(path), "--out", str(out))

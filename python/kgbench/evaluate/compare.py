@@ -101,7 +101,7 @@ def execution_accuracy(
     Raises ``kgbench.errors.InputError`` for rows of unequal width, records with different
     keys, a negative ``rel_tol``, or tables whose column-bijection search stops at its
     bound without a verdict (metrics.md §1); ``ValueError`` for a list or dict nested
-    deeper than 512 levels and ``TypeError`` for a value outside the model (each message
+    deeper than 256 levels and ``TypeError`` for a value outside the model (each message
     names row and column).
     """
     return _core.execution_accuracy(gold_rows, pred_rows, bool(order_matters), rel_tol)
@@ -171,7 +171,8 @@ def score_files(
     scores 1 without comparison, as in CypherBench. Unknown fields are ignored. ``out``:
     optional JSONL written in gold order, ``{"qid", "ex", "status"}`` with status one of
     ``match``, ``mismatch``, ``identical_query``, ``missing``, ``pred_error``,
-    ``gold_error``, ``undecided``. ``rel_tol``: optional relative tolerance on numbers (module docstring).
+    ``gold_error``, ``undecided``. ``rel_tol``: optional relative tolerance on numbers
+    (module docstring).
 
     Gold lines are parsed and compared with their predictions chunk by chunk, in parallel
     and cache-friendly: predictions in the same order are paired by line, others by qid

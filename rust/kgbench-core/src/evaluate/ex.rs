@@ -563,7 +563,11 @@ fn exhaustive_bounded(
     {
         let pid = &s.pid;
         let mut order: Vec<usize> = (0..k).collect();
-        let cmp_cols = |a: usize, b: usize| (0..n).map(|r| pid[r * k + a]).cmp((0..n).map(|r| pid[r * k + b]));
+        let cmp_cols = |a: usize, b: usize| {
+            (0..n)
+                .map(|r| pid[r * k + a])
+                .cmp((0..n).map(|r| pid[r * k + b]))
+        };
         order.sort_unstable_by(|&a, &b| cmp_cols(a, b).then(a.cmp(&b)));
         let mut rep = usize::MAX;
         for (x, &j) in order.iter().enumerate() {
@@ -805,12 +809,14 @@ impl Search<'_> {
             partner[self.classes[at + n + r] as usize] = r as u32;
         }
         let gold_cols: Vec<usize> = self.col_order[depth..].to_vec();
-        let pred_cols: Vec<usize> = (0..k)
-            .filter(|&j| !self.used[j] && j != last)
-            .collect();
+        let pred_cols: Vec<usize> = (0..k).filter(|&j| !self.used[j] && j != last).collect();
         let m = gold_cols.len();
         if pred_cols.len() != m || !self.charge(2 * m * n) {
-            return if pred_cols.len() != m { Some(false) } else { None };
+            return if pred_cols.len() != m {
+                Some(false)
+            } else {
+                None
+            };
         }
         let mut gv = Vec::with_capacity(m * n);
         for &i in &gold_cols {
@@ -1119,8 +1125,14 @@ mod tests {
             .map(|&r: &usize| perm.iter().map(|&c| gold[r][c]).collect())
             .collect();
         let (g, p) = (table_of(&gold), table_of(&pred));
-        assert_eq!(compare_tables(g.as_ref(), p.as_ref(), false), Verdict::Equal);
-        assert_eq!(compare_tables(g.as_ref(), p.as_ref(), true), Verdict::Different);
+        assert_eq!(
+            compare_tables(g.as_ref(), p.as_ref(), false),
+            Verdict::Equal
+        );
+        assert_eq!(
+            compare_tables(g.as_ref(), p.as_ref(), true),
+            Verdict::Different
+        );
         // same column multisets, one cell pair exchanged between the rows of a column
         let mut bad = pred.clone();
         let c = (0..k as usize).find(|&c| bad[0][c] != bad[1][c]).unwrap();
@@ -1131,19 +1143,35 @@ mod tests {
         bad[0][c2] = bad[1][c2];
         bad[1][c2] = t;
         let b = table_of(&bad);
-        assert_eq!(compare_tables(g.as_ref(), b.as_ref(), false), Verdict::Different);
+        assert_eq!(
+            compare_tables(g.as_ref(), b.as_ref(), false),
+            Verdict::Different
+        );
         // all columns alike: interchangeable, decided at once
         let same = vec![vec![1u64; k as usize], vec![2u64; k as usize]];
         let t = table_of(&same);
-        assert_eq!(compare_tables(t.as_ref(), t.as_ref(), false), Verdict::Equal);
+        assert_eq!(
+            compare_tables(t.as_ref(), t.as_ref(), false),
+            Verdict::Equal
+        );
     }
 
     /// A search that runs out of steps says so instead of guessing.
     #[test]
     fn budget_gives_undecided() {
         // duplicate rows keep the rows from pairing up: the search must branch
-        let gold = vec![vec![0, 0, 1, 1], vec![0, 1, 0, 1], vec![0, 0, 1, 1], vec![0, 1, 0, 1]];
-        let pred = vec![vec![1, 0, 1, 0], vec![1, 1, 0, 0], vec![1, 0, 1, 0], vec![1, 1, 0, 0]];
+        let gold = vec![
+            vec![0, 0, 1, 1],
+            vec![0, 1, 0, 1],
+            vec![0, 0, 1, 1],
+            vec![0, 1, 0, 1],
+        ];
+        let pred = vec![
+            vec![1, 0, 1, 0],
+            vec![1, 1, 0, 0],
+            vec![1, 0, 1, 0],
+            vec![1, 1, 0, 0],
+        ];
         let (g, p) = (table_of(&gold), table_of(&pred));
         let mut s = ExScratch::default();
         assert_eq!(

@@ -752,7 +752,7 @@ fn load(path: &Path) -> Result<Loaded, ScoreError> {
     };
     let mut file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
-    let expected = meta.is_file().then(|| meta.len());
+    let expected = meta.is_file().then_some(meta.len());
     let mut data = Vec::with_capacity(expected.unwrap_or(0) as usize);
     file.read_to_end(&mut data).map_err(io)?;
     if let Some(n) = expected {
@@ -923,8 +923,7 @@ fn score_paired(
             matched: Vec::new(),
         };
         for (j, &(gno, gs, ge)) in gc.iter().enumerate() {
-            if abandoned.load(std::sync::atomic::Ordering::Relaxed) || crate::cancel::requested()
-            {
+            if abandoned.load(std::sync::atomic::Ordering::Relaxed) || crate::cancel::requested() {
                 return None;
             }
             let gline = &gtext[gs as usize - gbase..ge as usize - gbase];

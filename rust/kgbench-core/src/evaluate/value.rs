@@ -28,9 +28,11 @@
 
 /// The deepest nesting of lists and maps a value may have (a list of scalars has depth 1).
 /// Readers refuse deeper values with an error instead of exhausting the stack (they
-/// recurse per level). Python's `json` module, which CypherBench reads results with, stops
-/// near 1,000 levels (its recursion limit); Neo4j results are never nested this deep.
-pub const MAX_DEPTH: usize = 512;
+/// recurse per level): 256 levels fit in the 2 MiB stack of a rayon worker thread even in a
+/// debug build (about 4 KiB per level there). Python's `json` module, which CypherBench
+/// reads results with, stops near 1,000 levels (its recursion limit), `serde_json` at 128;
+/// Neo4j results are never nested this deep.
+pub const MAX_DEPTH: usize = 256;
 
 /// Tags opening each canonical key; also the first sort criterion of list elements.
 pub(crate) mod tag {
