@@ -121,3 +121,34 @@ def test_gzip_input_same_table_and_out(tmp_path: Path) -> None:
     assert plain.returncode == packed.returncode == 0, packed.stderr
     assert packed.stdout.replace(str(gz_out), "OUT") == plain.stdout.replace(str(plain_out), "OUT")
     assert gz_out.read_text(encoding="utf-8") == plain_out.read_text(encoding="utf-8")
+
+
+def test_table_width_is_capped_for_large_trees(tmp_path: Path) -> None:
+    """A star of 2,000 seeds has an identifier of 6,000 characters: the table's label column
+    is cut to 60 characters with an ellipsis instead of padding every line to it (issue 18,
+    defect 13); ``--out`` keeps the full identifier."""
+    seeds = [f"S{i}" for i in range(2000)]
+    big = {
+        "id": 1,
+        "seed_entities": seeds,
+        "answer_node": "A",
+        "answer_subgraph": [[s, "r", "A"] for s in seeds],
+    }
+    small = {
+        "id": 2,
+        "seed_entities": ["S"],
+        "answer_node": "A",
+        "answer_subgraph": [["S", "r", "A"]],
+    }
+    path, out = tmp_path / "big.jsonl", tmp_path / "out.jsonl"
+    path.write_text(json.dumps(big) + "\n" + json.dumps(small) + "\n", encoding="utf-8")
+    proc = run_cli(str(path), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) < 150
+    full = "(1)" * 2000
+    cut = next(line for line in lines if line.startswith("(1)(1)"))
+    assert cut.split()[0] == full[:59] + "…"
+    assert any(line.split()[0] == "(1)" for line in lines[1:])
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert written[0]["graph_isomorphism"] == full

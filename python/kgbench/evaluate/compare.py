@@ -99,7 +99,9 @@ def execution_accuracy(
     optional relative tolerance on numbers (module docstring); ``None`` compares exactly.
 
     Raises ``kgbench.errors.InputError`` for rows of unequal width, records with different
-    keys or a negative ``rel_tol``, ``TypeError`` for a value outside the model (message
+    keys, a negative ``rel_tol``, or tables whose column-bijection search stops at its
+    bound without a verdict (metrics.md §1); ``ValueError`` for a list or dict nested
+    deeper than 256 levels and ``TypeError`` for a value outside the model (each message
     names row and column).
     """
     return _core.execution_accuracy(gold_rows, pred_rows, bool(order_matters), rel_tol)
@@ -117,7 +119,9 @@ def execution_accuracy_batch(
     ``gold_tables[i]`` / ``pred_tables[i]`` are row sequences as for
     :func:`execution_accuracy`; ``order_matters`` is one bool for all pairs or one per pair;
     ``rel_tol`` as for :func:`execution_accuracy`.
-    Returns a ``float64`` array of shape ``(len(gold_tables),)`` with values 0.0 or 1.0.
+    Returns a ``float64`` array of shape ``(len(gold_tables),)`` with values 0.0 or 1.0, or
+    NaN for a pair the column-bijection search could not decide within its bound
+    (metrics.md §1; :func:`execution_accuracy` raises ``InputError`` for it instead).
 
     Raises ``kgbench.errors.InputError`` when the sequences differ in length or a table is
     ragged (message names the table index), ``TypeError`` for unsupported values.
@@ -137,7 +141,8 @@ class ScoreResult:
     ``ex``: ``float64`` array, one EX per gold line in gold-file order. ``summary``: counts
     ``n_gold``, ``n_pred``, ``n_match``, ``n_mismatch``, ``n_identical_query``,
     ``n_missing`` (no prediction; scored 0), ``n_pred_error`` (prediction carries an
-    ``error``; 0), ``n_gold_error`` (gold carries an ``error``; 0), ``n_extra_pred``
+    ``error``; 0), ``n_gold_error`` (gold carries an ``error``; 0), ``n_undecided`` (the
+    column-bijection search stopped at its bound, metrics.md §1; 0), ``n_extra_pred``
     (predictions whose qid is not in the gold file; not scored) and ``ex`` (mean EX).
     """
 
@@ -166,7 +171,8 @@ def score_files(
     scores 1 without comparison, as in CypherBench. Unknown fields are ignored. ``out``:
     optional JSONL written in gold order, ``{"qid", "ex", "status"}`` with status one of
     ``match``, ``mismatch``, ``identical_query``, ``missing``, ``pred_error``,
-    ``gold_error``. ``rel_tol``: optional relative tolerance on numbers (module docstring).
+    ``gold_error``, ``undecided``. ``rel_tol``: optional relative tolerance on numbers
+    (module docstring).
 
     Gold lines are parsed and compared with their predictions chunk by chunk, in parallel
     and cache-friendly: predictions in the same order are paired by line, others by qid

@@ -72,6 +72,10 @@ ALL_METRICS = (*METRICS, "ex_set")
 #: Error class of a result the EX comparison cannot handle (e.g. a returned node).
 UNSUPPORTED_VALUE = "unsupported-value"
 
+#: The error class of an EX comparison whose column-bijection search stopped at its bound
+#: (metrics.md §1): scored 0, reported as such.
+UNDECIDED = "undecided"
+
 #: The executor's error class of a query the server did not answer (kgbench.neo4j.executor).
 CONNECTION = "connection"
 
@@ -512,9 +516,12 @@ def _score_graph(
                 try:
                     scores[name] = compare(gres, pred_res, gold)
                 except (TypeError, ValueError) as exc:
-                    # A value outside the result model (e.g. a node): 0, as the reference.
+                    # A value outside the result model (e.g. a node, or nested too deep): 0,
+                    # as the reference; or a comparison the EX search could not decide
+                    text = " ".join(str(exc).split())
+                    kind = UNDECIDED if text.startswith("EX undecided") else UNSUPPORTED_VALUE
                     scores[name] = 0.0
-                    errors[name] = Failure(UNSUPPORTED_VALUE, " ".join(str(exc).split())).as_dict()
+                    errors[name] = Failure(kind, text).as_dict()
 
         if want_psjs:
             if identical:

@@ -108,6 +108,14 @@ def run(args: argparse.Namespace) -> int:
             f"  missing         {s['n_missing']}  (scored 0)",
             f"  pred error      {s['n_pred_error']}  (scored 0)",
             f"  gold error      {s['n_gold_error']}  (scored 0)",
+            *(
+                [
+                    f"  undecided       {s['n_undecided']}  (scored 0: the column-bijection "
+                    "search stopped at its bound; metrics.md §1)"
+                ]
+                if s.get("n_undecided")
+                else []
+            ),
             f"extra predictions {s['n_extra_pred']}  (qid not in gold; not scored)",
         ]
     seconds = time.perf_counter() - t0

@@ -23,6 +23,9 @@ from kgbench.iso import (
 #: GTSQA field names (seed Appendix A.3).
 FIELDS = ("answer_subgraph", "answer_node", "seed_entities")
 OUTPUT_FIELD = "graph_isomorphism"
+#: Widest label column of the frequency table: longer identifiers (large trees) are cut with
+#: an ellipsis instead of padding every line to their length.
+MAX_LABEL = 60
 
 
 def register(subparsers: Any) -> None:
@@ -111,6 +114,9 @@ def _write_atomically(path: Path, records: list[dict[str, Any]]) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise InputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    except BaseException:  # Ctrl-C: no partial file left behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,7 +161,7 @@ def print_table(out: TextIO, counts: Counter[str], invalid: Counter[str], total:
     rows.sort(key=lambda r: (-r[4], r[2], r[1] or 0, r[0]))
     bad = sorted(invalid.items(), key=lambda kv: (-kv[1], kv[0]))
     labels = [r[0] for r in rows] + [f"invalid: {reason}" for reason, _ in bad]
-    width = max([len("isomorphism type"), *(len(label) for label in labels)])
+    width = min(MAX_LABEL, max([len("isomorphism type"), *(len(label) for label in labels)]))
     print(
         f"{'isomorphism type':<{width}}  {'GrailQA++':<9}  {'hops':>4}  {'edges':>5}  "
         f"{'seeds':>5}  {'count':>8}  {'%':>6}",
@@ -164,14 +170,14 @@ def print_table(out: TextIO, counts: Counter[str], invalid: Counter[str], total:
     for identifier, hops, n_edges, n_seeds, count in rows:
         name = grailqa_name(identifier) or "-"
         print(
-            f"{identifier:<{width}}  {name:<9}  {hops:>4}  {n_edges:>5}  {n_seeds:>5}  "
+            f"{_cut(identifier):<{width}}  {name:<9}  {hops:>4}  {n_edges:>5}  {n_seeds:>5}  "
             f"{count:>8}  {_pct(count, total):>6}",
             file=out,
         )
     for reason, count in bad:
         label = f"invalid: {reason}"
         print(
-            f"{label:<{width}}  {'-':<9}  {'-':>4}  {'-':>5}  {'-':>5}  "
+            f"{_cut(label):<{width}}  {'-':<9}  {'-':>4}  {'-':>5}  {'-':>5}  "
             f"{count:>8}  {_pct(count, total):>6}",
             file=out,
         )
@@ -194,6 +200,12 @@ def print_agreement(out: TextIO, given: tuple[int, int, int]) -> None:
             f"in another order, {different} different",
             file=out,
         )
+
+
+def _cut(label: str) -> str:
+    """``label`` cut to :data:`MAX_LABEL` characters, the last one an ellipsis when cut (the
+    full identifiers are in ``--out``)."""
+    return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
 
 
 def _pct(count: int, total: int) -> str:

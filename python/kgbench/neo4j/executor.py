@@ -15,7 +15,13 @@ Error classes (``QueryResult.error_class``):
   mismatch ...``, ``Invalid value for MonthOfYear ...``); they are told apart by the message.
   Also ``Statement.SemanticError`` / ``TypeError`` / ``ArgumentError`` / ``ArithmeticError`` /
   ``EntityNotFound`` / ``ParameterMissing`` / ``PropertyNotFound``;
-- ``timeout`` — the transaction exceeded ``timeout_s`` (``Transaction.TransactionTimedOut*``);
+- ``timeout`` — the transaction exceeded ``timeout_s`` (``Transaction.TransactionTimedOut*``),
+  or the server did not answer within the client-side limit :func:`client_deadline_s`
+  (``timeout_s`` plus a margin): Neo4j does not apply its transaction timeout while it parses
+  and plans, and a query that overflows its parser's stack (a 50,000-term ``RETURN 1+1+…``,
+  a 5,000-deep list literal) kept it busy for minutes before the connection failed. The
+  client then stops waiting, reports ``timeout`` and leaves the query's connection to end on
+  its own (its late answer is dropped);
 - ``write`` — a write query, refused before sending or by the server (``AccessMode``); the
   parser gate counts ``CALL`` of any procedure outside its read-only list as a write, so an
   unknown procedure is refused as ``write`` too;
@@ -59,6 +65,18 @@ CONNECTION = "connection"
 
 #: Nodes and relationships whose content :func:`database_fingerprint` hashes (each).
 FINGERPRINT_SAMPLE = 1000
+
+#: Seconds the client waits beyond a query's transaction timeout (plus 10 % of it) before it
+#: gives up on the query (:func:`client_deadline_s`).
+CLIENT_GRACE_S = 5.0
+
+
+def client_deadline_s(timeout_s: float | None) -> float | None:
+    """How long (seconds) :class:`QueryExecutor` waits for a query whose transaction timeout
+    is ``timeout_s`` before it classes it ``timeout`` itself: ``1.1 * timeout_s +``
+    :data:`CLIENT_GRACE_S` (the server's own timeout, with its message, comes first when the
+    server applies it); ``None`` (wait as long as it takes) when ``timeout_s`` is None."""
+    return None if timeout_s is None else 1.1 * timeout_s + CLIENT_GRACE_S
 
 
 class ConnectionLostError(KgbenchError):
@@ -560,6 +578,50 @@ class QueryExecutor:
                 error="refused before sending: the query contains write clause(s) "
                 + ", ".join(writes),
             )
+        deadline = client_deadline_s(self.timeout_s)
+        if deadline is None:
+            return self._send(query)
+        # the query runs on its own thread, so that the caller can stop waiting at the
+        # deadline even when the server does not answer (the driver has no read timeout)
+        box: list[QueryResult] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box.append(self._send(query))
+            finally:
+                done.set()
+
+        t0 = time.perf_counter()
+        threading.Thread(target=work, name="kgbench-query", daemon=True).start()
+        if done.wait(deadline) and box:
+            return box[0]
+        if not done.is_set():
+            assert self.timeout_s is not None
+            return QueryResult(
+                query=query,
+                columns=[],
+                rows=[],
+                error_class="timeout",
+                error=(
+                    f"no answer from the server within {deadline:.1f} s (the {self.timeout_s:g} s "
+                    "transaction timeout and a margin): the client stopped waiting. Neo4j does "
+                    "not apply its timeout while it parses and plans a query (e.g. one so long "
+                    "or deeply nested that its parser overflows its stack)"
+                ),
+                elapsed_s=time.perf_counter() - t0,
+            )
+        return QueryResult(  # the worker died without a result (not expected)
+            query=query,
+            columns=[],
+            rows=[],
+            error_class="client",
+            error="the query's worker thread ended without a result",
+            elapsed_s=time.perf_counter() - t0,
+        )
+
+    def _send(self, query: str) -> QueryResult:
+        """Send ``query`` and wait for its whole result (no client-side limit)."""
         import neo4j
 
         t0 = time.perf_counter()
@@ -569,18 +631,51 @@ class QueryExecutor:
                 columns = list(result.keys())
                 rows = [[to_plain(v) for v in record.values()] for record in result]
         except Exception as exc:  # classified, reported in the result
-            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            message = str(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
+            elapsed = time.perf_counter() - t0
+            error_class = classify(exc)
+            if error_class == CONNECTION and self._server_answers():
+                # the server is up: it dropped this query's connection (the driver stops
+                # reading after the server's receive timeout hint, e.g. while the server's
+                # parser overflows its stack), so the query failed, not the connection
+                over = self.timeout_s is not None and elapsed >= self.timeout_s
+                error_class = "timeout" if over else "database"
+                message = (
+                    f"the connection of this query failed after {elapsed:.1f} s while the "
+                    f"server stayed up ({message})"
+                )
             return QueryResult(
                 query=query,
                 columns=[],
                 rows=[],
-                error_class=classify(exc),
-                error=str(message),
-                elapsed_s=time.perf_counter() - t0,
+                error_class=error_class,
+                error=message,
+                elapsed_s=elapsed,
             )
         return QueryResult(
             query=query, columns=columns, rows=rows, elapsed_s=time.perf_counter() - t0
         )
+
+    def _server_answers(self, within_s: float = 10.0) -> bool:
+        """True when ``RETURN 1`` runs on a fresh connection within ``within_s`` seconds: the
+        server and the database are up (after a query's connection failed)."""
+        import neo4j
+
+        ok: list[bool] = []
+        done = threading.Event()
+
+        def probe() -> None:
+            try:
+                with read_session(self.driver, self.database) as session:
+                    result = session.run(neo4j.Query("RETURN 1 AS ok", timeout=within_s))
+                    ok.append([r[0] for r in result] == [1])
+            except Exception:
+                ok.append(False)
+            finally:
+                done.set()
+
+        threading.Thread(target=probe, name="kgbench-probe", daemon=True).start()
+        return done.wait(within_s) and ok == [True]
 
     def run_many(
         self, queries: Sequence[str] | Iterable[str], progress: bool = False

@@ -14,6 +14,7 @@
 //! - [`sample`]: an in-memory graph snapshot and the ranked instantiation of small graph
 //!   patterns, shared by the benchmark generators (CypherBench §4.2).
 
+pub mod cancel;
 pub mod convert;
 pub mod cypher;
 pub mod evaluate;

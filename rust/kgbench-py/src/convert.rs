@@ -64,10 +64,12 @@ fn convert(
         prop_prefix,
         tables,
     };
-    let result = py.detach(move || {
+    // Ctrl-C raises KeyboardInterrupt at once (the output is written by the caller, from
+    // the result, so an interrupted run writes nothing)
+    let result = crate::interrupt::detach_interruptible(py, move || {
         let pool = thread_pool(threads)?;
         pool.install(|| core::convert(&schema_json, &inputs, &opts))
-    });
+    })?;
     match result {
         Ok(out) => {
             let graph = PyBytes::new(py, out.graph_json.as_bytes()).unbind();

@@ -20,7 +20,26 @@ use pyo3::types::{
 };
 
 /// Append the canonical key of a Python result value to `out`.
+///
+/// Errors: `TypeError` for a value outside the value model; `ValueError` for lists and
+/// maps nested deeper than `value::MAX_DEPTH` levels (refused instead of exhausting the
+/// stack).
 fn write_key(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
+    write_key_at(obj, out, 0)
+}
+
+/// [`write_key`] of a value inside `depth` open lists and maps.
+fn write_key_at(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResult<()> {
+    let nested = || -> PyResult<usize> {
+        if depth >= value::MAX_DEPTH {
+            Err(PyValueError::new_err(format!(
+                "value nested deeper than {} levels",
+                value::MAX_DEPTH
+            )))
+        } else {
+            Ok(depth + 1)
+        }
+    };
     if obj.is_none() {
         value::push_null(out);
     } else if let Ok(b) = obj.cast::<PyBool>() {
@@ -35,6 +54,7 @@ fn write_key(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
     } else if let Ok(s) = obj.cast::<PyString>() {
         value::push_str(out, &s.to_cow()?);
     } else if let Ok(d) = obj.cast::<PyDict>() {
+        let depth = nested()?;
         let mut map = MapKeys::default();
         for (k, v) in d.iter() {
             let key = k.cast::<PyString>().map_err(|_| {
@@ -46,7 +66,7 @@ fn write_key(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
                         .unwrap_or_default()
                 ))
             })?;
-            write_key(&v, map.entry_buf(&key.to_cow()?))?;
+            write_key_at(&v, map.entry_buf(&key.to_cow()?), depth)?;
             map.end_entry();
         }
         map.finish(out);
@@ -55,9 +75,10 @@ fn write_key(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
         || obj.cast::<PySet>().is_ok()
         || obj.cast::<PyFrozenSet>().is_ok()
     {
+        let depth = nested()?;
         let mut list = ListKeys::default();
         for item in obj.try_iter()? {
-            write_key(&item?, list.item_buf())?;
+            write_key_at(&item?, list.item_buf(), depth)?;
             list.end_item();
         }
         list.finish_list(out);
@@ -156,12 +177,28 @@ fn execution_accuracy(
     check_tol(py, rel_tol)?;
     let g = table_from_py(gold_rows, "gold_rows")?;
     let p = table_from_py(pred_rows, "pred_rows")?;
-    let run = || ex::execution_accuracy_tol(g.as_ref(), p.as_ref(), order_matters, rel_tol);
-    if g.nrows() * g.ncols() > 10_000 {
-        Ok(py.detach(run))
+    let run = || ex::verdict_tol(g.as_ref(), p.as_ref(), order_matters, rel_tol);
+    let verdict = if g.nrows() * g.ncols() > 10_000 {
+        py.detach(run)
     } else {
-        Ok(run())
+        run()
+    };
+    match verdict {
+        ex::Verdict::Equal => Ok(1.0),
+        ex::Verdict::Different => Ok(0.0),
+        ex::Verdict::Undecided => Err(input_error(py, undecided_message(&g))),
     }
+}
+
+/// The error of a comparison the column-bijection search could not decide.
+fn undecided_message(g: &Table) -> String {
+    format!(
+        "EX undecided: the column-bijection search stopped after its bound of {} steps \
+         ({} rows x {} columns; see kgbench docs metrics.md §1)",
+        ex::search_budget(g.nrows(), g.ncols()),
+        g.nrows(),
+        g.ncols()
+    )
 }
 
 fn check_tol(py: Python<'_>, rel_tol: Option<f64>) -> PyResult<()> {
@@ -227,7 +264,13 @@ fn execution_accuracy_batch<'py>(
             .zip(pred.par_iter())
             .zip(orders.par_iter())
             .with_min_len(256)
-            .map(|((g, p), &o)| ex::execution_accuracy_tol(g.as_ref(), p.as_ref(), o, rel_tol))
+            .map(
+                |((g, p), &o)| match ex::verdict_tol(g.as_ref(), p.as_ref(), o, rel_tol) {
+                    ex::Verdict::Equal => 1.0,
+                    ex::Verdict::Different => 0.0,
+                    ex::Verdict::Undecided => f64::NAN,
+                },
+            )
             .collect()
     });
     let bytes: Vec<u8> = scores.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -251,7 +294,9 @@ fn score_files<'py>(
     rel_tol: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyBytes>)> {
     check_tol(py, rel_tol)?;
-    let res = py.detach(|| score::score_files(&gold, &pred, out.as_deref(), rel_tol));
+    let res = crate::interrupt::detach_interruptible(py, move || {
+        score::score_files(&gold, &pred, out.as_deref(), rel_tol)
+    })?;
     let (statuses, s) = match res {
         Ok(r) => r,
         Err(e @ ScoreError::Io { .. }) => return Err(PyOSError::new_err(e.to_string())),
@@ -266,6 +311,7 @@ fn score_files<'py>(
     d.set_item("n_missing", s.n_missing)?;
     d.set_item("n_pred_error", s.n_pred_error)?;
     d.set_item("n_gold_error", s.n_gold_error)?;
+    d.set_item("n_undecided", s.n_undecided)?;
     d.set_item("n_extra_pred", s.n_extra_pred)?;
     d.set_item("ex", s.ex)?;
     let bytes: Vec<u8> = statuses
@@ -467,9 +513,9 @@ fn score_files_ex_set<'py>(
     rel_tol: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Vec<f64>)> {
     check_tol(py, rel_tol)?;
-    let res = py.detach(|| {
+    let res = crate::interrupt::detach_interruptible(py, move || {
         kgbench_core::evaluate::ex_set::score_files_ex_set(&gold, &pred, out.as_deref(), rel_tol)
-    });
+    })?;
     let (scores, ex, ex_set_mean) = match res {
         Ok(r) => (r.scores, r.ex, r.ex_set),
         Err(e @ ScoreError::Io { .. }) => return Err(PyOSError::new_err(e.to_string())),

@@ -1328,8 +1328,7 @@ fn classify_gtsqa_jsonl<'py>(
     py: Python<'py>,
     path: std::path::PathBuf,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let r = py
-        .detach(|| core::classify_jsonl(&path))
+    let r = crate::interrupt::detach_interruptible(py, move || core::classify_jsonl(&path))?
         .map_err(|e| input_error(py, e.to_string()))?;
     let types: Vec<Bound<'py, PyAny>> = r
         .types

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 mod convert;
 mod cypher;
 mod evaluate;
+mod interrupt;
 mod iso;
 mod neo4j;
 mod noise;

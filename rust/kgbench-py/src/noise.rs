@@ -15,7 +15,7 @@
 //! Errors: `kgbench.errors.InputError` for a bad profile (the message names the field), an
 //! unreadable or malformed graph; `OSError` when an output file cannot be written.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use kgbench_core::noise::{self, NoiseError, Options, Profile};
 use pyo3::exceptions::PyOSError;
@@ -47,8 +47,8 @@ fn inject(
         seed,
         opaque_ids,
     };
-    let (graph, out) = (Path::new(graph_path), Path::new(out_dir));
-    py.detach(|| noise::inject(graph, out, &opts))
+    let (graph, out) = (PathBuf::from(graph_path), PathBuf::from(out_dir));
+    crate::interrupt::detach_interruptible(py, move || noise::inject(&graph, &out, &opts))?
         .map(|r| r.to_json())
         .map_err(|e| to_py(py, e))
 }

@@ -27,10 +27,14 @@
 //! share, so they are exact too; a hash collision (hashes agree, bytes do not) hands the
 //! pair to the search below, so verdicts never depend on the hash.
 //!
-//! Worst case: the search visits at most `sum_{d<=k} k!/(k-d)!  <= e·k!` nodes for `k`
-//! columns, each costing `O(n log n)` for `n` rows — reached only by tables whose columns
-//! share one value multiset and whose partial projections keep agreeing (an adversarial,
-//! graph-isomorphism-like case). Typical tables need `O(k·n log n)`.
+//! Cost: typical tables need `O(k·n log n)` for `k` columns and `n` rows, in `O(n·k)`
+//! memory (columns are grouped by sorting their signatures, never compared pairwise). Once
+//! the assigned columns tell all rows apart, the remaining columns are matched in one
+//! multiset comparison, so wide tables of distinct rows stay near-linear. The search itself
+//! is exponential in the worst case (tables whose columns share one value multiset and whose
+//! partial projections keep agreeing: a graph-isomorphism-like case), so it is bounded: after
+//! [`search_budget`] steps it stops with [`Verdict::Undecided`], which EX counts as 0 and
+//! `kgbench score` reports as `undecided`.
 
 use std::cell::RefCell;
 use std::hash::Hasher;
@@ -60,25 +64,39 @@ pub fn execution_accuracy(gold: &Table, pred: &Table, order_matters: bool) -> f6
 }
 
 /// EX with an optional relative tolerance on numbers (`None`: exact, the default; see
-/// [`super::tolerance`]).
+/// [`super::tolerance`]). An undecided comparison ([`Verdict::Undecided`]) gives 0.0; use
+/// [`verdict_tol`] to tell it apart.
 pub fn execution_accuracy_tol(
     gold: TableRef<'_>,
     pred: TableRef<'_>,
     order_matters: bool,
     rel_tol: Option<f64>,
 ) -> f64 {
-    let equal = match rel_tol {
-        None => tables_equivalent(gold, pred, order_matters),
-        // exact equality implies closeness: try the fast exact path first
-        Some(tol) => {
-            tables_equivalent(gold, pred, order_matters)
-                || super::tolerance::tables_close(gold, pred, order_matters, tol)
-        }
-    };
-    if equal {
+    if verdict_tol(gold, pred, order_matters, rel_tol) == Verdict::Equal {
         1.0
     } else {
         0.0
+    }
+}
+
+/// The [`Verdict`] of [`execution_accuracy_tol`].
+pub fn verdict_tol(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    order_matters: bool,
+    rel_tol: Option<f64>,
+) -> Verdict {
+    match (compare_tables(gold, pred, order_matters), rel_tol) {
+        (Verdict::Equal, _) => Verdict::Equal,
+        // exact equality implies closeness: the exact comparison came first
+        (v, Some(tol)) => {
+            if super::tolerance::tables_close(gold, pred, order_matters, tol) {
+                Verdict::Equal
+            } else {
+                v
+            }
+        }
+        (v, None) => v,
     }
 }
 
@@ -109,7 +127,9 @@ pub struct ExScratch {
     pid: Vec<u32>,
     gcol: Vec<u32>,
     pcol: Vec<u32>,
-    cand: Vec<bool>,
+    class_of: Vec<u32>,
+    members: Vec<u32>,
+    class_start: Vec<u32>,
     keys: Vec<(u64, u32)>,
     classes: Vec<u32>,
     used: Vec<bool>,
@@ -138,23 +158,42 @@ pub fn tables_equivalent_with(
     ordered: bool,
     s: &mut ExScratch,
 ) -> bool {
+    compare_tables_with(gold, pred, ordered, s) == Verdict::Equal
+}
+
+/// The [`Verdict`] of [`tables_equivalent`]: [`Verdict::Undecided`] when the
+/// column-bijection search used up its [`search_budget`].
+pub fn compare_tables(gold: TableRef<'_>, pred: TableRef<'_>, order_matters: bool) -> Verdict {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => compare_tables_with(gold, pred, order_matters, &mut s),
+        Err(_) => compare_tables_with(gold, pred, order_matters, &mut ExScratch::default()),
+    })
+}
+
+/// [`compare_tables`] with explicit scratch buffers.
+pub fn compare_tables_with(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    ordered: bool,
+    s: &mut ExScratch,
+) -> Verdict {
     if let Some(verdict) = shape_verdict(gold, pred) {
-        return verdict;
+        return Verdict::from(verdict);
     }
     let k = gold.ncols();
     if k == 0 || gold.identical(&pred) {
-        return true;
+        return Verdict::Equal;
     }
     // equal cell multisets need equal byte totals (O(1) from the arena offsets)
     if gold.key_bytes() != pred.key_bytes() {
-        return false;
+        return Verdict::Different;
     }
     if k <= FAST_MAX_COLS {
         if let Some(verdict) = fast_verdict(gold, pred, ordered, s) {
-            return verdict;
+            return Verdict::from(verdict);
         }
     }
-    exhaustive(gold, pred, ordered, s)
+    exhaustive_verdict(gold, pred, ordered, s)
 }
 
 /// Widest table the hashed fast path handles (it tries up to `k!` = 24 bijections).
@@ -335,12 +374,34 @@ pub fn exhaustive(
     ordered: bool,
     s: &mut ExScratch,
 ) -> bool {
+    exhaustive_verdict(gold, pred, ordered, s) == Verdict::Equal
+}
+
+/// [`exhaustive`] with [`Verdict::Undecided`] told apart from [`Verdict::Different`].
+pub fn exhaustive_verdict(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    ordered: bool,
+    s: &mut ExScratch,
+) -> Verdict {
+    let budget = search_budget(gold.nrows(), gold.ncols());
+    exhaustive_bounded(gold, pred, ordered, s, budget)
+}
+
+/// [`exhaustive_verdict`] with the search's step budget given.
+fn exhaustive_bounded(
+    gold: TableRef<'_>,
+    pred: TableRef<'_>,
+    ordered: bool,
+    s: &mut ExScratch,
+    budget: u64,
+) -> Verdict {
     if let Some(verdict) = shape_verdict(gold, pred) {
-        return verdict;
+        return Verdict::from(verdict);
     }
     let (n, k) = (gold.nrows(), gold.ncols());
     if k == 0 {
-        return true;
+        return Verdict::Equal;
     }
     let cells = n * k;
     let cell = |i: usize| -> &[u8] {
@@ -374,7 +435,7 @@ pub fn exhaustive(
         s.hashed.push((h, i as u32));
     }
     if gsum != psum || gbytes != pbytes {
-        return false;
+        return Verdict::Different;
     }
     s.hashed.sort_unstable();
     s.gid.clear();
@@ -391,7 +452,7 @@ pub fn exhaustive(
             end += 1;
         }
         if end - run == 1 {
-            return false; // a value present on one side only
+            return Verdict::Different; // a value present on one side only
         }
         let first = cell(s.hashed[run].1 as usize);
         let all_same = s.hashed[run + 1..end]
@@ -416,7 +477,7 @@ pub fn exhaustive(
                 e += 1;
             }
             if 2 * golds != e - sub {
-                return false; // the multisets of all cells differ
+                return Verdict::Different; // the multisets of all cells differ
             }
             id += 1;
             sub = e;
@@ -425,7 +486,7 @@ pub fn exhaustive(
     }
     if k == 1 {
         // one column: the cell multisets are the row bags
-        return !ordered || s.gid == s.pid;
+        return Verdict::from(!ordered || s.gid == s.pid);
     }
     // 3. column signatures (column-major; sorted unless ordered)
     s.gcol.clear();
@@ -440,47 +501,81 @@ pub fn exhaustive(
             s.pcol[c * n..].sort_unstable();
         }
     }
-    s.cand.clear();
-    for i in 0..k {
-        for j in 0..k {
-            let eq = s.gcol[i * n..(i + 1) * n] == s.pcol[j * n..(j + 1) * n];
-            s.cand.push(eq);
+    // signature classes: sort gold columns (0..k) and predicted columns (k..2k) by
+    // signature and number the runs of equal signatures; a gold column may only map to a
+    // predicted column of its class, and each class needs as many columns on both sides
+    // (O(k log k) comparisons of n ids: no k×k table, so wide rows stay linear in memory)
+    let sig = |c: usize| -> &[u32] {
+        if c < k {
+            &s.gcol[c * n..(c + 1) * n]
+        } else {
+            &s.pcol[(c - k) * n..(c - k + 1) * n]
         }
+    };
+    s.col_order.clear();
+    s.col_order.extend(0..2 * k);
+    s.col_order
+        .sort_unstable_by(|&a, &b| sig(a).cmp(sig(b)).then(a.cmp(&b)));
+    s.class_of.clear();
+    s.class_of.resize(2 * k, 0);
+    s.members.clear();
+    s.class_start.clear();
+    let mut a = 0;
+    while a < 2 * k {
+        let mut b = a + 1;
+        while b < 2 * k && sig(s.col_order[b]) == sig(s.col_order[a]) {
+            b += 1;
+        }
+        let golds = s.col_order[a..b].iter().filter(|&&c| c < k).count();
+        if 2 * golds != b - a {
+            return Verdict::Different; // a signature class of unequal sizes
+        }
+        let class = s.class_start.len() as u32;
+        s.class_start.push(s.members.len() as u32);
+        for &c in &s.col_order[a..b] {
+            s.class_of[c] = class;
+            if c >= k {
+                s.members.push((c - k) as u32);
+            }
+        }
+        a = b;
     }
-    // class sizes: candidates of i (pred side) == gold columns with the same candidates
-    for i in 0..k {
-        let row_i = &s.cand[i * k..(i + 1) * k];
-        let npred = row_i.iter().filter(|&&b| b).count();
-        if npred == 0 {
-            return false;
-        }
-        let ngold = (0..k)
-            .filter(|&i2| s.cand[i2 * k..(i2 + 1) * k] == *row_i)
-            .count();
-        if ngold != npred {
-            return false;
-        }
-    }
+    s.class_start.push(s.members.len() as u32);
     // 4. ordered: equal column sequences give equal rows
     if ordered {
-        return true;
+        return Verdict::Equal;
     }
-    // 5. search
+    // 5. search: gold columns with the fewest candidates first
     s.col_order.clear();
     s.col_order.extend(0..k);
     {
-        let cand = &s.cand;
-        s.col_order
-            .sort_by_key(|&i| (cand[i * k..(i + 1) * k].iter().filter(|&&b| b).count(), i));
+        let (class_of, start) = (&s.class_of, &s.class_start);
+        let size = |i: usize| {
+            let c = class_of[i] as usize;
+            start[c + 1] - start[c]
+        };
+        s.col_order.sort_unstable_by_key(|&i| (size(i), i));
     }
-    // pred columns identical as sequences are interchangeable
+    // predicted columns identical as sequences are interchangeable: `same_as[j]` is the
+    // first of j's group (found by sorting, not by comparing all pairs)
     s.same_as.clear();
-    for j in 0..k {
+    s.same_as.resize(k, 0);
+    {
         let pid = &s.pid;
-        let rep = (0..j)
-            .find(|&i| (0..n).all(|r| pid[r * k + i] == pid[r * k + j]))
-            .unwrap_or(j);
-        s.same_as.push(rep);
+        let mut order: Vec<usize> = (0..k).collect();
+        let cmp_cols = |a: usize, b: usize| {
+            (0..n)
+                .map(|r| pid[r * k + a])
+                .cmp((0..n).map(|r| pid[r * k + b]))
+        };
+        order.sort_unstable_by(|&a, &b| cmp_cols(a, b).then(a.cmp(&b)));
+        let mut rep = usize::MAX;
+        for (x, &j) in order.iter().enumerate() {
+            if x == 0 || cmp_cols(order[x - 1], j) != std::cmp::Ordering::Equal {
+                rep = j;
+            }
+            s.same_as[j] = rep;
+        }
     }
     s.used.clear();
     s.used.resize(k, false);
@@ -491,14 +586,57 @@ pub fn exhaustive(
         pid: &s.pid,
         n,
         k,
-        cand: &s.cand,
+        class_of: &s.class_of,
+        members: &s.members,
+        class_start: &s.class_start,
         same_as: &s.same_as,
         col_order: &s.col_order,
         used: &mut s.used,
         keys: &mut s.keys,
         classes: &mut s.classes,
+        budget,
     };
-    search.dfs(0)
+    search.run()
+}
+
+/// Steps the column-bijection search may take on a table of `n` rows and `k` columns before
+/// it gives up with [`Verdict::Undecided`]: [`SEARCH_BASE_STEPS`] plus
+/// [`SEARCH_STEPS_PER_CELL`] per cell of one table. A step is one candidate column tried or
+/// one row visited when the row classes are refined or a completion is checked, so the
+/// bound caps the run time (well under a second for the base, then linear in the table's
+/// size) whatever the table. Equal tables whose rows are pairwise distinct, and tables
+/// whose columns have distinct value multisets, never come near it; it is reached only by
+/// tables with many columns sharing one value multiset and duplicate or near-duplicate rows
+/// (a graph-isomorphism-like search).
+pub fn search_budget(n: usize, k: usize) -> u64 {
+    SEARCH_BASE_STEPS.saturating_add(SEARCH_STEPS_PER_CELL.saturating_mul((n * k) as u64))
+}
+
+/// See [`search_budget`].
+pub const SEARCH_BASE_STEPS: u64 = 1 << 24;
+/// See [`search_budget`].
+pub const SEARCH_STEPS_PER_CELL: u64 = 16;
+
+impl From<bool> for Verdict {
+    fn from(equal: bool) -> Self {
+        if equal {
+            Verdict::Equal
+        } else {
+            Verdict::Different
+        }
+    }
+}
+
+/// The outcome of comparing two tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Equal under SPEC.md §4 (EX 1).
+    Equal,
+    /// Not equal (EX 0).
+    Different,
+    /// The column-bijection search used up its [`search_budget`] without a verdict (counted
+    /// as not equal by the boolean functions, reported on its own by `kgbench score`).
+    Undecided,
 }
 
 struct Search<'s> {
@@ -506,46 +644,107 @@ struct Search<'s> {
     pid: &'s [u32],
     n: usize,
     k: usize,
-    cand: &'s [bool],
+    /// Signature class of each gold column (`0..k`) and predicted column (`k..2k`).
+    class_of: &'s [u32],
+    /// Predicted columns of each class: `members[class_start[c]..class_start[c + 1]]`.
+    members: &'s [u32],
+    class_start: &'s [u32],
     same_as: &'s [usize],
     col_order: &'s [usize],
     used: &'s mut [bool],
     keys: &'s mut Vec<(u64, u32)>,
     /// Row classes per depth: depth d holds gold rows at `2nd..2nd+n`, pred rows after.
     classes: &'s mut [u32],
+    /// Steps left (see [`search_budget`]).
+    budget: u64,
 }
 
 impl Search<'_> {
-    fn dfs(&mut self, depth: usize) -> bool {
-        if depth == self.k {
-            return true;
+    /// Charge `steps`; false when the budget is used up.
+    #[inline]
+    fn charge(&mut self, steps: usize) -> bool {
+        match self.budget.checked_sub(steps as u64) {
+            Some(b) => {
+                self.budget = b;
+                true
+            }
+            None => false,
         }
-        let (n, k) = (self.n, self.k);
-        let i = self.col_order[depth];
-        for j in 0..k {
-            if !self.cand[i * k + j] || self.used[j] {
-                continue;
-            }
-            let rep = self.same_as[j];
-            if (rep..j).any(|j2| self.same_as[j2] == rep && !self.used[j2]) {
-                continue; // an identical, earlier, unused column gives the same outcome
-            }
-            if !self.refine(depth, i, j) {
-                continue;
-            }
-            self.used[j] = true;
-            if self.dfs(depth + 1) {
-                return true;
-            }
-            self.used[j] = false;
-        }
-        let _ = n;
-        false
     }
 
-    /// Refine depth's row classes by gold column `i` / pred column `j` into depth + 1;
-    /// false if the projected row bags differ.
-    fn refine(&mut self, depth: usize, i: usize, j: usize) -> bool {
+    /// Depth-first search over the gold columns in `col_order`, iterative (a table may have
+    /// any number of columns): `cursor[d]` is the next candidate to try at depth `d`,
+    /// `chosen[d]` the predicted column assigned there, `stamp[d]` the node's number (an
+    /// interchangeable column already tried at the node is skipped).
+    fn run(&mut self) -> Verdict {
+        let k = self.k;
+        let mut cursor = vec![0usize; k + 1];
+        let mut chosen = vec![0usize; k + 1];
+        let mut stamp = vec![0u64; k + 1];
+        let mut tried = vec![0u64; k];
+        let mut nodes = 1u64;
+        stamp[0] = nodes;
+        let mut d = 0usize;
+        loop {
+            if d == k {
+                return Verdict::Equal;
+            }
+            let i = self.col_order[d];
+            let c = self.class_of[i] as usize;
+            let (lo, hi) = (
+                self.class_start[c] as usize,
+                self.class_start[c + 1] as usize,
+            );
+            let mut next = None;
+            while lo + cursor[d] < hi {
+                let j = self.members[lo + cursor[d]] as usize;
+                cursor[d] += 1;
+                if !self.charge(1) {
+                    return Verdict::Undecided;
+                }
+                if self.used[j] || tried[self.same_as[j]] == stamp[d] {
+                    continue; // taken, or an identical column already tried here
+                }
+                tried[self.same_as[j]] = stamp[d];
+                if !self.charge(2 * self.n) || crate::cancel::requested() {
+                    return Verdict::Undecided;
+                }
+                match self.refine(d, i, j) {
+                    Refined::Fails => continue,
+                    Refined::Paired if d + 1 < k => {
+                        // every row has its partner: the rest is one multiset comparison
+                        match self.complete(d + 1, j) {
+                            Some(true) => return Verdict::Equal,
+                            Some(false) => continue,
+                            None => return Verdict::Undecided,
+                        }
+                    }
+                    _ => {
+                        next = Some(j);
+                        break;
+                    }
+                }
+            }
+            match next {
+                Some(j) => {
+                    self.used[j] = true;
+                    chosen[d] = j;
+                    d += 1;
+                    cursor[d] = 0;
+                    nodes += 1;
+                    stamp[d] = nodes;
+                }
+                None if d == 0 => return Verdict::Different,
+                None => {
+                    d -= 1;
+                    self.used[chosen[d]] = false;
+                }
+            }
+        }
+    }
+
+    /// Refine depth's row classes by gold column `i` / pred column `j` into depth + 1.
+    fn refine(&mut self, depth: usize, i: usize, j: usize) -> Refined {
         let (n, k) = (self.n, self.k);
         let cur = 2 * n * depth;
         let next = cur + 2 * n;
@@ -556,7 +755,7 @@ impl Search<'_> {
                 self.classes[next + r] = self.gid[r * k + i];
                 self.classes[next + n + r] = self.pid[r * k + j];
             }
-            return true;
+            return Refined::Agrees;
         }
         self.keys.clear();
         for r in 0..n {
@@ -584,13 +783,74 @@ impl Search<'_> {
                 e += 1;
             }
             if 2 * ng != e - s {
-                return false;
+                return Refined::Fails;
             }
             class += 1;
             s = e;
         }
-        true
+        if class as usize == n {
+            Refined::Paired
+        } else {
+            Refined::Agrees
+        }
     }
+
+    /// With the row classes of `depth` pairing every gold row with one predicted row (and
+    /// `last` the predicted column just assigned), can the unassigned gold columns map to
+    /// the unused predicted columns? Iff their column vectors, read in paired row order,
+    /// are equal multisets (rows are distinct on the assigned columns, so any completion
+    /// must keep this pairing). `None` when the budget runs out.
+    fn complete(&mut self, depth: usize, last: usize) -> Option<bool> {
+        let (n, k) = (self.n, self.k);
+        let at = 2 * n * depth;
+        // the predicted row of each class (classes are 0..n, one gold and one pred row each)
+        let mut partner = vec![0u32; n];
+        for r in 0..n {
+            partner[self.classes[at + n + r] as usize] = r as u32;
+        }
+        let gold_cols: Vec<usize> = self.col_order[depth..].to_vec();
+        let pred_cols: Vec<usize> = (0..k).filter(|&j| !self.used[j] && j != last).collect();
+        let m = gold_cols.len();
+        if pred_cols.len() != m || !self.charge(2 * m * n) {
+            return if pred_cols.len() != m {
+                Some(false)
+            } else {
+                None
+            };
+        }
+        let mut gv = Vec::with_capacity(m * n);
+        for &i in &gold_cols {
+            gv.extend((0..n).map(|r| self.gid[r * k + i]));
+        }
+        let mut pv = Vec::with_capacity(m * n);
+        for &j in &pred_cols {
+            pv.extend((0..n).map(|r| {
+                let pr = partner[self.classes[at + r] as usize] as usize;
+                self.pid[pr * k + j]
+            }));
+        }
+        let sorted = |v: &[u32]| {
+            let mut idx: Vec<usize> = (0..m).collect();
+            idx.sort_unstable_by(|&a, &b| v[a * n..(a + 1) * n].cmp(&v[b * n..(b + 1) * n]));
+            idx
+        };
+        let (gs, ps) = (sorted(&gv), sorted(&pv));
+        Some(
+            gs.iter()
+                .zip(&ps)
+                .all(|(&a, &b)| gv[a * n..(a + 1) * n] == pv[b * n..(b + 1) * n]),
+        )
+    }
+}
+
+/// What refining the row classes by one more column pair gave.
+enum Refined {
+    /// The projected row bags differ: this pair cannot be part of a bijection.
+    Fails,
+    /// The bags agree.
+    Agrees,
+    /// The bags agree and every row class holds one gold and one predicted row.
+    Paired,
 }
 
 #[cfg(test)]
@@ -756,6 +1016,171 @@ mod tests {
         }
         // both outcomes are well represented
         assert!(equal > 5_000 && agree - equal > 5_000, "{equal} / {agree}");
+    }
+
+    /// Brute force: some permutation of the predicted columns makes the row bags (or
+    /// sequences) equal.
+    fn brute_force(gold: &[Vec<u64>], pred: &[Vec<u64>], ordered: bool) -> bool {
+        let k = gold[0].len();
+        let mut perm: Vec<usize> = (0..k).collect();
+        let mut g = gold.to_vec();
+        if !ordered {
+            g.sort();
+        }
+        loop {
+            let mut p: Vec<Vec<u64>> = pred
+                .iter()
+                .map(|r| perm.iter().map(|&c| r[c]).collect())
+                .collect();
+            if !ordered {
+                p.sort();
+            }
+            if p == g {
+                return true;
+            }
+            // next permutation
+            let Some(a) = (1..k).rev().find(|&a| perm[a - 1] < perm[a]) else {
+                return false;
+            };
+            let b = (a..k).rev().find(|&b| perm[b] > perm[a - 1]).unwrap();
+            perm.swap(a - 1, b);
+            perm[a..].reverse();
+        }
+    }
+
+    fn table_of(t: &[Vec<u64>]) -> Table {
+        let rows: Vec<String> = t
+            .iter()
+            .map(|r| {
+                let cells: Vec<String> = r.iter().map(|v| v.to_string()).collect();
+                format!("[{}]", cells.join(","))
+            })
+            .collect();
+        table_from_json(&format!("[{}]", rows.join(","))).unwrap()
+    }
+
+    /// The search (signature classes, interchangeable columns, the paired-rows completion)
+    /// agrees with brute force over all column permutations, on random tables of up to 7
+    /// columns with few distinct values (many equal signatures and duplicate rows).
+    #[test]
+    fn search_agrees_with_brute_force() {
+        let mut next = crate::testing::xorshift::<u64>(0x1234_5678_9ABC_DEF1);
+        let (mut equal, mut total) = (0, 0);
+        for _ in 0..6_000 {
+            let k = 2 + next(6) as usize;
+            let n = 1 + next(6) as usize;
+            let vals = 2 + next(3);
+            let gold: Vec<Vec<u64>> = (0..n)
+                .map(|_| (0..k).map(|_| next(vals)).collect())
+                .collect();
+            let ordered = next(5) == 0;
+            let mut perm: Vec<usize> = (0..k).collect();
+            for i in (1..k).rev() {
+                perm.swap(i, next(i as u64 + 1) as usize);
+            }
+            let mut pred: Vec<Vec<u64>> = gold
+                .iter()
+                .map(|row| perm.iter().map(|&c| row[c]).collect())
+                .collect();
+            if !ordered {
+                for i in (1..n).rev() {
+                    pred.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            if next(4) != 0 && n > 1 {
+                // swap two cells of one column between rows: same column multisets
+                let (r1, r2, c) = (1 + next(n as u64 - 1) as usize, 0, next(k as u64) as usize);
+                let t = pred[r1][c];
+                pred[r1][c] = pred[r2][c];
+                pred[r2][c] = t;
+            }
+            let (g, p) = (table_of(&gold), table_of(&pred));
+            let mut s = ExScratch::default();
+            let got = exhaustive_verdict(g.as_ref(), p.as_ref(), ordered, &mut s);
+            let want = brute_force(&gold, &pred, ordered);
+            assert_eq!(got, Verdict::from(want), "{gold:?} vs {pred:?} {ordered}");
+            total += 1;
+            equal += want as usize;
+        }
+        assert!(equal > 1_000 && total - equal > 1_000, "{equal} / {total}");
+    }
+
+    /// 2 rows × 100,000 columns (issue 18, defect 10: quadratic time and a k×k candidate
+    /// table of 10 GB before): columns share few value multisets, the predicted columns are
+    /// permuted and the rows swapped; equal, and different after one swap.
+    #[test]
+    fn wide_rows() {
+        let k = 100_000u64;
+        let gold: Vec<Vec<u64>> = vec![
+            (0..k).map(|c| c % 1_000).collect(),
+            (0..k).map(|c| (c * 7 + 3) % 1_000).collect(),
+        ];
+        let mut next = crate::testing::xorshift::<u64>(7);
+        let mut perm: Vec<usize> = (0..k as usize).collect();
+        for i in (1..perm.len()).rev() {
+            perm.swap(i, next(i as u64 + 1) as usize);
+        }
+        let pred: Vec<Vec<u64>> = [1, 0]
+            .iter()
+            .map(|&r: &usize| perm.iter().map(|&c| gold[r][c]).collect())
+            .collect();
+        let (g, p) = (table_of(&gold), table_of(&pred));
+        assert_eq!(
+            compare_tables(g.as_ref(), p.as_ref(), false),
+            Verdict::Equal
+        );
+        assert_eq!(
+            compare_tables(g.as_ref(), p.as_ref(), true),
+            Verdict::Different
+        );
+        // same column multisets, one cell pair exchanged between the rows of a column
+        let mut bad = pred.clone();
+        let c = (0..k as usize).find(|&c| bad[0][c] != bad[1][c]).unwrap();
+        let c2 = (c + 1..k as usize)
+            .find(|&c2| bad[0][c2] != bad[1][c2] && bad[0][c2] != bad[0][c])
+            .unwrap();
+        let t = bad[0][c2];
+        bad[0][c2] = bad[1][c2];
+        bad[1][c2] = t;
+        let b = table_of(&bad);
+        assert_eq!(
+            compare_tables(g.as_ref(), b.as_ref(), false),
+            Verdict::Different
+        );
+        // all columns alike: interchangeable, decided at once
+        let same = vec![vec![1u64; k as usize], vec![2u64; k as usize]];
+        let t = table_of(&same);
+        assert_eq!(
+            compare_tables(t.as_ref(), t.as_ref(), false),
+            Verdict::Equal
+        );
+    }
+
+    /// A search that runs out of steps says so instead of guessing.
+    #[test]
+    fn budget_gives_undecided() {
+        // duplicate rows keep the rows from pairing up: the search must branch
+        let gold = vec![
+            vec![0, 0, 1, 1],
+            vec![0, 1, 0, 1],
+            vec![0, 0, 1, 1],
+            vec![0, 1, 0, 1],
+        ];
+        let pred = vec![
+            vec![1, 0, 1, 0],
+            vec![1, 1, 0, 0],
+            vec![1, 0, 1, 0],
+            vec![1, 1, 0, 0],
+        ];
+        let (g, p) = (table_of(&gold), table_of(&pred));
+        let mut s = ExScratch::default();
+        assert_eq!(
+            exhaustive_bounded(g.as_ref(), p.as_ref(), false, &mut s, 3),
+            Verdict::Undecided
+        );
+        let full = exhaustive_bounded(g.as_ref(), p.as_ref(), false, &mut s, u64::MAX);
+        assert_eq!(full, Verdict::from(brute_force(&gold, &pred, false)));
+        assert!(search_budget(2, 100_000) >= SEARCH_BASE_STEPS + 16 * 200_000);
     }
 
     #[test]

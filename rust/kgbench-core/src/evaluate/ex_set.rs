@@ -122,6 +122,8 @@ pub fn score_files_ex_set(
         || parse_jsonl(&gd, gold_path),
         || parse_jsonl(&pd, pred_path),
     );
+    let stop = || crate::cancel::check().map_err(|_| ScoreError::Interrupted);
+    stop()?;
     let (gold, pred) = (g?, p?);
     let by_qid: FxHashMap<&str, &ResultRecord> =
         pred.records.iter().map(|r| (r.qid.as_str(), r)).collect();
@@ -136,6 +138,7 @@ pub fn score_files_ex_set(
     let n = scores.len().max(1) as f64;
     let ex = scores.iter().map(|(_, s)| s.status.ex()).sum::<f64>() / n;
     let ex_set_mean = scores.iter().map(|(_, s)| s.ex_set).sum::<f64>() / n;
+    stop()?;
     if let Some(out_path) = out {
         let io = |source| ScoreError::Io {
             path: out_path.to_path_buf(),

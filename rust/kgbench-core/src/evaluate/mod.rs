@@ -20,6 +20,6 @@ pub mod table;
 pub mod tolerance;
 pub mod value;
 
-pub use ex::{execution_accuracy, order_matters, tables_equivalent};
+pub use ex::{compare_tables, execution_accuracy, order_matters, tables_equivalent, Verdict};
 pub use table::{RecordCells, Table, TableBuilder, TableError};
 pub use value::Value;

@@ -22,7 +22,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::ex::{execution_accuracy_tol, order_matters, tables_equivalent_with, ExScratch};
+use super::ex::{compare_tables_with, order_matters, verdict_tol, ExScratch, Verdict};
 use super::json::{skip_ws, JsonError, Reader};
 use super::table::{TableArena, TableRef, TableSpan};
 use rayon::prelude::*;
@@ -64,6 +64,9 @@ pub enum Status {
     PredError,
     /// The gold result failed (EX 0).
     GoldError,
+    /// The column-bijection search stopped at its bound without a verdict (EX 0; see
+    /// `ex::search_budget`).
+    Undecided,
 }
 
 impl Status {
@@ -76,6 +79,7 @@ impl Status {
             Status::Missing => "missing",
             Status::PredError => "pred_error",
             Status::GoldError => "gold_error",
+            Status::Undecided => "undecided",
         }
     }
 
@@ -103,6 +107,8 @@ pub struct ScoreSummary {
     pub n_missing: usize,
     pub n_pred_error: usize,
     pub n_gold_error: usize,
+    /// Pairs the column-bijection search could not decide (EX 0).
+    pub n_undecided: usize,
     /// Predictions whose qid is not in the gold file (not scored).
     pub n_extra_pred: usize,
     /// Mean EX over gold records (0 when there are none).
@@ -118,6 +124,9 @@ pub enum ScoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C); nothing was written.
+    #[error("interrupted")]
+    Interrupted,
     /// A malformed line.
     #[error("{path}:{line}: {message}")]
     Line {
@@ -410,6 +419,9 @@ fn parse_indexed(
             let mut recs = Vec::with_capacity(chunk.len());
             let mut r = Reader::new("");
             for &(no, s, e) in chunk {
+                if crate::cancel::requested() {
+                    return Err((no as usize, r.err::<()>("interrupted").unwrap_err()));
+                }
                 r.reset(&data[s as usize..e as usize]);
                 let mut rec = ResultRecord::default();
                 parse_record_into(&mut r, no as usize, &mut arena, &mut rec)
@@ -446,13 +458,6 @@ fn parse_indexed(
         .collect();
     check_duplicates(&qids, path)?;
     Ok(file)
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, ScoreError> {
-    std::fs::read(path).map_err(|source| ScoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// Score one gold record (of `gold_file`) against its prediction (of `pred_file`), if any.
@@ -493,15 +498,15 @@ fn score_record_with(
         .order_matters
         .unwrap_or_else(|| gold.cypher.as_deref().is_some_and(order_matters));
     let (g, p) = (gold_file.table(gold), pred_file.table(pred));
-    let equal = match (scratch, rel_tol) {
+    let verdict = match (scratch, rel_tol) {
         // exact, with the caller's buffers (no thread-local look-up per pair)
-        (Some(s), None) => tables_equivalent_with(g, p, ordered, s),
-        _ => execution_accuracy_tol(g, p, ordered, rel_tol) == 1.0,
+        (Some(s), None) => compare_tables_with(g, p, ordered, s),
+        _ => verdict_tol(g, p, ordered, rel_tol),
     };
-    if equal {
-        Status::Match
-    } else {
-        Status::Mismatch
+    match verdict {
+        Verdict::Equal => Status::Match,
+        Verdict::Different => Status::Mismatch,
+        Verdict::Undecided => Status::Undecided,
     }
 }
 
@@ -576,7 +581,8 @@ pub fn score_files_chunked(
     // read, validate and index both files at once (one per core)
     let (g, p) = rayon::join(|| load(gold_path), || load(pred_path));
     let (gd, pd) = (g?, p?);
-    timer.phase("map + line index");
+    interrupted()?;
+    timer.phase("read + line index");
     // fast path: files in the same qid order are parsed and compared chunk by chunk, while
     // the chunk is in cache; anything unusual (error, different order) takes the full path,
     // which also produces the canonical error message
@@ -591,6 +597,7 @@ pub fn score_files_chunked(
             timer.phase("parse + compare (by qid)");
         }
     }
+    interrupted()?;
     let extra = match (&paired, &pairing) {
         (Some(chunks), Pairing::ByQid { text, .. }) => unmatched_predictions(&pd, text, chunks),
         _ => Some(0),
@@ -634,6 +641,7 @@ pub fn score_files_chunked(
             .collect();
         let summary = summarize(&statuses, n, n_pred, n_extra_pred);
         timer.phase("summary");
+        interrupted()?;
         if let Some(out_path) = out {
             let io = |source| ScoreError::Io {
                 path: out_path.to_path_buf(),
@@ -655,8 +663,10 @@ pub fn score_files_chunked(
         || parse_lines(&gd, gold_path),
         || parse_lines(&pd, pred_path),
     );
+    interrupted()?;
     let (gold, pred) = (gold?, pred?);
     let (statuses, summary) = score_records(&gold, &pred, rel_tol);
+    interrupted()?;
     if let Some(out_path) = out {
         write_scores(
             out_path,
@@ -669,6 +679,13 @@ pub fn score_files_chunked(
         })?;
     }
     Ok((statuses, summary))
+}
+
+/// `Err(Interrupted)` once a stop was requested ([`crate::cancel`]): checked between the
+/// phases of [`score_files`] and before anything is written, so an interrupted run writes
+/// no scores file.
+fn interrupted() -> Result<(), ScoreError> {
+    crate::cancel::check().map_err(|_| ScoreError::Interrupted)
 }
 
 /// Wall and process CPU time per phase on stderr, when `KGBENCH_SCORE_TIMING` is set
@@ -704,28 +721,21 @@ impl PhaseTimer {
     }
 }
 
-/// A file's bytes (memory-mapped when possible) with its non-blank lines indexed. UTF-8 is
-/// checked later: chunk by chunk in the aligned path (while the bytes are in cache), for
-/// the whole file in the general path ([`Loaded::text`]).
+/// A file's bytes, read into memory, with its non-blank lines indexed. UTF-8 is checked
+/// later: chunk by chunk in the aligned path (while the bytes are in cache), for the whole
+/// file in the general path ([`Loaded::text`]).
+///
+/// The file is read, not memory-mapped: a mapped file that another process truncates while
+/// it is scored kills the process with SIGBUS (issue 18, defect 12); a read sees the bytes
+/// of one moment, and a size that changes during the read is an I/O error.
 struct Loaded {
-    data: Bytes,
+    data: Vec<u8>,
     lines: Vec<(u32, u32, u32)>,
-}
-
-/// The contents of an input file.
-enum Bytes {
-    /// A read-only mapping of a regular file (no copy; pages come from the page cache).
-    Mapped(memmap2::Mmap),
-    /// Read into memory (empty files, pipes and anything that cannot be mapped).
-    Read(Vec<u8>),
 }
 
 impl Loaded {
     fn bytes(&self) -> &[u8] {
-        match &self.data {
-            Bytes::Mapped(m) => m,
-            Bytes::Read(v) => v,
-        }
+        &self.data
     }
 
     /// The whole file as text, or an error naming the line of the first invalid byte.
@@ -735,31 +745,25 @@ impl Loaded {
 }
 
 fn load(path: &Path) -> Result<Loaded, ScoreError> {
+    use std::io::Read;
     let io = |source| ScoreError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let mut file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
-    let data = if meta.is_file() && meta.len() > 0 {
-        // SAFETY: the mapping is read-only and private to this call; like any reader of a
-        // file, scoring assumes the input is not modified while it runs (a concurrent
-        // truncation would fault instead of reporting an I/O error). The bytes are only
-        // used through `&[u8]` and UTF-8 checked `&str` slices of them.
-        match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
-            Ok(m) => Bytes::Mapped(m),
-            Err(_) => Bytes::Read(read(path)?),
+    let expected = meta.is_file().then_some(meta.len());
+    let mut data = Vec::with_capacity(expected.unwrap_or(0) as usize);
+    file.read_to_end(&mut data).map_err(io)?;
+    if let Some(n) = expected {
+        if data.len() as u64 != n {
+            return Err(io(std::io::Error::other(format!(
+                "the file changed while it was read ({n} bytes at the start, {} read)",
+                data.len()
+            ))));
         }
-    } else {
-        Bytes::Read(read(path)?)
-    };
-    let lines = split_lines(
-        match &data {
-            Bytes::Mapped(m) => m,
-            Bytes::Read(v) => v,
-        },
-        path,
-    )?;
+    }
+    let lines = split_lines(&data, path)?;
     Ok(Loaded { data, lines })
 }
 
@@ -919,7 +923,7 @@ fn score_paired(
             matched: Vec::new(),
         };
         for (j, &(gno, gs, ge)) in gc.iter().enumerate() {
-            if abandoned.load(std::sync::atomic::Ordering::Relaxed) {
+            if abandoned.load(std::sync::atomic::Ordering::Relaxed) || crate::cancel::requested() {
                 return None;
             }
             let gline = &gtext[gs as usize - gbase..ge as usize - gbase];
@@ -1030,6 +1034,7 @@ fn summarize(
             Status::Missing => s.n_missing += 1,
             Status::PredError => s.n_pred_error += 1,
             Status::GoldError => s.n_gold_error += 1,
+            Status::Undecided => s.n_undecided += 1,
         }
     }
     s.ex = if n_gold == 0 {
@@ -1049,6 +1054,7 @@ fn status_tails() -> Vec<String> {
         Status::Missing,
         Status::PredError,
         Status::GoldError,
+        Status::Undecided,
     ]
     .iter()
     .map(|st| format!(",\"ex\":{:.1},\"status\":\"{}\"}}\n", st.ex(), st.as_str()))
@@ -1300,6 +1306,29 @@ mod tests {
                 "{e}"
             );
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file truncated by another process after it was loaded is still scored from the
+    /// bytes read (issue 18, defect 12: a memory-mapped input then raised SIGBUS, which
+    /// kills the test process).
+    #[test]
+    fn truncated_input_after_loading() {
+        let dir = std::env::temp_dir().join(format!("kgbench-trunc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.jsonl");
+        let line = "{\"qid\": 0, \"rows\": [[\"a value long enough to fill pages\", 1]]}\n";
+        std::fs::write(&path, line.repeat(20_000)).unwrap();
+        let loaded = load(&path).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        let text = loaded.text(&path).unwrap();
+        assert_eq!(text.len(), line.len() * 20_000);
+        assert_eq!(loaded.lines.len(), 20_000);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -26,6 +26,14 @@
 //! - lists mixing types, or holding several nulls, are ordered by a total order instead
 //!   of raising `TypeError` as Python's `sorted` does (the reference then scores 0).
 
+/// The deepest nesting of lists and maps a value may have (a list of scalars has depth 1).
+/// Readers refuse deeper values with an error instead of exhausting the stack (they
+/// recurse per level): 256 levels fit in the 2 MiB stack of a rayon worker thread even in a
+/// debug build (about 4 KiB per level there). Python's `json` module, which CypherBench
+/// reads results with, stops near 1,000 levels (its recursion limit), `serde_json` at 128;
+/// Neo4j results are never nested this deep.
+pub const MAX_DEPTH: usize = 256;
+
 /// Tags opening each canonical key; also the first sort criterion of list elements.
 pub(crate) mod tag {
     pub const NULL: u8 = 0;
@@ -164,6 +172,26 @@ pub fn push_u64(out: &mut Vec<u8>, u: u64) {
             push_float(out, f);
         } else {
             push_big_int_decimal(out, &u.to_string());
+        }
+    }
+}
+
+/// Append the key of an integer of any size given as JSON decimal text (optional `-`, no
+/// leading zeros): exact, as Python's `int` (CypherBench reads results with `json`, which
+/// gives integers of any size). Beyond `u64` it equals a float only when the float has
+/// exactly its value (Python's `int == float`), else it is a big integer compared by its
+/// digits: `123456789012345678901234567890 != 123456789012345678901234567891`, although
+/// both round to the same float.
+pub fn push_int_text(out: &mut Vec<u8>, text: &str) {
+    if let Ok(i) = text.parse::<i64>() {
+        push_int(out, i);
+    } else if let Ok(u) = text.parse::<u64>() {
+        push_u64(out, u);
+    } else {
+        match text.parse::<f64>() {
+            // `{:.0}` prints an integral float's exact decimal value
+            Ok(f) if f.is_finite() && format!("{f:.0}") == text => push_float(out, f),
+            _ => push_big_int_decimal(out, text),
         }
     }
 }

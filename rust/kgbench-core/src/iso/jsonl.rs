@@ -93,6 +93,9 @@ pub enum JsonlError {
         /// Cause.
         source: io::Error,
     },
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
     /// A malformed line.
     #[error("{path}:{line}: {message}")]
     Record {
@@ -161,6 +164,7 @@ pub fn classify_reader(reader: impl Read + Send, name: &str) -> Result<JsonlType
                 path: name.to_owned(),
                 source,
             })?;
+            crate::cancel::check().map_err(|_| JsonlError::Interrupted)?;
             merged.block(&block, name)?;
             let _ = recycle_tx.try_send(block);
         }

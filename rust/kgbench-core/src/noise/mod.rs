@@ -71,6 +71,8 @@ pub enum NoiseError {
         /// The error.
         error: std::io::Error,
     },
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C): nothing was published.
+    Interrupted,
 }
 
 impl NoiseError {
@@ -90,6 +92,7 @@ impl fmt::Display for NoiseError {
             NoiseError::Graph(m) => f.write_str(m),
             NoiseError::Profile(e) => e.fmt(f),
             NoiseError::Io { path, error } => write!(f, "{path}: cannot write: {error}"),
+            NoiseError::Interrupted => f.write_str("interrupted"),
         }
     }
 }
@@ -380,11 +383,23 @@ pub fn inject(graph: &Path, out_dir: &Path, opts: &Options) -> Result<Report, No
         seed: opts.seed,
         pending: Vec::new(),
     };
+    // Ctrl-C: stop between noise types, removing the log spool (nothing is published)
+    let stop = |run: &mut apply::Run| -> Result<(), NoiseError> {
+        if crate::cancel::requested() {
+            if let Some(spool) = run.log.spool.take() {
+                let _ = std::fs::remove_file(&spool.path);
+            }
+            return Err(NoiseError::Interrupted);
+        }
+        Ok(())
+    };
     for &(kind, rate) in &opts.profile.rates {
+        stop(&mut run)?;
         if rate > 0.0 {
             run.apply(kind, rate)?;
         }
     }
+    stop(&mut run)?;
     lap("noise", &mut timings);
     let (schema, additions) = run.noisy_schema();
     let graph_tmp = output::Sink::create(output::temp_path(out_dir, GRAPH_FILE))?;
@@ -445,6 +460,14 @@ pub fn inject(graph: &Path, out_dir: &Path, opts: &Options) -> Result<Report, No
         }
     };
     lap("write graphs + log", &mut timings);
+    if crate::cancel::requested() {
+        cleanup(&[
+            &Some(graph_tmp_path),
+            &clean_tmp_path,
+            &Some(log_tmp_path.clone()),
+        ]);
+        return Err(NoiseError::Interrupted);
+    }
     // publish: the old log goes first, the new log last
     let (graph_out, log_out, clean_out) = (
         out_dir.join(GRAPH_FILE),

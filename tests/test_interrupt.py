@@ -1,0 +1,102 @@
+"""Issue 18, defect 10: long native commands stop on Ctrl-C.
+
+``kgbench score`` and ``kgbench iso`` run for seconds here (debug build, inputs of ~50-140
+MB); SIGINT one second in must end them promptly with "kgbench: interrupted", exit code 130
+and no output file. Before, the native call ignored SIGINT until it was done (exit 0, a
+complete scores file).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+KGBENCH = [sys.executable, "-m", "kgbench"]
+
+
+def _interrupt(args: list[str], after: float = 1.5) -> tuple[int, str, float]:
+    """Run ``kgbench ARGS``, send SIGINT after ``after`` seconds; (exit code, stderr,
+    seconds from the signal to the exit)."""
+    proc = subprocess.Popen(
+        [*KGBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(after)
+    assert proc.poll() is None, "the command ended before the signal: make the input larger"
+    proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    _, err = proc.communicate(timeout=120)
+    return proc.returncode, err, time.monotonic() - t0
+
+
+def test_score_stops_on_sigint(tmp_path: Path) -> None:
+    g, p, out = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl", tmp_path / "scores.jsonl"
+    line = '{"qid": %d, "rows": [["a value", 1, 2.5, [1, 2]], ["b", 3, 4.5, [3]]]}\n'
+    with open(g, "w") as gf, open(p, "w") as pf:
+        for q in range(700_000):
+            gf.write(line % q)
+            pf.write(line % q)
+    code, err, seconds = _interrupt(
+        ["score", "--gold", str(g), "--pred", str(p), "--out", str(out)]
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+    assert not out.exists()  # no scores file that looks complete
+
+
+def test_iso_stops_on_sigint(tmp_path: Path) -> None:
+    path, out = tmp_path / "gtsqa.jsonl", tmp_path / "out.jsonl"
+    record = {
+        "id": 1,
+        "seed_entities": ["S0", "S1", "S2"],
+        "answer_node": "A",
+        "answer_subgraph": [[f"S{i}", "r", "A"] for i in range(3)],
+    }
+    path.write_text((json.dumps(record) + "\n") * 1_000_000, "utf-8")
+    code, err, seconds = _interrupt(["iso", str(path), "--out", str(out)])
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+    assert not out.exists()
+    assert not list(tmp_path.glob("out.jsonl*"))
+
+
+def test_noise_stops_on_sigint(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_noise import _graph
+
+    src, out = tmp_path / "g", tmp_path / "out"
+    src.mkdir()
+    (src / "graph.json").write_text(json.dumps(_graph(60_000)), "utf-8")
+    code, err, seconds = _interrupt(["noise", str(src), "--out", str(out)], after=2.0)
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+    # nothing published: no graph or log that looks complete
+    assert not (out / "graph.json").exists()
+    assert not (out / "noise_log.json").exists()
+
+
+WD50K = Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k"
+
+
+def test_convert_stops_on_sigint(tmp_path: Path) -> None:
+    import pytest
+
+    dump = WD50K / "wd50k.nt.gz"
+    if not dump.exists():
+        pytest.skip(f"the shared WD50K dump is absent ({dump})")
+    schema = Path(__file__).parent / "data" / "wd50k" / "wd50k.wd2neo4j.json"
+    out = tmp_path / "out"
+    code, err, seconds = _interrupt(
+        ["convert", "--schema", str(schema), "--out", str(out), "--quiet", str(dump)], after=2.0
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+    assert not (out / "graph.json").exists()
+    assert not (out / "report.json").exists()
