@@ -1,4 +1,4 @@
-"""``kgbench convert``: Wikidata RDF → CypherBench property graph."""
+"""``kgbench convert``: Wikidata RDF or entity JSON → CypherBench property graph."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import argparse
 from typing import Any
 
 _DESCRIPTION = """\
-Convert Wikidata RDF (N-Triples or Turtle; plain, .gz or .bz2; files or '-' for
-stdin) to a CypherBench property graph, following a CypherBench conversion schema
+Convert Wikidata RDF (N-Triples or Turtle) or Wikidata entity JSON (the
+latest-all.json dump, JSON lines, Special:EntityData / wbgetentities output) --
+plain, .gz or .bz2, files or '-' for stdin; format and compression detected from
+the content -- to a CypherBench property graph, following a CypherBench conversion schema
 (the WDNeo4jSchema JSON, accepted unchanged; kgbench/docs/formats.md §1) with the
 original engine's semantics: class membership by P31/P279*, $LINKED_TO /
 $HAS_PROPERTY / $FROM_RELATION, English labels, datatype / date-precision / unit
@@ -20,8 +22,9 @@ Writes to --out DIR:
   report.json         counts: triples read, entities / relations kept, relations
                       dropped for out-of-scope ends, dropped values by reason
 
-Malformed RDF stops the run with file, line, byte offset and an excerpt, and
-writes nothing; --skip-invalid counts and skips bad lines instead.
+Malformed RDF or entity JSON stops the run with file, line, byte offset and an
+excerpt, and writes nothing; --skip-invalid counts and skips bad lines instead.
+Multistream .bz2 and multi-member .gz inputs are decompressed in parallel.
 
 A run that keeps no entity says why on stderr, per entity label: the items of
 the class had no English label, the wd_constraints excluded them, or no item
@@ -36,6 +39,7 @@ Conversion (where kgbench deliberately differs from the original engine).
 _EPILOG = """\
 examples:
   kgbench convert --schema nba.json latest-truthy.nt.bz2 --out out/nba
+  kgbench convert --schema nba.json latest-all.json.bz2 --out out/nba
   zcat part-*.nt.gz | kgbench convert --schema s.json - --format nt --out out/s
   kgbench convert --schema s.json Q42.ttl Q64.ttl --out out/x --max-entities-per-root 100
 """
@@ -45,12 +49,14 @@ def register(subparsers: Any) -> None:
     """Add ``kgbench convert`` to the kgbench parser."""
     p = subparsers.add_parser(
         "convert",
-        help="convert Wikidata RDF to a CypherBench property graph (graph.json + Parquet)",
+        help="convert Wikidata RDF or entity JSON to a CypherBench property graph (graph.json + Parquet)",
         description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="RDF file(s); '-' reads stdin")
+    p.add_argument(
+        "inputs", nargs="+", metavar="INPUT", help="RDF or entity JSON file(s); '-' reads stdin"
+    )
     p.add_argument(
         "--schema", "-s", required=True, help="CypherBench conversion schema (JSON file)"
     )
@@ -66,13 +72,13 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--skip-invalid",
         action="store_true",
-        help="count and skip malformed RDF lines instead of failing",
+        help="count and skip malformed RDF lines and JSON entity lines instead of failing",
     )
     p.add_argument(
         "--format",
-        choices=("auto", "nt", "ttl"),
+        choices=("auto", "nt", "ttl", "json"),
         default="auto",
-        help="RDF syntax (default: from the file name, sniffed for stdin)",
+        help="input syntax (default: detected from the content)",
     )
     p.add_argument("--no-parquet", action="store_true", help="do not write the Parquet pair")
     p.add_argument(

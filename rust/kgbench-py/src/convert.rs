@@ -20,7 +20,7 @@ type ConvertResult = (
 /// and, when `tables` is true and every value fits JSON numbers, the NDJSON rows
 /// of the Parquet tables as bytes (else `None`; see `kgbench_core::convert::tables`).
 /// Raises `ValueError` for an invalid schema (every problem with its JSON path),
-/// malformed RDF (file, line, byte offset, excerpt) or unreadable / truncated
+/// malformed RDF or entity JSON (file, line, byte offset, excerpt) or unreadable / truncated
 /// input. The GIL is released while converting.
 #[pyfunction]
 #[pyo3(signature = (schema_json, inputs, *, max_entities_per_root=None, skip_invalid=false,
@@ -46,9 +46,10 @@ fn convert(
         None | Some("auto") => None,
         Some("nt") | Some("ntriples") => Some(Format::NTriples),
         Some("ttl") | Some("turtle") => Some(Format::Turtle),
+        Some("json") => Some(Format::Json),
         Some(other) => {
             return Err(PyValueError::new_err(format!(
-                "format must be 'nt', 'ttl' or 'auto', not {other:?}"
+                "format must be 'nt', 'ttl', 'json' or 'auto', not {other:?}"
             )))
         }
     };

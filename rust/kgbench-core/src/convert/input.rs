@@ -1,5 +1,6 @@
-//! Reading RDF input: files or stdin, plain / gzip / bzip2, N-Triples or Turtle,
-//! parsed with oxttl. N-Triples is cut at line boundaries into blocks that are
+//! Reading input: files or stdin, plain / gzip / bzip2, N-Triples or Turtle
+//! (parsed with oxttl) or Wikidata entity JSON ([`super::wdjson`]); the format
+//! is detected from the content ([`sniff`]) unless given. N-Triples is cut at line boundaries into blocks that are
 //! parsed in parallel (rayon) and merged in input order, so the result does not
 //! depend on the thread count. Turtle is parsed sequentially.
 
@@ -13,11 +14,13 @@ use std::path::Path;
 use super::ConvertError;
 use oxrdf::TripleRef;
 
-/// RDF syntax of an input.
+/// Syntax of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     NTriples,
     Turtle,
+    /// Wikidata entity JSON (dump, JSON lines, `Special:EntityData`, `wbgetentities`).
+    Json,
 }
 
 /// Counters of one read.
@@ -28,6 +31,10 @@ pub struct ReadStats {
     pub skipped_invalid: u64,
     /// First few skipped errors (`file:line: message`), for the report.
     pub skipped_examples: Vec<String>,
+    /// JSON inputs: entities read and unknown datavalue types.
+    pub entities: super::wdjson::EntityCounts,
+    /// Notes for the report (e.g. how a compressed input was decoded).
+    pub notes: Vec<String>,
 }
 
 struct Counting<R> {
@@ -81,47 +88,61 @@ fn open(
     } else {
         Box::new(buffered)
     };
-    let name = path
-        .trim_end_matches(".gz")
-        .trim_end_matches(".bz2")
-        .trim_end_matches(".bz");
+    let mut decoded = decoded;
     let fmt = match format {
         Some(f) => f,
-        None if name.ends_with(".nt") => Format::NTriples,
-        None if name.ends_with(".ttl") => Format::Turtle,
         None => {
-            let mut d = decoded;
-            let peek = d.fill_buf().map_err(|e| ConvertError::Io {
+            let peek = decoded.fill_buf().map_err(|e| ConvertError::Io {
                 file: path.to_string(),
                 message: e.to_string(),
             })?;
-            let text = String::from_utf8_lossy(&peek[..peek.len().min(4096)]).to_string();
-            let turtle = text
-                .lines()
-                .map(str::trim_start)
-                .find(|l| !l.is_empty() && !l.starts_with('#'))
-                .is_some_and(|l| {
-                    l.starts_with("@prefix")
-                        || l.starts_with("@base")
-                        || l.to_ascii_uppercase().starts_with("PREFIX")
-                });
-            return Ok((
-                d,
-                if turtle {
-                    Format::Turtle
-                } else {
-                    Format::NTriples
-                },
-            ));
+            sniff(&peek[..peek.len().min(64 << 10)], path)
         }
     };
     Ok((decoded, fmt))
 }
 
+/// The format of an input from its first (decompressed) bytes: JSON when the
+/// first non-blank character is `[` or `{`; Turtle when the first statement line
+/// is a directive (`@prefix`, `@base`, `PREFIX`, `BASE`) or does not end with `.`
+/// as every N-Triples line does, or when the name ends with `.ttl` (N-Triples is
+/// Turtle, so this is always safe); N-Triples otherwise.
+pub fn sniff(head: &[u8], path: &str) -> Format {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') | Some(b'{') => return Format::Json,
+        _ => {}
+    }
+    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+    let mut lines = text.lines();
+    let complete = memchr::memchr(b'\n', head).is_some();
+    let first = lines
+        .by_ref()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'));
+    let turtle = first.is_some_and(|l| {
+        let u = l.to_ascii_uppercase();
+        l.starts_with("@prefix")
+            || l.starts_with("@base")
+            || u.starts_with("PREFIX")
+            || u.starts_with("BASE")
+            || (complete && !l.ends_with('.') && !l.contains(" .") && !l.contains(".#"))
+    });
+    let name = path
+        .trim_end_matches(".gz")
+        .trim_end_matches(".bz2")
+        .trim_end_matches(".bz");
+    if turtle || name.ends_with(".ttl") {
+        Format::Turtle
+    } else {
+        Format::NTriples
+    }
+}
+
 /// Bytes per N-Triples block (cut after a line end), 4 MiB; the environment
 /// variable `KGBENCH_CONVERT_BLOCK_BYTES` overrides it (tests use tiny blocks
 /// to check that block boundaries never change the output).
-fn block_bytes() -> usize {
+pub(super) fn block_bytes() -> usize {
     std::env::var("KGBENCH_CONVERT_BLOCK_BYTES")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -220,7 +241,7 @@ fn excerpt(block: &[u8], offset: u64) -> String {
 /// Read up to `n` blocks of about `block` bytes, each cut after a line end.
 /// Buffers come from `pool` (and go back to it after parsing), so that steady
 /// state reading does not allocate.
-fn read_group(
+pub(super) fn read_group(
     reader: &mut (dyn BufRead + Send),
     carry: &mut Vec<u8>,
     eof: &mut bool,
@@ -270,13 +291,38 @@ fn read_group(
 /// Maps a parsed triple to the value kept from it (or nothing).
 pub type Extract<'a, T> = dyn Fn(TripleRef<'_>) -> Option<T> + Sync + 'a;
 
-/// Read every input, calling `sink` with each batch of extracted values in input
-/// order (N-Triples blocks are parsed in parallel, merged in order).
+/// Read every RDF input, calling `sink` with each batch of extracted values in
+/// input order (N-Triples blocks are parsed in parallel, merged in order). A JSON
+/// input is an error ([`read_all_with_json`] reads both).
 #[allow(clippy::too_many_arguments)]
 pub fn read_all<T: Send>(
     inputs: &[String],
     format: Option<Format>,
     extract: &Extract<'_, T>,
+    skip_invalid: bool,
+    progress: bool,
+    stats: &mut ReadStats,
+    sink: &mut dyn FnMut(Vec<T>),
+) -> Result<(), ConvertError> {
+    read_all_with_json(
+        inputs,
+        format,
+        extract,
+        None,
+        skip_invalid,
+        progress,
+        stats,
+        sink,
+    )
+}
+
+/// [`read_all`], with Wikidata entity JSON inputs mapped by `json`.
+#[allow(clippy::too_many_arguments)]
+pub fn read_all_with_json<T: Send>(
+    inputs: &[String],
+    format: Option<Format>,
+    extract: &Extract<'_, T>,
+    json: Option<&super::wdjson::JsonExtract<'_, T>>,
     skip_invalid: bool,
     progress: bool,
     stats: &mut ReadStats,
@@ -313,6 +359,15 @@ pub fn read_all<T: Send>(
             },
         };
         match fmt {
+            Format::Json => {
+                let Some(json) = json else {
+                    return Err(ConvertError::Io {
+                        file: path.clone(),
+                        message: "Wikidata JSON input where RDF is expected".into(),
+                    });
+                };
+                super::wdjson::read(&mut reader, path, json, skip_invalid, stats, sink, &io_err)?;
+            }
             Format::NTriples => {
                 let mut carry: Vec<u8> = Vec::new();
                 let mut base_line: u64 = 0;

@@ -34,6 +34,7 @@ pub mod schema;
 pub mod tables;
 pub mod units;
 pub mod values;
+pub mod wdjson;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -120,7 +121,7 @@ pub struct Options {
     pub max_entities_per_root: Option<usize>,
     /// Count and skip malformed RDF instead of failing.
     pub skip_invalid: bool,
-    /// Force the RDF syntax (default: from the file name, or sniffed for stdin).
+    /// Force the input syntax (default: detected from the content, [`input::sniff`]).
     pub format: Option<Format>,
     /// Draw a progress bar on stderr.
     pub progress: bool,
@@ -514,6 +515,9 @@ pub fn convert(
     );
     let mut stats = ReadStats::default();
     let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
+    let mapper = wdjson::Mapper::new(&vocab);
+    let json =
+        |text: &str, out: &mut Vec<Fact>, c: &mut wdjson::EntityCounts| mapper.map(text, out, c);
     // Facts are added to the store on their own thread while parsing goes on.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Fact>>(16);
     let (store, read) = std::thread::scope(|scope| {
@@ -526,10 +530,11 @@ pub fn convert(
             }
             store
         });
-        let read = input::read_all(
+        let read = input::read_all_with_json(
             inputs,
             opts.format,
             &extract,
+            Some(&json),
             opts.skip_invalid,
             opts.progress,
             &mut stats,
@@ -626,6 +631,25 @@ pub fn convert(
         ),
     );
     report.insert(5, ("facts_kept".into(), J::Int(facts_kept as i64)));
+    report.push((
+        "entities_read".into(),
+        J::Int(stats.entities.entities as i64),
+    ));
+    report.push((
+        "unknown_datavalue_types".into(),
+        J::Obj(
+            stats
+                .entities
+                .unknown_types
+                .iter()
+                .map(|(k, v)| (k.clone().into(), J::Int(*v as i64)))
+                .collect(),
+        ),
+    ));
+    report.push((
+        "input_notes".into(),
+        J::Arr(stats.notes.iter().map(|s| J::Str(s.clone())).collect()),
+    ));
     report.push((
         "seconds_reading".into(),
         J::Float((read_secs * 1000.0).round() / 1000.0),
