@@ -480,6 +480,33 @@ def test_unknown_datavalue_type_is_counted(tmp_path: Path) -> None:
     assert graph["entities"][0]["properties"] == {}
 
 
+@pytest.mark.parametrize("kind", ["gz", "bz2"])
+@pytest.mark.parametrize("streams", [1, 8])
+def test_truncated_compressed_json_names_file_and_offset(
+    tmp_path: Path, kind: str, streams: int
+) -> None:
+    """Single-stream (sequential decoder) and multistream (parallel decoder) files cut
+    short: an error with the file and the compressed byte offset where the data ends,
+    and no graph.json."""
+    lines = [_entity_line(f"Q{i}", CLASS_CLAIM) for i in range(1, 3000)]
+    raw = ("[\n" + ",\n".join(lines) + "\n]\n").encode()
+    step = -(-len(raw) // streams)
+    parts = [raw[i : i + step] for i in range(0, len(raw), step)]
+    data = b"".join(gzip.compress(p) if kind == "gz" else bz2.compress(p) for p in parts)
+    path = tmp_path / f"dump.json.{kind}"
+    path.write_bytes(data)
+    _, report = convert(SMALL_SCHEMA, path)  # whole: fine
+    assert report["entities_read"] == 2999
+    (note,) = report["input_notes"]
+    assert ("in parallel" if streams > 1 else "single-stream") in note
+    cut = len(data) * 2 // 3
+    path.write_bytes(data[:cut])
+    with pytest.raises(InputError) as e:
+        convert(SMALL_SCHEMA, path, tmp_path / "out")
+    assert str(path) in str(e.value) and f"compressed byte offset {cut}" in str(e.value)
+    assert not (tmp_path / "out" / "graph.json").exists()
+
+
 def test_cli_reads_json_with_format_option(tmp_path: Path) -> None:
     path = tmp_path / "e.data"
     path.write_text(_entity_line("Q1", CLASS_CLAIM) + "\n", encoding="utf-8")

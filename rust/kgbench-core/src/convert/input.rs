@@ -52,13 +52,15 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// Open `path` (`-` = stdin), detect compression from the magic bytes and the
-/// format from the name (`.nt`, `.ttl`, before `.gz` / `.bz2`) or `format`.
+/// Open `path` (`-` = stdin), detect compression from the magic bytes
+/// ([`super::decompress`]) and the format from the content ([`sniff`]) unless
+/// `format` is given; with a note on how a compressed input is decoded.
+#[allow(clippy::type_complexity)]
 fn open(
     path: &str,
     format: Option<Format>,
     bar: Option<ProgressBar>,
-) -> Result<(Box<dyn BufRead + Send>, Format), ConvertError> {
+) -> Result<(Box<dyn BufRead + Send>, Format, Option<String>), ConvertError> {
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
@@ -75,18 +77,19 @@ fn open(
             message: e.to_string(),
         })?
         .to_vec();
-    let decoded: Box<dyn BufRead + Send> = if head.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            flate2::bufread::MultiGzDecoder::new(buffered),
-        ))
-    } else if head.starts_with(b"BZh") {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            bzip2::bufread::MultiBzDecoder::new(buffered),
-        ))
-    } else {
-        Box::new(buffered)
+    // Compression from the magic bytes; multistream files are decoded in parallel.
+    let mut note = None;
+    let decoded: Box<dyn BufRead + Send> = match super::decompress::Kind::sniff(&head) {
+        Some(kind) => {
+            let d =
+                super::decompress::decoder(kind, buffered, path).map_err(|e| ConvertError::Io {
+                    file: path.to_string(),
+                    message: e.to_string(),
+                })?;
+            note = Some(d.note().to_string());
+            d.into_reader()
+        }
+        None => Box::new(buffered),
     };
     let mut decoded = decoded;
     let fmt = match format {
@@ -99,7 +102,7 @@ fn open(
             sniff(&peek[..peek.len().min(64 << 10)], path)
         }
     };
-    Ok((decoded, fmt))
+    Ok((decoded, fmt, note))
 }
 
 /// The format of an input from its first (decompressed) bytes: JSON when the
@@ -349,7 +352,8 @@ pub fn read_all_with_json<T: Send>(
     let threads = rayon::current_num_threads().max(1);
     let t0 = std::time::Instant::now();
     for path in inputs {
-        let (mut reader, fmt) = open(path, format, bar.clone())?;
+        let (mut reader, fmt, note) = open(path, format, bar.clone())?;
+        stats.notes.extend(note);
         let io_err = |e: io::Error| ConvertError::Io {
             file: path.clone(),
             message: if e.kind() == io::ErrorKind::UnexpectedEof {

@@ -26,6 +26,7 @@
 //! Memory holds the kept facts, not the input: `P31`/`P279` edges, the schema's
 //! property triples, English label texts and time/quantity value nodes.
 
+pub mod decompress;
 pub mod facts;
 pub mod input;
 pub mod ntfast;

@@ -1,0 +1,594 @@
+//! Decompression of gzip and bzip2 inputs, in parallel when the file is made of
+//! many independent streams: multistream bzip2 (`pbzip2`, and Wikimedia's dumps
+//! made of concatenated parts) and multi-member gzip (`bgzip`, concatenated
+//! `.gz` files).
+//!
+//! Streams are found by their headers in the compressed bytes — bzip2: `BZh1`–`BZh9`
+//! followed by the block magic `0x314159265359` (10 bytes); gzip: `1f 8b 08` with
+//! valid flag, `XFL` and `OS` bytes — and the streams of a window of about
+//! 4 MiB per thread are decoded in parallel (rayon; the `bzip2` crate's
+//! pure-Rust libbzip2 port and `flate2`), their outputs handed on in file order.
+//! A header found by chance inside compressed data is harmless: the piece before
+//! it then ends inside a stream ("incomplete"), and is decoded again together with
+//! the next piece; a piece is only accepted when it is exactly one whole stream
+//! (with its CRC checked by the decoder).
+//!
+//! A file with no second stream in its first 64 MiB, or a stream larger than
+//! 256 MiB, is decoded by one sequential multi-stream decoder instead, and the
+//! decoder says so in a note for the report ([`Decoder::note`]).
+//!
+//! Errors are `io::Error`s naming the compressed byte offset: a truncated file
+//! (the data ends inside a stream) or corrupt data.
+//!
+//! Crates considered for this: `lbzip2` and `parallel_bzip2_decoder` decode
+//! single-stream bzip2 in parallel blocks, but are young, fast-moving single-author
+//! crates (and `lbzip2` needs edition 2024); `gzp` decodes only BGZF/mgzip. Stream
+//! splitting on the already used `bzip2` and `flate2` crates covers the multistream
+//! files without a new dependency.
+
+use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Compression of an input, from its magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Gzip,
+    Bzip2,
+}
+
+impl Kind {
+    /// The compression of a file starting with `head`, if any.
+    pub fn sniff(head: &[u8]) -> Option<Kind> {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Some(Kind::Gzip)
+        } else if head.starts_with(b"BZh") {
+            Some(Kind::Bzip2)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Gzip => "gzip",
+            Kind::Bzip2 => "bzip2",
+        }
+    }
+
+    /// Whether a stream header starts at `b[i..]` (needs 10 bytes).
+    fn header_at(self, b: &[u8], i: usize) -> bool {
+        let Some(h) = b.get(i..i + 10) else {
+            return false;
+        };
+        match self {
+            Kind::Bzip2 => {
+                &h[..3] == b"BZh"
+                    && (b'1'..=b'9').contains(&h[3])
+                    && h[4..10] == [0x31, 0x41, 0x59, 0x26, 0x53, 0x59]
+            }
+            Kind::Gzip => {
+                h[..3] == [0x1f, 0x8b, 0x08]
+                    && h[3] & 0xe0 == 0
+                    && matches!(h[8], 0 | 2 | 4)
+                    && (h[9] <= 13 || h[9] == 255)
+            }
+        }
+    }
+
+    /// Stream starts in `b[from..]` (offsets into `b`).
+    fn headers(self, b: &[u8], from: usize, out: &mut Vec<usize>) {
+        let magic: &[u8] = match self {
+            Kind::Bzip2 => b"BZh",
+            Kind::Gzip => &[0x1f, 0x8b, 0x08],
+        };
+        for p in memchr::memmem::find_iter(&b[from.min(b.len())..], magic) {
+            let i = from + p;
+            if self.header_at(b, i) {
+                out.push(i);
+            }
+        }
+    }
+}
+
+/// Why decoding a piece failed.
+enum PieceError {
+    /// The data ended inside the stream (after `consumed` bytes).
+    Incomplete,
+    /// Bad data at `at` (offset within the piece).
+    Corrupt { at: u64, message: String },
+    /// The stream ended before the end of the piece.
+    Trailing { at: u64 },
+}
+
+/// Decode `piece` as exactly one stream.
+fn decode_piece(kind: Kind, piece: &[u8]) -> Result<Vec<u8>, PieceError> {
+    match kind {
+        Kind::Bzip2 => {
+            let mut d = bzip2::Decompress::new(false);
+            let mut out: Vec<u8> = Vec::with_capacity(piece.len() * 6);
+            loop {
+                if out.capacity() - out.len() < (256 << 10) {
+                    out.reserve(out.len().max(1 << 20));
+                }
+                let (in0, out0) = (d.total_in(), d.total_out());
+                let rest = &piece[(in0 as usize).min(piece.len())..];
+                match d.decompress_vec(rest, &mut out) {
+                    Ok(bzip2::Status::StreamEnd) => break,
+                    Ok(_) => {
+                        if d.total_in() == in0 && d.total_out() == out0 {
+                            return Err(PieceError::Incomplete);
+                        }
+                    }
+                    Err(e) => {
+                        return Err(PieceError::Corrupt {
+                            at: d.total_in(),
+                            message: e.to_string(),
+                        })
+                    }
+                }
+            }
+            if (d.total_in() as usize) < piece.len() {
+                return Err(PieceError::Trailing { at: d.total_in() });
+            }
+            Ok(out)
+        }
+        Kind::Gzip => {
+            let mut dec = flate2::bufread::GzDecoder::new(piece);
+            let mut out = Vec::with_capacity(piece.len() * 6);
+            match dec.read_to_end(&mut out) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    return Err(PieceError::Incomplete)
+                }
+                Err(e) => {
+                    let left = dec.into_inner().len();
+                    return Err(PieceError::Corrupt {
+                        at: (piece.len() - left) as u64,
+                        message: e.to_string(),
+                    });
+                }
+            }
+            let left = dec.into_inner().len();
+            if left > 0 {
+                return Err(PieceError::Trailing {
+                    at: (piece.len() - left) as u64,
+                });
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Compressed bytes per thread in one parallel window.
+const WINDOW_PER_THREAD: usize = 4 << 20;
+/// Without a second stream header in this many bytes, the file is decoded sequentially.
+const PROBE: usize = 64 << 20;
+/// A stream (piece) larger than this switches the rest of the file to sequential decoding.
+const MAX_PIECE: usize = 256 << 20;
+
+/// Decoded output of a compressed input: a `BufRead` of the decompressed bytes.
+pub struct Decoder {
+    inner: Box<dyn BufRead + Send>,
+    note: String,
+}
+
+impl Decoder {
+    /// How the input is decoded, for the report (e.g. `"x.json.bz2: multistream
+    /// bzip2, streams decoded in parallel"`).
+    pub fn note(&self) -> &str {
+        &self.note
+    }
+
+    /// The decompressed stream.
+    pub fn into_reader(self) -> Box<dyn BufRead + Send> {
+        self.inner
+    }
+}
+
+/// Decoder of `input` (positioned at the start of the compressed file; `path` for
+/// messages): parallel when the file has several streams, else sequential.
+/// Errors: reading the first bytes.
+pub fn decoder<R: BufRead + Send + 'static>(
+    kind: Kind,
+    mut input: R,
+    path: &str,
+) -> io::Result<Decoder> {
+    let threads = rayon::current_num_threads().max(1);
+    // Probe: read up to PROBE bytes looking for a second stream header.
+    let mut buf: Vec<u8> = Vec::new();
+    let mut starts: Vec<usize> = Vec::new();
+    let mut eof = false;
+    let want = (WINDOW_PER_THREAD * threads).min(PROBE);
+    while starts.len() < 2 && !eof && buf.len() < PROBE {
+        let scan_from = buf.len().saturating_sub(9);
+        let n = read_more(&mut input, &mut buf, want)?;
+        eof = n == 0;
+        starts.retain(|&s| s < scan_from);
+        kind.headers(&buf, scan_from, &mut starts);
+    }
+    let multi = starts.iter().any(|&s| s > 0);
+    if !multi {
+        let note = format!(
+            "{path}: single-stream {} (no second stream in the first {} MiB): decoded on one thread",
+            kind.name(),
+            (buf.len().min(PROBE)) >> 20
+        );
+        return Ok(Decoder {
+            inner: sequential(kind, io::Cursor::new(buf).chain(input), 0),
+            note,
+        });
+    }
+    let par = Parallel {
+        kind,
+        input: Some(Box::new(input)),
+        pending: buf,
+        pending_off: 0,
+        starts,
+        eof,
+        out: VecDeque::new(),
+        pos: 0,
+        window: WINDOW_PER_THREAD * threads,
+        fallback: None,
+        streams: Arc::new(AtomicU64::new(0)),
+    };
+    let note = format!(
+        "{path}: multistream {}: streams decoded in parallel",
+        kind.name()
+    );
+    Ok(Decoder {
+        inner: Box::new(io::BufReader::with_capacity(1 << 20, par)),
+        note,
+    })
+}
+
+/// Decode the file at `path` and count its bytes, as the converter's reader
+/// decodes it: (compressed bytes, decompressed bytes, note). For benchmarks (the
+/// decompression-only rate). Errors: unreadable, truncated or corrupt input.
+pub fn count_decompressed(path: &str) -> io::Result<(u64, u64, String)> {
+    let f = std::fs::File::open(path)?;
+    let compressed = f.metadata()?.len();
+    let mut r = io::BufReader::with_capacity(1 << 20, f);
+    let head = r.fill_buf()?.to_vec();
+    let (mut reader, note): (Box<dyn BufRead + Send>, String) = match Kind::sniff(&head) {
+        Some(k) => {
+            let d = decoder(k, r, path)?;
+            let note = d.note().to_string();
+            (d.into_reader(), note)
+        }
+        None => (Box::new(r), format!("{path}: not compressed")),
+    };
+    let mut total = 0u64;
+    loop {
+        let n = reader.fill_buf()?.len();
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        reader.consume(n);
+    }
+    Ok((compressed, total, note))
+}
+
+fn read_more<R: Read + ?Sized>(input: &mut R, buf: &mut Vec<u8>, n: usize) -> io::Result<usize> {
+    let start = buf.len();
+    buf.resize(start + n, 0);
+    let mut got = 0;
+    while got < n {
+        match input.read(&mut buf[start + got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(start + got);
+                return Err(e);
+            }
+        }
+    }
+    buf.truncate(start + got);
+    Ok(got)
+}
+
+/// Sequential multi-stream decoder whose errors name the compressed byte offset
+/// (`base` + bytes consumed).
+fn sequential<R: Read + Send + 'static>(
+    kind: Kind,
+    input: R,
+    base: u64,
+) -> Box<dyn BufRead + Send> {
+    let counter = Arc::new(AtomicU64::new(base));
+    let counted = io::BufReader::with_capacity(
+        1 << 20,
+        CountRead {
+            inner: input,
+            n: counter.clone(),
+        },
+    );
+    let dec: Box<dyn Read + Send> = match kind {
+        Kind::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(counted)),
+        Kind::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(counted)),
+    };
+    Box::new(io::BufReader::with_capacity(
+        1 << 20,
+        OffsetErrors {
+            inner: dec,
+            n: counter,
+            kind,
+        },
+    ))
+}
+
+struct CountRead<R> {
+    inner: R,
+    n: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for CountRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.n.fetch_add(k as u64, Ordering::Relaxed);
+        Ok(k)
+    }
+}
+
+struct OffsetErrors {
+    inner: Box<dyn Read + Send>,
+    n: Arc<AtomicU64>,
+    kind: Kind,
+}
+
+impl Read for OffsetErrors {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            let at = self.n.load(Ordering::Relaxed);
+            let what = if e.kind() == io::ErrorKind::UnexpectedEof {
+                format!("the data ends inside a {} stream", self.kind.name())
+            } else {
+                format!("corrupt {} data ({e})", self.kind.name())
+            };
+            io::Error::new(
+                e.kind(),
+                format!("{what}, at compressed byte offset {at} (read up to there)"),
+            )
+        })
+    }
+}
+
+/// The parallel stream decoder (a `Read` of the decompressed bytes).
+struct Parallel {
+    kind: Kind,
+    input: Option<Box<dyn BufRead + Send>>,
+    /// Compressed bytes not yet decoded, starting at file offset `pending_off`.
+    pending: Vec<u8>,
+    pending_off: u64,
+    /// Stream header offsets in `pending` (the first is 0: a known stream start).
+    starts: Vec<usize>,
+    eof: bool,
+    out: VecDeque<Vec<u8>>,
+    pos: usize,
+    window: usize,
+    fallback: Option<Box<dyn BufRead + Send>>,
+    streams: Arc<AtomicU64>,
+}
+
+impl Parallel {
+    fn err(&self, at: u64, what: String) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what}, at compressed byte offset {at}"),
+        )
+    }
+
+    /// Decode the next window; false at the end of the input.
+    fn fill(&mut self) -> io::Result<bool> {
+        let input = self.input.as_mut().expect("input while not in fallback");
+        // Read until the window holds a complete piece (two starts) or the end.
+        while !self.eof && (self.starts.len() < 2 || self.pending.len() < self.window) {
+            if self.pending.len() >= MAX_PIECE && self.starts.len() < 2 {
+                // One huge stream: decode the rest sequentially.
+                let rest = std::mem::take(&mut self.pending);
+                let input = self.input.take().expect("input");
+                self.fallback = Some(sequential(
+                    self.kind,
+                    io::Cursor::new(rest).chain(input),
+                    self.pending_off,
+                ));
+                return Ok(true);
+            }
+            let scan_from = self.pending.len().saturating_sub(9);
+            let n = read_more(input, &mut self.pending, self.window)?;
+            self.eof = n == 0;
+            self.starts.retain(|&s| s < scan_from);
+            self.kind
+                .headers(&self.pending, scan_from, &mut self.starts);
+            if self.starts.first() != Some(&0) {
+                self.starts.insert(0, 0);
+            }
+        }
+        if self.pending.is_empty() {
+            return Ok(false);
+        }
+        // Pieces between consecutive starts; the last one (up to the end of what was
+        // read) is complete only at the end of the input.
+        let mut bounds: Vec<usize> = self.starts.clone();
+        if self.eof {
+            bounds.push(self.pending.len());
+        }
+        let pieces: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+        let kind = self.kind;
+        let pending = &self.pending;
+        let mut decoded: Vec<Option<Result<Vec<u8>, PieceError>>> = pieces
+            .par_iter()
+            .map(|&(a, b)| Some(decode_piece(kind, &pending[a..b])))
+            .collect();
+        // Resolve in order: a piece that ends inside its stream is joined with the next.
+        let mut start = 0usize;
+        let mut consumed = 0usize;
+        for (i, &(a, b)) in pieces.iter().enumerate() {
+            let res = if a == start {
+                decoded[i].take().expect("decoded once")
+            } else {
+                decode_piece(kind, &self.pending[start..b])
+            };
+            match res {
+                Ok(v) => {
+                    self.streams.fetch_add(1, Ordering::Relaxed);
+                    self.out.push_back(v);
+                    start = b;
+                    consumed = b;
+                }
+                Err(PieceError::Incomplete) => {
+                    if self.eof && b == self.pending.len() {
+                        return Err(self.err(
+                            self.pending_off + self.pending.len() as u64,
+                            format!(
+                                "truncated {} file: the data ends inside the stream that starts at compressed byte offset {}",
+                                kind.name(),
+                                self.pending_off + start as u64
+                            ),
+                        ));
+                    }
+                }
+                Err(PieceError::Corrupt { at, message }) => {
+                    return Err(self.err(
+                        self.pending_off + start as u64 + at,
+                        format!("corrupt {} data ({message})", kind.name()),
+                    ));
+                }
+                Err(PieceError::Trailing { at }) => {
+                    return Err(self.err(
+                        self.pending_off + start as u64 + at,
+                        format!("data after the end of a {} stream", kind.name()),
+                    ));
+                }
+            }
+        }
+        // Keep the undecoded tail (from `consumed`) for the next window.
+        self.pending.drain(..consumed);
+        self.pending_off += consumed as u64;
+        self.starts = self
+            .starts
+            .iter()
+            .filter(|&&s| s >= consumed)
+            .map(|&s| s - consumed)
+            .collect();
+        if self.eof && self.pending.is_empty() {
+            self.starts.clear();
+        }
+        Ok(true)
+    }
+}
+
+impl Read for Parallel {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(f) = &mut self.fallback {
+                if self.out.is_empty() {
+                    return f.read(buf);
+                }
+            }
+            if let Some(front) = self.out.front() {
+                if self.pos < front.len() {
+                    let n = buf.len().min(front.len() - self.pos);
+                    buf[..n].copy_from_slice(&front[self.pos..self.pos + n]);
+                    self.pos += n;
+                    return Ok(n);
+                }
+                self.out.pop_front();
+                self.pos = 0;
+                continue;
+            }
+            if self.fallback.is_some() {
+                continue;
+            }
+            if (self.eof && self.pending.is_empty()) || !self.fill()? {
+                return Ok(0);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn bz(data: &[u8]) -> Vec<u8> {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn text(n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| format!("line {i} {}\n", i * 7919 % 1000))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    fn read_all(kind: Kind, file: Vec<u8>) -> (io::Result<Vec<u8>>, String) {
+        let d = decoder(kind, io::Cursor::new(file), "f").unwrap();
+        let note = d.note().to_string();
+        let mut r = d.into_reader();
+        let mut out = Vec::new();
+        let res = r.read_to_end(&mut out).map(|_| out);
+        (res, note)
+    }
+
+    #[test]
+    fn multistream_round_trips_and_truncation_is_an_error() {
+        for kind in [Kind::Bzip2, Kind::Gzip] {
+            let parts: Vec<Vec<u8>> = (0..40).map(|i| text(2000 + i * 37)).collect();
+            let mut file = Vec::new();
+            let mut all = Vec::new();
+            for p in &parts {
+                file.extend(if kind == Kind::Bzip2 { bz(p) } else { gz(p) });
+                all.extend_from_slice(p);
+            }
+            let (out, note) = read_all(kind, file.clone());
+            assert_eq!(out.unwrap(), all);
+            assert!(note.contains("in parallel"), "{note}");
+            let cut = file.len() - 100;
+            let (out, _) = read_all(kind, file[..cut].to_vec());
+            let e = out.unwrap_err().to_string();
+            assert!(e.contains(&format!("compressed byte offset {cut}")), "{e}");
+            // A single stream: sequential, with a note; truncation names the offset too.
+            let one = if kind == Kind::Bzip2 {
+                bz(&all)
+            } else {
+                gz(&all)
+            };
+            let (out, note) = read_all(kind, one.clone());
+            assert_eq!(out.unwrap(), all);
+            assert!(note.contains("single-stream"), "{note}");
+            let (out, _) = read_all(kind, one[..one.len() / 2].to_vec());
+            let e = out.unwrap_err().to_string();
+            assert!(e.contains("compressed byte offset"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_false_header_inside_a_stream_is_joined_with_the_next_piece() {
+        // Stored (uncompressed) gzip data containing a gzip header by chance.
+        let mut payload = text(500);
+        payload.extend_from_slice(&[0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 3]);
+        payload.extend(text(300));
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+        e.write_all(&payload).unwrap();
+        let first = e.finish().unwrap();
+        let mut file = first.clone();
+        file.extend(gz(&text(400)));
+        let mut all = payload.clone();
+        all.extend(text(400));
+        let (out, _) = read_all(Kind::Gzip, file);
+        assert_eq!(out.unwrap(), all);
+    }
+}
