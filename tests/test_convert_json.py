@@ -524,3 +524,19 @@ def test_cli_reads_json_with_format_option(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert report["entities_read"] == 1 and report["entities_total"] == 1
+
+
+def test_synthetic_bench_dump_as_json_gives_the_same_graph(tmp_path: Path) -> None:
+    """benches/gen_wikidata.py writes the same entities as N-Triples and as a JSON dump
+    (the bench compares their speed); both convert to the same graph."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benches"))
+    import gen_wikidata
+
+    nt, js = tmp_path / "d.nt", tmp_path / "d.json"
+    gen_wikidata.generate(nt, 20_000, json_path=js)
+    _, rn = convert(gen_wikidata.BENCH_SCHEMA, nt, tmp_path / "nt", parquet=False)
+    _, rj = convert(gen_wikidata.BENCH_SCHEMA, js, tmp_path / "js", parquet=False)
+    assert (tmp_path / "nt" / "graph.json").read_bytes() == (
+        tmp_path / "js" / "graph.json"
+    ).read_bytes()
+    assert rj["entities_read"] > 0 and rn["entities_total"] == rj["entities_total"] > 100

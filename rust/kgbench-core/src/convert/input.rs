@@ -370,7 +370,17 @@ pub fn read_all_with_json<T: Send>(
                         message: "Wikidata JSON input where RDF is expected".into(),
                     });
                 };
-                super::wdjson::read(&mut reader, path, json, skip_invalid, stats, sink, &io_err)?;
+                let progress = bar.as_ref().map(|b| (b, t0));
+                super::wdjson::read(
+                    &mut reader,
+                    path,
+                    json,
+                    skip_invalid,
+                    stats,
+                    sink,
+                    &io_err,
+                    progress,
+                )?;
             }
             Format::NTriples => {
                 let mut carry: Vec<u8> = Vec::new();

@@ -1138,6 +1138,7 @@ pub fn read<T: Send>(
     stats: &mut super::input::ReadStats,
     sink: &mut dyn FnMut(Vec<T>),
     io_err: &dyn Fn(io::Error) -> ConvertError,
+    progress: Option<(&indicatif::ProgressBar, std::time::Instant)>,
 ) -> Result<(), ConvertError> {
     use rayon::prelude::*;
     let head = reader.fill_buf().map_err(io_err)?;
@@ -1229,6 +1230,13 @@ pub fn read<T: Send>(
             sink(res.values);
         }
         pool.extend(blocks);
+        if let Some((bar, t0)) = progress {
+            let secs = t0.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{:.0}k entities/s",
+                stats.entities.entities as f64 / secs / 1e3
+            ));
+        }
     }
     stats.bytes += base_offset;
     Ok(())
