@@ -204,23 +204,92 @@ impl From<Str<'_>> for Box<str> {
     }
 }
 
-#[derive(Deserialize)]
+/// The parts of an entity the converter reads; `claims` holds only the
+/// statements of the properties the [`Vocab`] wants (the others are skipped
+/// while parsing, [`EntitySeed`]).
+#[derive(Default)]
 struct Entity<'a> {
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     labels: Option<RawMap<'a>>,
-    #[serde(borrow, default)]
     descriptions: Option<RawMap<'a>>,
-    #[serde(borrow, default)]
     aliases: Option<RawMap<'a>>,
-    #[serde(borrow, default)]
-    claims: Option<RawMap<'a>>,
-    #[serde(borrow, default)]
+    claims: Option<Vec<(u32, Vec<Statement<'a>>)>>,
     sitelinks: Option<RawMap<'a>>,
     /// `{"entities": {"Q42": {…}}}` (Special:EntityData, wbgetentities).
-    #[serde(borrow, default)]
     entities: Option<RawMap<'a>>,
+}
+
+/// Parses an [`Entity`] in one pass, skipping the statements of unwanted
+/// properties.
+struct EntitySeed<'v>(&'v Vocab);
+
+impl<'de, 'v> de::DeserializeSeed<'de> for EntitySeed<'v> {
+    type Value = Entity<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Entity<'de>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, 'v> Visitor<'de> for EntitySeed<'v> {
+    type Value = Entity<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an entity object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Entity<'de>, M::Error> {
+        let mut e = Entity::default();
+        while let Some(k) = m.next_key::<Str<'de>>()? {
+            match &*k {
+                "id" => e.id = Some(m.next_value()?),
+                "labels" => e.labels = Some(m.next_value()?),
+                "descriptions" => e.descriptions = Some(m.next_value()?),
+                "aliases" => e.aliases = Some(m.next_value()?),
+                "sitelinks" => e.sitelinks = Some(m.next_value()?),
+                "entities" => e.entities = Some(m.next_value()?),
+                "claims" => e.claims = Some(m.next_value_seed(ClaimsSeed(self.0))?),
+                _ => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(e)
+    }
+}
+
+/// `claims`: property id → statements, for the wanted properties only.
+struct ClaimsSeed<'v>(&'v Vocab);
+
+impl<'de, 'v> de::DeserializeSeed<'de> for ClaimsSeed<'v> {
+    type Value = Vec<(u32, Vec<Statement<'de>>)>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, 'v> Visitor<'de> for ClaimsSeed<'v> {
+    type Value = Vec<(u32, Vec<Statement<'de>>)>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of statements by property (or an empty array)")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+        let mut out = Vec::new();
+        while let Some(k) = m.next_key::<Str<'de>>()? {
+            match k.strip_prefix('P').and_then(facts::parse_num) {
+                Some(p) if self.0.wants(p) => out.push((p, m.next_value()?)),
+                _ => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(out)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Self::Value, S::Error> {
+        if s.next_element::<IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom(
+                "expected an object, found a non-empty array",
+            ));
+        }
+        Ok(Vec::new())
+    }
 }
 
 #[derive(Deserialize)]
@@ -362,7 +431,15 @@ impl<'v> Mapper<'v> {
             }
             return Ok(());
         }
-        let e: Entity = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let e = {
+            use de::DeserializeSeed;
+            let mut d = serde_json::Deserializer::from_str(text);
+            let e = EntitySeed(self.vocab)
+                .deserialize(&mut d)
+                .map_err(|e| e.to_string())?;
+            d.end().map_err(|e| e.to_string())?;
+            e
+        };
         if let Some(ents) = &e.entities {
             if e.id.is_none() {
                 for (_, raw) in &ents.0 {
@@ -425,14 +502,8 @@ impl<'v> Mapper<'v> {
         let Some(claims) = &e.claims else {
             return Ok(());
         };
-        for (pkey, raw) in &claims.0 {
-            let Some(p) = pkey.strip_prefix('P').and_then(facts::parse_num) else {
-                continue;
-            };
-            if !self.vocab.wants(p) {
-                continue;
-            }
-            let stmts: Vec<Statement> = serde_json::from_str(raw.get())?;
+        for (p, stmts) in claims {
+            let p = *p;
             let best = if stmts
                 .iter()
                 .any(|st| st.rank.as_deref() == Some("preferred"))
