@@ -522,6 +522,7 @@ def test_cli_reads_json_with_format_option(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("read 1 JSON entity")
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert report["entities_read"] == 1 and report["entities_total"] == 1
 

@@ -151,9 +151,17 @@ def summary(report: dict[str, Any], out: str) -> str:
     """A short human-readable summary of a conversion report."""
     secs = report.get("seconds_total", 0.0) or 0.0
     triples = report.get("triples_read", 0)
-    rate = f", {triples / secs / 1e6:.2f}M triples/s" if secs > 0 else ""
+    entities = report.get("entities_read", 0) or 0
+    read = []
+    if triples or not entities:
+        rate = f", {triples / secs / 1e6:.2f}M triples/s" if secs > 0 else ""
+        read.append(f"{triples:,} triples{rate}")
+    if entities:
+        rate = f", {entities / secs / 1e3:.1f}k entities/s" if secs > 0 else ""
+        noun = "entity" if entities == 1 else "entities"
+        read.append(f"{entities:,} JSON {noun}{rate}")
     lines = [
-        f"read {triples:,} triples in {secs:.2f}s{rate}"
+        f"read {' and '.join(read)} in {secs:.2f}s"
         + (
             f" ({report['invalid_skipped']:,} invalid skipped)"
             if report.get("invalid_skipped")
@@ -162,6 +170,13 @@ def summary(report: dict[str, Any], out: str) -> str:
         f"kept {report['entities_total']:,} entities, {report['relations_total']:,} relations"
         f" ({report['relations_merged']:,} merged) -> {out}",
     ]
+    lines.extend(f"  {note}" for note in report.get("input_notes") or [])
+    unknown = report.get("unknown_datavalue_types") or {}
+    if unknown:
+        lines.append(
+            "unknown datavalue types skipped: "
+            + ", ".join(f"{t} {n:,}" for t, n in unknown.items())
+        )
     for label, n in report["entities"].items():
         lines.append(f"  {label}: {n:,}")
     for key, n in report["relations"].items():
