@@ -1,6 +1,7 @@
-//! Reading input: files or stdin, plain / gzip / bzip2, N-Triples or Turtle
-//! (parsed with oxttl) or Wikidata entity JSON ([`super::wdjson`]); the format
-//! is detected from the content ([`sniff`]) unless given. N-Triples is cut at line boundaries into blocks that are
+//! Reading input: files or stdin, plain / gzip / bzip2 ([`super::decompress`]),
+//! N-Triples or Turtle (parsed with oxttl) or Wikidata entity JSON
+//! ([`super::wdjson`]); the format is detected from the content ([`sniff`])
+//! unless given. N-Triples is cut at line boundaries into blocks that are
 //! parsed in parallel (rayon) and merged in input order, so the result does not
 //! depend on the thread count. Turtle is parsed sequentially.
 
@@ -107,29 +108,45 @@ fn open(
 
 /// The format of an input from its first (decompressed) bytes: JSON when the
 /// first non-blank character is `[` or `{`; Turtle when the first statement line
-/// is a directive (`@prefix`, `@base`, `PREFIX`, `BASE`) or does not end with `.`
-/// as every N-Triples line does, or when the name ends with `.ttl` (N-Triples is
-/// Turtle, so this is always safe); N-Triples otherwise.
+/// is a directive (`@prefix`, `@base`, `PREFIX`, `BASE`) or, complete, is not one
+/// N-Triples statement (oxttl), or when the name ends with `.ttl` (N-Triples is
+/// Turtle, so this is always safe); N-Triples otherwise. `path` is only used for
+/// its name.
 pub fn sniff(head: &[u8], path: &str) -> Format {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') | Some(b'{') => return Format::Json,
         _ => {}
     }
-    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
-    let mut lines = text.lines();
-    let complete = memchr::memchr(b'\n', head).is_some();
-    let first = lines
-        .by_ref()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'));
+    // The first statement line, if complete within `head`.
+    let mut first: Option<&[u8]> = None;
+    let mut complete = false;
+    let mut pos = 0;
+    while let Some(p) = memchr::memchr(b'\n', &head[pos..]) {
+        let line = head[pos..pos + p].trim_ascii();
+        pos += p + 1;
+        if !line.is_empty() && !line.starts_with(b"#") {
+            first = Some(line);
+            complete = true;
+            break;
+        }
+    }
+    if first.is_none() {
+        let rest = head[pos..].trim_ascii_start();
+        first = (!rest.is_empty()).then_some(rest); // incomplete: directives only
+    }
     let turtle = first.is_some_and(|l| {
         let u = l.to_ascii_uppercase();
-        l.starts_with("@prefix")
-            || l.starts_with("@base")
-            || u.starts_with("PREFIX")
-            || u.starts_with("BASE")
-            || (complete && !l.ends_with('.') && !l.contains(" .") && !l.contains(".#"))
+        u.starts_with(b"@PREFIX")
+            || u.starts_with(b"@BASE")
+            || u.starts_with(b"PREFIX")
+            || u.starts_with(b"BASE")
+            // a complete line that is not one N-Triples statement
+            || (complete
+                && !NTriplesParser::new()
+                    .for_slice(l)
+                    .fold(Some(false), |ok, r| ok.and(r.ok().map(|_| true)))
+                    .unwrap_or(false))
     });
     let name = path
         .trim_end_matches(".gz")
@@ -501,4 +518,30 @@ pub fn read_all_with_json<T: Send>(
         b.finish_and_clear();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_from_content() {
+        let nt = b"# c\n<http://x/a> <http://x/p> \"a . b\" . # c\n";
+        assert_eq!(sniff(nt, "x.data"), Format::NTriples);
+        assert_eq!(sniff(nt, "x.ttl"), Format::Turtle); // N-Triples is Turtle
+        let ttl = b"<http://x/a> <http://x/p> \"a . b\" ;\n  <http://x/q> 1 .\n";
+        assert_eq!(sniff(ttl, "x.nt"), Format::Turtle);
+        assert_eq!(
+            sniff(b"\n@prefix wd: <http://x/> .\n", "x.nt"),
+            Format::Turtle
+        );
+        assert_eq!(sniff(b"PREFIX wd: <http://x/>\n", "-"), Format::Turtle);
+        assert_eq!(sniff(b"  [\n{\"id\":\"Q1\"},\n", "x.nt"), Format::Json);
+        assert_eq!(sniff(b"{\"entities\": {}}", "x.ttl"), Format::Json);
+        // A first line longer than the look-ahead: not judged.
+        assert_eq!(
+            sniff(b"<http://x/a> <http://x/p> \"aaaa", "x"),
+            Format::NTriples
+        );
+    }
 }
