@@ -7,6 +7,10 @@ Data (see tests/data/wikidata/NOTICE):
   JSON (``repo/tests/phpunit/data/rdf/entities/Q*.json``) and the N-Triples Wikibase's
   RdfBuilder writes for it (``RdfBuilder/Q*_*.nt``; RdfBuilderTest::provideAddEntity says
   which files make one entity's RDF).
+- wdtk/: real Wikidata entity JSON from Wikidata-Toolkit's tests (Q34987, a 2019 revision,
+  as Special:EntityData gives it; a small dump in the ``latest-all.json`` layout). No RDF of
+  the same revisions exists, so theirs is written from the JSON by the test-only writer
+  ``tests/wikibase_json_writer.py`` (Wikibase's RdfBuilder mapping).
 - Q42.ttl: real Wikidata Turtle (dump of 2024-04). No JSON of the same revision is
   available, so its JSON is written from the Turtle by the test-only writer
   ``tests/wikibase_json_writer.py``, which follows Wikibase's documented RDF mapping.
@@ -31,7 +35,7 @@ from kgbench.convert import convert
 from kgbench.errors import InputError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from wikibase_json_writer import dump_layout, entities_from_rdf
+from wikibase_json_writer import dump_layout, entities_from_rdf, rdf_from_entities
 
 DATA = Path(__file__).parent / "data" / "wikidata"
 PAIRS = DATA / "wikibase-pairs"
@@ -541,3 +545,106 @@ def test_synthetic_bench_dump_as_json_gives_the_same_graph(tmp_path: Path) -> No
         tmp_path / "js" / "graph.json"
     ).read_bytes()
     assert rj["entities_read"] > 0 and rn["entities_total"] == rj["entities_total"] > 100
+
+
+WDTK = DATA / "wdtk"
+LANGUAGE_SCHEMA: dict[str, Any] = {
+    "name": "languages",
+    "entities": [
+        {
+            "label": "Language",
+            "wd_source": "Q34770",
+            "properties": [
+                {"label": "iso639_3", "wd_source": "P220", "datatype": "str"},
+                {"label": "iso639_3_all", "wd_source": "P220", "datatype": "list[str]"},
+                {"label": "ietf", "wd_source": "P305", "datatype": "str"},
+                {"label": "glottolog", "wd_source": "P1394", "datatype": "str"},
+                {"label": "freebase", "wd_source": "P646", "datatype": "str"},
+                {"label": "ethnologue", "wd_source": "P1627", "datatype": "str"},
+                {"label": "status", "wd_source": "P3823", "datatype": "str"},
+                {"label": "exact_match", "wd_source": "P2888", "datatype": "list[str]"},
+            ],
+        },
+        {"label": "Country", "wd_source": "Q6256"},
+        {"label": "Concept", "wd_source": "Q1454986"},
+    ],
+    "relations": [
+        {
+            "label": "spokenIn",
+            "wd_source": "P17",
+            "subj_label": "Language",
+            "obj_label": "Country",
+            "wd_rank_filter": "non_deprecated",
+        },
+        {
+            "label": "indigenousTo",
+            "wd_source": "P2341",
+            "subj_label": "Language",
+            "obj_label": "Country",
+        },
+    ],
+}
+
+
+def test_wikidata_toolkit_real_entities_and_rdf_written_from_them(tmp_path: Path) -> None:
+    """Real Wikidata JSON (Wikidata-Toolkit's fixtures: Q34987 as Special:EntityData
+    gives it, and a small dump in the latest-all.json layout) against the RDF that
+    Wikibase's mapping gives for it (test-only writer): one graph."""
+    q34987 = json.loads((WDTK / "Q34987.json").read_text(encoding="utf-8"))
+    dump_lines = [
+        json.loads(line.strip().rstrip(","))
+        for line in (WDTK / "mock-dump-for-testing.json").read_text(encoding="utf-8").splitlines()
+        if line.strip() not in ("[", "]", "")
+    ]
+    entities = [q34987, *dump_lines]
+    nt = tmp_path / "written.nt"
+    # Every item a statement points to: a Country with an English label, so that relations
+    # and item-valued properties have both ends.
+    targets = sorted(
+        {
+            v["datavalue"]["value"].get("id") or f"Q{v['datavalue']['value']['numeric-id']}"
+            for e in entities
+            for stmts in (e.get("claims") or {}).values()
+            for st in stmts
+            for v in [st["mainsnak"]]
+            if v.get("datavalue", {}).get("type") == "wikibase-entityid"
+        }
+    )
+    extra = tmp_path / "targets.nt"
+    extra.write_text(
+        "".join(
+            f"<http://www.wikidata.org/entity/{q}> <http://www.wikidata.org/prop/direct/P31> "
+            f"<http://www.wikidata.org/entity/Q6256> .\n"
+            f"<http://www.wikidata.org/entity/{q}> <http://www.w3.org/2000/01/rdf-schema#label> "
+            f'"Target {q}"@en .\n'
+            for q in targets
+            if q not in {"Q34770", "Q1454986"}
+        ),
+        encoding="utf-8",
+    )
+    nt.write_text(rdf_from_entities(entities), encoding="utf-8")
+    schema = LANGUAGE_SCHEMA
+    _same_output(
+        tmp_path,
+        [WDTK / "Q34987.json", WDTK / "mock-dump-for-testing.json", extra],
+        [nt, extra],
+        schema=schema,
+    )
+    graph, report = convert(
+        schema, [WDTK / "Q34987.json", WDTK / "mock-dump-for-testing.json", extra]
+    )
+    assert report["entities_read"] == 5  # Q34987; the dump's Q1, Q8, property P16, lexeme L1
+    (bile,) = [e for e in graph["entities"] if e["eid"] == "Language#Q34987"]
+    assert bile["name"] == "Bile" and bile["aliases"] == ["Bile language"]
+    assert bile["provenance"] == ["https://en.wikipedia.org/wiki/Bile_language"]
+    assert bile["properties"]["iso639_3"] == "bil"
+    assert bile["properties"]["freebase"] == "/m/0h94lsr"
+    assert bile["properties"]["exact_match"] == [
+        "http://publications.europa.eu/resource/authority/language/BIL"
+    ]
+    rels = {(r["label"], r["obj_id"]) for r in graph["relations"]}
+    assert rels == {
+        ("spokenIn", "Country#Q1033"),
+        ("indigenousTo", "Country#Q337514"),
+        ("indigenousTo", "Country#Q509300"),
+    }

@@ -1,4 +1,4 @@
-"""Test-only writer: Wikibase entity JSON from Wikidata RDF, inverting Wikibase's
+"""Test-only writers between Wikibase entity JSON and Wikidata RDF, following Wikibase's
 documented RDF mapping (https://www.mediawiki.org/wiki/Wikibase/Indexing/RDF_Dump_Format,
 Wikibase ``repo/includes/Rdf``).
 
@@ -18,6 +18,11 @@ from RDF, it sets as Wikibase would write it for that RDF:
   Julian calendar;
 - ``quantity`` unit ``wd:Q199`` is ``"1"``; ``globecoordinate`` from the ``Point`` text;
 - only the English Wikipedia sitelink (``enwiki``) is written; references are not.
+
+:func:`rdf_from_entities` goes the other way, for real JSON entities without RDF of the same
+revision (Wikidata-Toolkit's fixtures): the triples Wikibase's RdfBuilder writes for the parts
+kgbench reads (globe coordinates with Python's ``%.14G``, which matches PHP's float text for
+the values these fixtures hold).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import rdflib
 from rdflib import BNode, Literal, URIRef
@@ -272,3 +277,164 @@ def dump_layout(entities: list[dict]) -> str:
     """The ``latest-all.json`` layout: ``[``, one entity per line ending with ``,``, ``]``."""
     lines = [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in entities]
     return "[\n" + ",\n".join(lines) + "\n]\n"
+
+
+# ---------------------------------------------------------------------------
+# The other direction: N-Triples from entity JSON (Wikibase's RdfBuilder mapping), for real
+# JSON entities that have no RDF of the same revision (Wikidata-Toolkit's fixtures).
+
+GREGORIAN = "http://www.wikidata.org/entity/Q1985727"
+PROP = "http://www.wikidata.org/prop/"
+
+
+def _lit(text: str, suffix: str = "") -> str:
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"' + suffix
+
+
+def _iri(iri: str) -> str:
+    for ch, esc in ((" ", "%20"), ('"', "%22"), ("<", "%3C"), (">", "%3E"), ("\\", "%5C")):
+        iri = iri.replace(ch, esc)
+    return f"<{iri}>"
+
+
+def _wf_urlencode(s: str) -> str:
+    return quote(s, safe="-_.;@$!*(),/~:").replace("%20", "+")
+
+
+def rdf_time(time: str, precision: int, calendar: str) -> str | None:
+    """Wikibase's RDF lexical form of a time value (``JulianDateTimeValueCleaner``), for the
+    values Wikidata holds: ``None`` when Wikibase writes the JSON text itself."""
+    m = re.match(r"^([+-])(\d+)-(\d\d)-(\d\d)(T.*)$", time)
+    if m is None or int(m.group(2)) == 0:
+        return None
+    sign, ys, ms, ds, rest = m.groups()
+    year = int(ys) * (-1 if sign == "-" else 1)
+    month, day = max(1, min(12, int(ms))), max(1, int(ds))
+    if calendar == JULIAN and precision >= 11:
+        astro = year + 1 if year < 0 else year
+        # Julian calendar date -> JDN -> Gregorian (astronomical years).
+        a = (14 - month) // 12
+        yy, mm = astro + 4800 - a, month + 12 * a - 3
+        jdn = day + (153 * mm + 2) // 5 + 365 * yy + yy // 4 - 32083
+        b = jdn + 32044
+        c = (4 * b + 3) // 146097
+        d = b - 146097 * c // 4
+        e = (4 * d + 3) // 1461
+        f = d - 1461 * e // 4
+        g = (5 * f + 2) // 153
+        day = f - (153 * g + 2) // 5 + 1
+        month = g + 3 - 12 * (g // 10)
+        astro = 100 * c + e - 4800 + g // 10
+        return f"{'-' if astro < 0 else ''}{abs(astro):04d}-{month:02d}-{day:02d}{rest}"
+    if calendar != GREGORIAN and precision >= 11:
+        return None
+    if precision <= 9:
+        month = day = 1
+    elif precision == 10:
+        day = 1
+    if precision >= 9 and year < 0:
+        year += 1
+    return f"{'-' if year < 0 else ''}{abs(year):04d}-{month:02d}-{day:02d}{rest}"
+
+
+def _value(snak: dict[str, Any]) -> tuple[str, list[tuple[str, str]] | None]:
+    """(N-Triples object, value node triples or None) of a value snak."""
+    dv, dt = snak["datavalue"], snak.get("datatype")
+    v = dv["value"]
+    if dv["type"] == "wikibase-entityid":
+        eid = v.get("id") or {"item": "Q", "property": "P"}[v["entity-type"]] + str(v["numeric-id"])
+        return f"<{WD}{eid}>", None
+    if dv["type"] == "string":
+        if dt == "url":
+            return _iri(v.strip()), None
+        if dt == "commonsMedia":
+            return f"<{MEDIA}{quote(v, safe='-_.~')}>", None
+        return _lit(v), None
+    if dv["type"] == "monolingualtext":
+        return _lit(v["text"], "@" + v["language"].lower()), None
+    if dv["type"] == "quantity":
+        unit = WD + "Q199" if v["unit"] == "1" else v["unit"]
+        node = [(WB + "quantityAmount", _lit(v["amount"], f"^^<{XSD}decimal>"))]
+        node.append((WB + "quantityUnit", f"<{unit}>"))
+        return _lit(v["amount"], f"^^<{XSD}decimal>"), node
+    if dv["type"] == "time":
+        lex = rdf_time(v["time"], v["precision"], v["calendarmodel"])
+        obj = _lit(v["time"]) if lex is None else _lit(lex, f"^^<{XSD}dateTime>")
+        node = [(WB + "timeValue", obj)]
+        node.append((WB + "timePrecision", _lit(str(v["precision"]), f"^^<{XSD}integer>")))
+        return obj, node
+    if dv["type"] == "globecoordinate":
+        point = f"Point({format(v['longitude'], '.14G')} {format(v['latitude'], '.14G')})"
+        if v.get("globe") and v["globe"] != WD + "Q2":
+            point = f"<{v['globe']}> {point}"
+        return _lit(point, f"^^<{GEO_WKT}>"), None
+    raise ValueError(f"no RDF mapping for {dv['type']}")
+
+
+def rdf_from_entities(entities: list[dict[str, Any]]) -> str:
+    """The N-Triples Wikibase's RdfBuilder writes for these entities (the parts kgbench
+    reads): terms, the English Wikipedia sitelink, statements with ranks, values, value
+    nodes, qualifiers and the truthy ``wdt:`` triples of the best rank."""
+    out: list[str] = []
+    bnodes = 0
+
+    def t(s: str, p: str, o: str) -> None:
+        out.append(f"{s} <{p}> {o} .\n")
+
+    for ent in entities:
+        subj = f"<{WD}{ent['id']}>"
+        for lang, term in (ent.get("labels") or {}).items():
+            t(subj, str(RDFS_LABEL), _lit(term["value"], "@" + lang))
+        for lang, term in (ent.get("descriptions") or {}).items():
+            t(subj, str(SCHEMA_DESC), _lit(term["value"], "@" + lang))
+        for lang, terms in (ent.get("aliases") or {}).items():
+            for term in terms:
+                t(subj, str(SKOS_ALT), _lit(term["value"], "@" + lang))
+        enwiki = (ent.get("sitelinks") or {}).get("enwiki")
+        if enwiki:
+            title = _wf_urlencode(enwiki["title"].replace(" ", "_"))
+            art = f"<https://en.wikipedia.org/wiki/{title}>"
+            t(art, str(SCHEMA_ABOUT), subj)
+            t(art, str(SCHEMA_PART_OF), "<https://en.wikipedia.org/>")
+        for pid, stmts in (ent.get("claims") or {}).items():
+            ranks = [st.get("rank", "normal") for st in stmts]
+            best = "preferred" if "preferred" in ranks else "normal"
+            for st in stmts:
+                sid = f"<{WD}statement/{re.sub(r'[^A-Za-z0-9_-]', '-', st['id'])}>"
+                t(subj, PROP + pid, sid)
+                t(sid, WB + "rank", f"<{WB}{st.get('rank', 'normal').title()}Rank>")
+                snaks = [(st["mainsnak"], "statement/", "statement/value/")]
+                for qpid in st.get("qualifiers-order") or list(st.get("qualifiers") or {}):
+                    for q in st["qualifiers"][qpid]:
+                        snaks.append((q, "qualifier/", "qualifier/value/"))
+                for i, (sn, ns, vns) in enumerate(snaks):
+                    p = sn["property"]
+                    if sn["snaktype"] == "novalue":
+                        continue
+                    if sn["snaktype"] == "somevalue":
+                        bnodes += 1
+                        obj, node = f"_:sv{bnodes}", None
+                    else:
+                        obj, node = _value(sn)
+                    t(sid, PROP + ns + p, obj)
+                    if i == 0 and st.get("rank", "normal") == best:
+                        t(subj, PROP + "direct/" + p, obj)
+                    if node is not None:
+                        bnodes += 1
+                        vnode = f"<http://www.wikidata.org/value/n{bnodes}>"
+                        t(sid, PROP + vns + p, vnode)
+                        for pp, oo in node:
+                            t(vnode, pp, oo)
+    return "".join(out)
