@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
     """Add ``kgbench convert`` to the kgbench parser."""
     p = subparsers.add_parser(
         "convert",
-        help="convert Wikidata RDF or entity JSON to a CypherBench graph (graph.json + Parquet)",
+        help="convert Wikidata RDF or JSON to a CypherBench property graph (graph.json + Parquet)",
         description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
