@@ -502,7 +502,8 @@ def test_truncated_compressed_json_names_file_and_offset(
     _, report = convert(SMALL_SCHEMA, path)  # whole: fine
     assert report["entities_read"] == 2999
     (note,) = report["input_notes"]
-    assert ("in parallel" if streams > 1 else "single-stream") in note
+    # bzip2 is decoded by blocks whatever its streams; gzip by members when it has several.
+    assert ("single-stream" if kind == "gz" and streams == 1 else "in parallel") in note
     cut = len(data) * 2 // 3
     path.write_bytes(data[:cut])
     with pytest.raises(InputError) as e:

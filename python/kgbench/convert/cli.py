@@ -24,7 +24,7 @@ Writes to --out DIR:
 
 Malformed RDF or entity JSON stops the run with file, line, byte offset and an
 excerpt, and writes nothing; --skip-invalid counts and skips bad lines instead.
-Multistream .bz2 and multi-member .gz inputs are decompressed in parallel.
+.bz2 inputs are decompressed in parallel by blocks, multi-member .gz by members.
 
 A run that keeps no entity says why on stderr, per entity label: the items of
 the class had no English label, the wd_constraints excluded them, or no item
