@@ -142,11 +142,7 @@ pub fn sniff(head: &[u8], path: &str) -> Format {
             || u.starts_with(b"PREFIX")
             || u.starts_with(b"BASE")
             // a complete line that is not one N-Triples statement
-            || (complete
-                && !NTriplesParser::new()
-                    .for_slice(l)
-                    .fold(Some(false), |ok, r| ok.and(r.ok().map(|_| true)))
-                    .unwrap_or(false))
+            || (complete && !is_ntriples_statement(l))
     });
     let name = path
         .trim_end_matches(".gz")
@@ -157,6 +153,18 @@ pub fn sniff(head: &[u8], path: &str) -> Format {
     } else {
         Format::NTriples
     }
+}
+
+/// Whether `line` is one or more N-Triples statements, without a syntax error.
+fn is_ntriples_statement(line: &[u8]) -> bool {
+    let mut any = false;
+    for r in NTriplesParser::new().for_slice(line) {
+        if r.is_err() {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// Bytes per N-Triples block (cut after a line end), 4 MiB; the environment
