@@ -23,6 +23,11 @@
 //!    qualifiers or the main value, both ends kept, then merged as the original's
 //!    `convert_wd_to_simple_kg` does.
 //!
+//! Wikidata's JSON entity format (the `latest-all.json` dump, JSON lines,
+//! `Special:EntityData` / `wbgetentities`) is read by [`wdjson`], which maps it
+//! to the same facts with Wikibase's RDF mapping, so both inputs feed this one
+//! resolver. Compressed inputs are decoded in parallel by [`decompress`].
+//!
 //! Memory holds the kept facts, not the input: `P31`/`P279` edges, the schema's
 //! property triples, English label texts and time/quantity value nodes.
 
@@ -479,10 +484,14 @@ fn relevant_pids(s: &Schema) -> FxHashSet<u32> {
 
 /// Convert `inputs` (paths, `-` for stdin) with the schema text `schema_json`.
 ///
+/// Inputs are N-Triples, Turtle or Wikidata entity JSON ([`wdjson`]), plain,
+/// gzip or bzip2, each detected from its content unless [`Options::format`].
+///
 /// Errors: [`ConvertError::Schema`] with every problem and its JSON path;
 /// [`ConvertError::Syntax`] with file, line, byte offset (of the decompressed
-/// stream) and an excerpt, unless `skip_invalid`; [`ConvertError::Io`] for
-/// unreadable or truncated compressed input.
+/// stream) and an excerpt (RDF, or a JSON entity line), unless `skip_invalid`;
+/// [`ConvertError::Io`] for unreadable input, or truncated / corrupt compressed
+/// input (with the compressed byte offset).
 pub fn convert(
     schema_json: &str,
     inputs: &[String],
