@@ -649,3 +649,26 @@ def test_wikidata_toolkit_real_entities_and_rdf_written_from_them(tmp_path: Path
         ("indigenousTo", "Country#Q337514"),
         ("indigenousTo", "Country#Q509300"),
     }
+
+
+def test_cli_explains_an_empty_json_conversion(tmp_path: Path) -> None:
+    """No item of the class: the warning names the JSON entities read (the RDF class scan
+    does not apply to JSON)."""
+    path = tmp_path / "e.json"
+    path.write_text(_entity_line("Q1", CLASS_CLAIM) + "\n", encoding="utf-8")
+    schema = tmp_path / "s.json"
+    other = copy.deepcopy(SMALL_SCHEMA)
+    other["entities"][0]["wd_source"] = "Q515"
+    schema.write_text(json.dumps(other))
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "kgbench", "convert", "--schema", str(schema), str(path)),
+            *("--out", str(tmp_path / "o"), "--no-parquet"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "no item matched class Q515 for Thing" in proc.stderr
+    assert "among the 1 item of the JSON input" in proc.stderr
