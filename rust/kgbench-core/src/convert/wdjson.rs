@@ -210,11 +210,12 @@ impl From<Str<'_>> for Box<str> {
 #[derive(Default)]
 struct Entity<'a> {
     id: Option<Str<'a>>,
-    labels: Option<RawMap<'a>>,
-    descriptions: Option<RawMap<'a>>,
-    aliases: Option<RawMap<'a>>,
+    /// `labels.en`, `descriptions.en`, `aliases.en`, `sitelinks.enwiki` (raw).
+    labels: Option<&'a RawValue>,
+    descriptions: Option<&'a RawValue>,
+    aliases: Option<&'a RawValue>,
     claims: Option<Vec<(u32, Vec<Statement<'a>>)>>,
-    sitelinks: Option<RawMap<'a>>,
+    sitelinks: Option<&'a RawValue>,
     /// `{"entities": {"Q42": {…}}}` (Special:EntityData, wbgetentities).
     entities: Option<RawMap<'a>>,
 }
@@ -240,10 +241,10 @@ impl<'de, 'v> Visitor<'de> for EntitySeed<'v> {
         while let Some(k) = m.next_key::<Str<'de>>()? {
             match &*k {
                 "id" => e.id = Some(m.next_value()?),
-                "labels" => e.labels = Some(m.next_value()?),
-                "descriptions" => e.descriptions = Some(m.next_value()?),
-                "aliases" => e.aliases = Some(m.next_value()?),
-                "sitelinks" => e.sitelinks = Some(m.next_value()?),
+                "labels" => e.labels = m.next_value_seed(KeySeed("en"))?,
+                "descriptions" => e.descriptions = m.next_value_seed(KeySeed("en"))?,
+                "aliases" => e.aliases = m.next_value_seed(KeySeed("en"))?,
+                "sitelinks" => e.sitelinks = m.next_value_seed(KeySeed("enwiki"))?,
                 "entities" => e.entities = Some(m.next_value()?),
                 "claims" => e.claims = Some(m.next_value_seed(ClaimsSeed(self.0))?),
                 _ => {
@@ -252,6 +253,42 @@ impl<'de, 'v> Visitor<'de> for EntitySeed<'v> {
             }
         }
         Ok(e)
+    }
+}
+
+/// One entry of an object (or PHP's empty array `[]`), the others skipped.
+struct KeySeed(&'static str);
+
+impl<'de> de::DeserializeSeed<'de> for KeySeed {
+    type Value = Option<&'de RawValue>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Option<&'de RawValue>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object (or an empty array)")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+        let mut out = None;
+        while let Some(k) = m.next_key::<Str<'de>>()? {
+            if &*k == self.0 {
+                out = Some(m.next_value()?);
+            } else {
+                m.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(out)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Self::Value, S::Error> {
+        if s.next_element::<IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom(
+                "expected an object, found a non-empty array",
+            ));
+        }
+        Ok(None)
     }
 }
 
@@ -464,21 +501,21 @@ impl<'v> Mapper<'v> {
         let Some(s) = id.strip_prefix('Q').and_then(facts::parse_num) else {
             return Ok(()); // not an item: no fact the converter uses
         };
-        if let Some(raw) = e.labels.as_ref().and_then(|m| m.get("en")) {
+        if let Some(raw) = e.labels {
             let t: Term = serde_json::from_str(raw.get())?;
             out.push(Fact::Label {
                 s,
                 text: t.value.into(),
             });
         }
-        if let Some(raw) = e.descriptions.as_ref().and_then(|m| m.get("en")) {
+        if let Some(raw) = e.descriptions {
             let t: Term = serde_json::from_str(raw.get())?;
             out.push(Fact::Description {
                 s,
                 text: t.value.into(),
             });
         }
-        if let Some(raw) = e.aliases.as_ref().and_then(|m| m.get("en")) {
+        if let Some(raw) = e.aliases {
             let ts: Vec<Term> = serde_json::from_str(raw.get())?;
             for t in ts {
                 out.push(Fact::Alias {
@@ -487,7 +524,7 @@ impl<'v> Mapper<'v> {
                 });
             }
         }
-        if let Some(raw) = e.sitelinks.as_ref().and_then(|m| m.get("enwiki")) {
+        if let Some(raw) = e.sitelinks {
             let l: Sitelink = serde_json::from_str(raw.get())?;
             let mut article = String::with_capacity(ENWIKI.len() + l.title.len());
             article.push_str(ENWIKI);
