@@ -739,7 +739,16 @@ impl Bz2Blocks {
             ));
         }
         match self.mags.last() {
-            Some(&(m, false)) if m + 48 + 32 <= self.pending.len() as u64 * 8 => Ok(false),
+            Some(&(m, false)) if m + 48 + 32 <= self.pending.len() as u64 * 8 => {
+                let end = (m + 48 + 32).div_ceil(8);
+                if end < self.pending.len() as u64 {
+                    return Err(self.err(
+                        end * 8,
+                        "data after the end of the last bzip2 stream".into(),
+                    ));
+                }
+                Ok(false)
+            }
             None if self.pending_off == 0 && self.pending.len() <= 4 => Ok(false),
             _ => Err(self.err(
                 self.pending.len() as u64 * 8,
@@ -954,6 +963,17 @@ mod tests {
             d.read_to_end(&mut out).unwrap();
             assert!(out == all, "window {window}");
         }
+        let mut junk = file.clone();
+        junk.extend_from_slice(b"junk");
+        let mut d = Bz2Blocks::new(Box::new(io::Cursor::new(junk)), 1 << 20);
+        let e = d.read_to_end(&mut Vec::new()).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(
+                "after the end of the last bzip2 stream, at compressed byte offset {}",
+                file.len()
+            )),
+            "{e}"
+        );
         for cut in [
             first_len / 2,
             first_len - 3,
