@@ -11,6 +11,13 @@ square kilometre, hectare), qualifiers (start time, P642), "some value" blank
 nodes, non-ASCII and escaped literals, and junk predicates (external ids,
 ``schema:version``, ``wikibase:statements``...).
 
+With ``json_path`` (``--json-out``), the same entities are also written as a Wikidata JSON
+dump (``latest-all.json`` layout: ``[``, one entity per line ending with ``,``, ``]``), with
+the RDF's values in Wikibase's JSON data model (full statements with ranks, qualifiers and
+references, ``time`` with precision and calendar model, ``quantity`` with unit, labels,
+descriptions, aliases, sitelinks). Truthy-only triples of the RDF (the external ids, the
+class hierarchy edge) are full statements there, as JSON has no other form.
+
 Usage: ``python benches/gen_wikidata.py --triples 1000000 --out dump.nt --schema-out schema.json``
 """
 
@@ -19,8 +26,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -108,13 +116,159 @@ def _esc(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+_RANKS = {"PreferredRank": "preferred", "NormalRank": "normal", "DeprecatedRank": "deprecated"}
+_LIT = re.compile(r'^"(.*)"(?:@(\S+)|\^\^<([^>]+)>)?$')
+
+
+def _unesc(s: str) -> str:
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), s)
+
+
+def _json_time(lex: str, precision: int) -> str:
+    """Wikibase JSON ``time`` of the RDF's (XSD 1.1) Gregorian time value."""
+    m = re.match(r"^(-?)(\d+)-(\d\d)-(\d\d)(T.*)$", lex)
+    assert m is not None, lex
+    sign, ys, ms, ds, rest = m.groups()
+    year = -int(ys) if sign else int(ys)
+    if precision >= 9 and year <= 0:
+        year -= 1
+    month, day = int(ms), int(ds)
+    if precision <= 9:
+        month = day = 0
+    elif precision == 10:
+        day = 0
+    return f"{'-' if year < 0 else '+'}{abs(year):04d}-{month:02d}-{day:02d}{rest}"
+
+
+def _snak(pid: str, obj: str, node: Any) -> dict[str, Any]:
+    """The JSON snak of an N-Triples object term (with its value node's triples)."""
+    if obj.startswith("_:"):
+        return {"snaktype": "somevalue", "property": pid}
+    if obj.startswith("<"):
+        qid = obj[1 + len(WD) : -1]
+        return {
+            "snaktype": "value",
+            "property": pid,
+            "datatype": "wikibase-item",
+            "datavalue": {
+                "type": "wikibase-entityid",
+                "value": {"entity-type": "item", "numeric-id": int(qid[1:]), "id": qid},
+            },
+        }
+    m = _LIT.match(obj)
+    assert m is not None, obj
+    lex, lang, dt = _unesc(m.group(1)), m.group(2), m.group(3)
+    facts = dict(node[1]) if node is not None else {}
+    if lang:
+        dv: dict[str, Any] = {"type": "monolingualtext", "value": {"text": lex, "language": lang}}
+        datatype = "monolingualtext"
+    elif dt == XSD + "decimal":
+        unit = facts.get(WB + "quantityUnit", f"<{WD}Q199>")[1:-1]
+        dv = {
+            "type": "quantity",
+            "value": {"amount": lex, "unit": "1" if unit == WD + "Q199" else unit},
+        }
+        datatype = "quantity"
+    elif dt == XSD + "dateTime":
+        prec = int(_LIT.match(facts[WB + "timePrecision"]).group(1))  # type: ignore[union-attr]
+        dv = {
+            "type": "time",
+            "value": {
+                "time": _json_time(lex, prec),
+                "timezone": 0,
+                "before": 0,
+                "after": 0,
+                "precision": prec,
+                "calendarmodel": WD + "Q1985727",
+            },
+        }
+        datatype = "time"
+    else:
+        dv = {"type": "string", "value": lex}
+        datatype = "external-id" if pid in ("P646", "P214") else "string"
+    return {"snaktype": "value", "property": pid, "datatype": datatype, "datavalue": dv}
+
+
 class _Writer:
-    def __init__(self, out: TextIO, rng: random.Random) -> None:
+    def __init__(self, out: TextIO, rng: random.Random, jout: TextIO | None = None) -> None:
         self.out = out
         self.rng = rng
         self.n = 0
         self.buf: list[str] = []
         self.vn = 0
+        # JSON dump output: the entity being built, lines not yet written.
+        self.jout = jout
+        self.ent: dict[str, Any] | None = None
+        self.jbuf: list[str] = []
+        self.entities = 0
+
+    def _ent(self, q: str) -> dict[str, Any] | None:
+        """The JSON entity of item IRI ``q`` (starting a new one, and writing the
+        previous, when ``q`` changes); ``None`` without JSON output."""
+        if self.jout is None:
+            return None
+        qid = q[len(WD) :]
+        if self.ent is None or self.ent["id"] != qid:
+            self.flush_entity()
+            self.ent = {
+                "type": "item",
+                "id": qid,
+                "labels": {},
+                "descriptions": {},
+                "aliases": {},
+                "claims": {},
+                "sitelinks": {},
+            }
+        return self.ent
+
+    def flush_entity(self, final: bool = False) -> None:
+        if self.jout is None:
+            return
+        if self.ent is not None:
+            line = json.dumps(self.ent, ensure_ascii=False, separators=(",", ":"))
+            self.jbuf.append(("[\n" if self.entities == 0 else ",\n") + line)
+            self.entities += 1
+            self.ent = None
+        if final or len(self.jbuf) >= 2048:
+            self.jout.write("".join(self.jbuf))
+            self.jbuf.clear()
+        if final:
+            self.jout.write("\n]\n" if self.entities else "[\n]\n")
+
+    def json_statement(
+        self,
+        q: str,
+        pid: str,
+        obj: str,
+        sid: str,
+        rank: str,
+        node: Any = None,
+        quals: Any = (),
+        ref: str | None = None,
+    ) -> None:
+        ent = self._ent(q)
+        if ent is None:
+            return
+        st: dict[str, Any] = {
+            "mainsnak": _snak(pid, obj, node),
+            "type": "statement",
+            "id": sid.replace("-", "$", 1),
+            "rank": _RANKS[rank],
+        }
+        if quals:
+            st["qualifiers"] = {}
+            for qpid, qobj, qnode in quals:
+                st["qualifiers"].setdefault(qpid, []).append(_snak(qpid, qobj, qnode))
+            st["qualifiers-order"] = list(st["qualifiers"])
+        if ref is not None:
+            st["references"] = [
+                {
+                    "hash": ref,
+                    "snaks": {"P248": [_snak("P248", f"<{WD}Q36578>", None)]},
+                    "snaks-order": ["P248"],
+                }
+            ]
+        ent["claims"].setdefault(pid, []).append(st)
 
     def t(self, s: str, p: str, o: str) -> None:
         self.buf.append(f"<{s}> <{p}> {o} .\n")
@@ -139,22 +293,43 @@ class _Writer:
                 continue
             if lang != "en" and self.rng.random() < 0.5:
                 continue
-            text = _esc(self.name() + (' "Jr"' if self.rng.random() < 0.02 else ""))
-            lit = f'"{text}"@{lang}'
+            raw = self.name() + (' "Jr"' if self.rng.random() < 0.02 else "")
+            lit = f'"{_esc(raw)}"@{lang}'
+            if (ent := self._ent(q)) is not None:
+                ent["labels"][lang] = {"language": lang, "value": raw}
             self.t(q, RDFS_LABEL, lit)
             self.t(q, SKOS_PREF, lit)
             self.t(q, SCHEMA + "name", lit)
+        ent = self._ent(q)
         if self.rng.random() < 0.7:
             self.t(q, SCHEMA + "description", f'"synthetic item {q[len(WD) :]}"@en')
             self.t(q, SCHEMA + "description", f'"synthetisches Objekt {q[len(WD) :]}"@de')
+            if ent is not None:
+                ent["descriptions"]["en"] = {
+                    "language": "en",
+                    "value": f"synthetic item {q[len(WD) :]}",
+                }
+                ent["descriptions"]["de"] = {
+                    "language": "de",
+                    "value": f"synthetisches Objekt {q[len(WD) :]}",
+                }
         for _ in range(self.rng.randint(0, 2)):
-            self.t(q, SKOS_ALT, f'"{_esc(self.name())}"@en')
+            alias = self.name()
+            self.t(q, SKOS_ALT, f'"{_esc(alias)}"@en')
+            if ent is not None:
+                ent["aliases"].setdefault("en", []).append({"language": "en", "value": alias})
 
     def sitelinks(self, q: str) -> None:
         for site in ("en", "de"):
             if self.rng.random() < 0.5:
                 continue
             title = self.name() + "_(" + q[len(WD) :] + ")"
+            if (ent := self._ent(q)) is not None:
+                ent["sitelinks"][f"{site}wiki"] = {
+                    "site": f"{site}wiki",
+                    "title": title.replace("_", " "),
+                    "badges": [],
+                }
             art = f"https://{site}.wikipedia.org/wiki/{title}"
             self.t(art, RDF_TYPE, f"<{SCHEMA}Article>")
             self.t(art, SCHEMA + "about", f"<{q}>")
@@ -195,11 +370,14 @@ class _Writer:
                 self.t(sid, PQV + qpid, f"<{nid}>")
                 for pp, oo in qnode[1]:
                     self.t(nid, pp, oo)
+        ref_hash = None
         if self.rng.random() < 0.5:
-            ref = f"{WDREF}{self.rng.getrandbits(160):040x}"
+            ref_hash = f"{self.rng.getrandbits(160):040x}"
+            ref = f"{WDREF}{ref_hash}"
             self.t(sid, PROV, f"<{ref}>")
             self.t(ref, RDF_TYPE, f"<{WB}Reference>")
             self.t(ref, PR + "P248", f"<{WD}Q36578>")
+        self.json_statement(q, pid, obj, sid[len(WDS) :], rank, node, quals, ref_hash)
 
     def time_node(self, y: int, m: int, d: int, prec: int) -> tuple[str, list[tuple[str, str]]]:
         sign = "-" if y < 0 else ""
@@ -225,22 +403,37 @@ class _Writer:
 
     def junk(self, q: str) -> None:
         self.t(q, RDF_TYPE, f"<{WB}Item>")
-        self.t(q, WDT + "P646", f'"/m/0{self.rng.getrandbits(24):06x}"')
-        self.t(q, WDT + "P214", f'"{self.rng.randint(10**6, 10**9)}"')
-        data = f"https://www.wikidata.org/wiki/Special:EntityData/{q[len(WD) :]}"
-        self.t(data, SCHEMA + "version", f'"{self.rng.randint(1, 10**9)}"^^<{XSD}integer>')
+        qid = q[len(WD) :]
+        for pid, obj in (
+            ("P646", f'"/m/0{self.rng.getrandbits(24):06x}"'),
+            ("P214", f'"{self.rng.randint(10**6, 10**9)}"'),
+        ):
+            self.t(q, WDT + pid, obj)
+            self.json_statement(q, pid, obj, f"{qid}-{pid}", "NormalRank")
+        data = f"https://www.wikidata.org/wiki/Special:EntityData/{qid}"
+        revision = self.rng.randint(1, 10**9)
+        if (ent := self._ent(q)) is not None:
+            ent["lastrevid"] = revision
+        self.t(data, SCHEMA + "version", f'"{revision}"^^<{XSD}integer>')
         self.t(data, WB + "statements", f'"{self.rng.randint(1, 99)}"^^<{XSD}integer>')
 
 
-def generate(path: str | Path, n_triples: int, seed: int = 7) -> int:
-    """Write about ``n_triples`` triples of synthetic Wikidata N-Triples to ``path``;
-    return the exact number written. Deterministic for a given seed."""
+def generate(
+    path: str | Path, n_triples: int, seed: int = 7, json_path: str | Path | None = None
+) -> int:
+    """Write about ``n_triples`` triples of synthetic Wikidata N-Triples to ``path``
+    (and, with ``json_path``, the same entities as a Wikidata JSON dump); return the exact
+    number of triples written. Deterministic for a given seed."""
     rng = random.Random(seed)
+    jf = open(json_path, "w", encoding="utf-8", newline="\n") if json_path else None  # noqa: SIM115
     with open(path, "w", encoding="utf-8", newline="\n") as f:
-        w = _Writer(f, rng)
+        w = _Writer(f, rng, jf)
         # Class hierarchy: Q1549591 (big city) subclass of Q515 (city).
         w.t(WD + "Q1549591", WDT + "P279", f"<{WD}Q515>")
         w.t(WD + "Q1549591", RDFS_LABEL, '"big city"@en')
+        if (ent := w._ent(WD + "Q1549591")) is not None:
+            ent["labels"]["en"] = {"language": "en", "value": "big city"}
+            w.json_statement(WD + "Q1549591", "P279", f"<{WD}Q515>", "Q1549591-P279", "NormalRank")
         # Occupations, with English labels (some without).
         for i in range(50):
             q = f"{WD}Q{_OCCUPATION_BASE + i}"
@@ -320,7 +513,10 @@ def generate(path: str | Path, n_triples: int, seed: int = 7) -> int:
                     q, "P27", f"<{rng.choice(countries)}>", rank="DeprecatedRank", best=False
                 )
         w.flush()
-        return w.n
+        w.flush_entity(final=True)
+    if jf is not None:
+        jf.close()
+    return w.n
 
 
 def main() -> None:
@@ -328,9 +524,10 @@ def main() -> None:
     ap.add_argument("--triples", type=int, default=1_000_000)
     ap.add_argument("--out", required=True)
     ap.add_argument("--schema-out")
+    ap.add_argument("--json-out", help="also write the entities as a Wikidata JSON dump")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
-    n = generate(args.out, args.triples, args.seed)
+    n = generate(args.out, args.triples, args.seed, args.json_out)
     if args.schema_out:
         Path(args.schema_out).write_text(json.dumps(BENCH_SCHEMA, indent=2))
     print(f"wrote {n:,} triples to {args.out}")

@@ -75,7 +75,7 @@ def test_help_lists_every_subcommand_with_its_help() -> None:
     for name, line in [
         ("score", "execution accuracy (EX) of predicted vs gold result files"),
         ("evaluate", "score text-to-Cypher predictions on Neo4j"),
-        ("convert", "convert Wikidata RDF to a CypherBench property graph"),
+        ("convert", "convert Wikidata RDF or JSON to a CypherBench property graph"),
         ("iso", "isomorphism types of GTSQA answer subgraphs"),
         ("rdb", "a SQLite database as RDF"),
         ("validate-translation", "SQL on SQLite vs its SPARQL"),

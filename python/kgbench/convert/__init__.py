@@ -152,13 +152,15 @@ def convert(
     prop_prefix: str = "http://www.wikidata.org/prop/",
     return_graph: bool = True,
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """Convert Wikidata RDF to a CypherBench SimpleKG graph.
+    """Convert Wikidata RDF or Wikidata entity JSON to a CypherBench SimpleKG graph.
 
     Args:
         schema: the conversion schema (CypherBench ``WDNeo4jSchema``, SPEC.md §1) as a
             path, JSON text or dict.
-        inputs: one path or a list of paths; ``"-"`` reads stdin. N-Triples (``.nt``)
-            or Turtle (``.ttl``), optionally ``.gz`` / ``.bz2`` (detected from the bytes).
+        inputs: one path or a list of paths; ``"-"`` reads stdin. N-Triples, Turtle or
+            Wikidata entity JSON (the ``latest-all.json`` dump layout, JSON lines,
+            ``Special:EntityData`` / ``wbgetentities`` output), optionally ``.gz`` /
+            ``.bz2``; format and compression are detected from the bytes (formats.md §5).
         out_dir: when given, write ``graph.json``, ``report.json`` and (with
             ``parquet``) ``entities.parquet`` / ``relations.parquet`` there. Files are
             written to temporary names and renamed at the end, so a failed run leaves
@@ -167,8 +169,9 @@ def convert(
             original's reproducible sample (``floor(qid / 307)`` without its first
             digit, ties by QID).
         threads: parser threads (default: all cores). The output does not depend on it.
-        skip_invalid: count and skip malformed RDF lines/statements instead of failing.
-        format: ``"nt"``, ``"ttl"`` or ``None`` (from the file name; sniffed for stdin).
+        skip_invalid: count and skip malformed RDF lines/statements and malformed JSON
+            entity lines instead of failing.
+        format: ``"nt"``, ``"ttl"``, ``"json"`` or ``None`` (detected from the content).
         progress: progress bar on stderr (default: when stderr is a terminal).
         parquet: also write the Parquet pair when ``out_dir`` is given.
         entity_prefix, prop_prefix: IRI namespaces of the Wikibase instance.
@@ -183,8 +186,9 @@ def convert(
         ``return_graph`` is false, and the report dict.
 
     Raises:
-        InputError: invalid schema (every problem with its JSON path), malformed RDF
-            (file, line, byte offset, excerpt), unreadable or truncated input.
+        InputError: invalid schema (every problem with its JSON path), malformed RDF or
+            entity JSON (file, line, byte offset, excerpt), unreadable or truncated input
+            (file and compressed byte offset).
     """
     if isinstance(inputs, str | os.PathLike):
         inputs = [inputs]
@@ -349,6 +353,14 @@ def explain_empty_entities(
                 )
             else:
                 out.append(f"{_items(n_cand)} matched class {qid} for {label}, none was kept")
+            continue
+        n_json = int(report.get("entities_read", 0) or 0)
+        if n_json:
+            out.append(
+                f"no item matched class {qid} for {label} ({pattern}) among the {_items(n_json)} "
+                "of the JSON input (class membership is read from their best-rank "
+                f"{pred.split(':')[1]} statements)"
+            )
             continue
         if int(report.get("triples_read", 0) or 0) == 0:
             out.append(f"no item matched class {qid} for {label}: the input holds no triples")

@@ -1,4 +1,4 @@
-"""``kgbench convert``: Wikidata RDF → CypherBench property graph."""
+"""``kgbench convert``: Wikidata RDF or entity JSON → CypherBench property graph."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import argparse
 from typing import Any
 
 _DESCRIPTION = """\
-Convert Wikidata RDF (N-Triples or Turtle; plain, .gz or .bz2; files or '-' for
-stdin) to a CypherBench property graph, following a CypherBench conversion schema
+Convert Wikidata RDF (N-Triples or Turtle) or Wikidata entity JSON (the
+latest-all.json dump, JSON lines, Special:EntityData / wbgetentities output) --
+plain, .gz or .bz2, files or '-' for stdin; format and compression detected from
+the content -- to a CypherBench property graph, following a CypherBench conversion schema
 (the WDNeo4jSchema JSON, accepted unchanged; kgbench/docs/formats.md §1) with the
 original engine's semantics: class membership by P31/P279*, $LINKED_TO /
 $HAS_PROPERTY / $FROM_RELATION, English labels, datatype / date-precision / unit
@@ -20,8 +22,9 @@ Writes to --out DIR:
   report.json         counts: triples read, entities / relations kept, relations
                       dropped for out-of-scope ends, dropped values by reason
 
-Malformed RDF stops the run with file, line, byte offset and an excerpt, and
-writes nothing; --skip-invalid counts and skips bad lines instead.
+Malformed RDF or entity JSON stops the run with file, line, byte offset and an
+excerpt, and writes nothing; --skip-invalid counts and skips bad lines instead.
+.bz2 inputs are decompressed in parallel by blocks, multi-member .gz by members.
 
 A run that keeps no entity says why on stderr, per entity label: the items of
 the class had no English label, the wd_constraints excluded them, or no item
@@ -36,6 +39,7 @@ Conversion (where kgbench deliberately differs from the original engine).
 _EPILOG = """\
 examples:
   kgbench convert --schema nba.json latest-truthy.nt.bz2 --out out/nba
+  kgbench convert --schema nba.json latest-all.json.bz2 --out out/nba
   zcat part-*.nt.gz | kgbench convert --schema s.json - --format nt --out out/s
   kgbench convert --schema s.json Q42.ttl Q64.ttl --out out/x --max-entities-per-root 100
 """
@@ -45,12 +49,14 @@ def register(subparsers: Any) -> None:
     """Add ``kgbench convert`` to the kgbench parser."""
     p = subparsers.add_parser(
         "convert",
-        help="convert Wikidata RDF to a CypherBench property graph (graph.json + Parquet)",
+        help="convert Wikidata RDF or JSON to a CypherBench property graph (graph.json + Parquet)",
         description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="RDF file(s); '-' reads stdin")
+    p.add_argument(
+        "inputs", nargs="+", metavar="INPUT", help="RDF or entity JSON file(s); '-' reads stdin"
+    )
     p.add_argument(
         "--schema", "-s", required=True, help="CypherBench conversion schema (JSON file)"
     )
@@ -66,13 +72,13 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--skip-invalid",
         action="store_true",
-        help="count and skip malformed RDF lines instead of failing",
+        help="count and skip malformed RDF lines and JSON entity lines instead of failing",
     )
     p.add_argument(
         "--format",
-        choices=("auto", "nt", "ttl"),
+        choices=("auto", "nt", "ttl", "json"),
         default="auto",
-        help="RDF syntax (default: from the file name, sniffed for stdin)",
+        help="input syntax (default: detected from the content)",
     )
     p.add_argument("--no-parquet", action="store_true", help="do not write the Parquet pair")
     p.add_argument(
@@ -145,9 +151,17 @@ def summary(report: dict[str, Any], out: str) -> str:
     """A short human-readable summary of a conversion report."""
     secs = report.get("seconds_total", 0.0) or 0.0
     triples = report.get("triples_read", 0)
-    rate = f", {triples / secs / 1e6:.2f}M triples/s" if secs > 0 else ""
+    entities = report.get("entities_read", 0) or 0
+    read = []
+    if triples or not entities:
+        rate = f", {triples / secs / 1e6:.2f}M triples/s" if secs > 0 else ""
+        read.append(f"{triples:,} triples{rate}")
+    if entities:
+        rate = f", {entities / secs / 1e3:.1f}k entities/s" if secs > 0 else ""
+        noun = "entity" if entities == 1 else "entities"
+        read.append(f"{entities:,} JSON {noun}{rate}")
     lines = [
-        f"read {triples:,} triples in {secs:.2f}s{rate}"
+        f"read {' and '.join(read)} in {secs:.2f}s"
         + (
             f" ({report['invalid_skipped']:,} invalid skipped)"
             if report.get("invalid_skipped")
@@ -156,6 +170,13 @@ def summary(report: dict[str, Any], out: str) -> str:
         f"kept {report['entities_total']:,} entities, {report['relations_total']:,} relations"
         f" ({report['relations_merged']:,} merged) -> {out}",
     ]
+    lines.extend(f"  {note}" for note in report.get("input_notes") or [])
+    unknown = report.get("unknown_datavalue_types") or {}
+    if unknown:
+        lines.append(
+            "unknown datavalue types skipped: "
+            + ", ".join(f"{t} {n:,}" for t, n in unknown.items())
+        )
     for label, n in report["entities"].items():
         lines.append(f"  {label}: {n:,}")
     for key, n in report["relations"].items():

@@ -20,7 +20,7 @@ type ConvertResult = (
 /// and, when `tables` is true and every value fits JSON numbers, the NDJSON rows
 /// of the Parquet tables as bytes (else `None`; see `kgbench_core::convert::tables`).
 /// Raises `ValueError` for an invalid schema (every problem with its JSON path),
-/// malformed RDF (file, line, byte offset, excerpt) or unreadable / truncated
+/// malformed RDF or entity JSON (file, line, byte offset, excerpt) or unreadable / truncated
 /// input. The GIL is released while converting.
 #[pyfunction]
 #[pyo3(signature = (schema_json, inputs, *, max_entities_per_root=None, skip_invalid=false,
@@ -46,9 +46,10 @@ fn convert(
         None | Some("auto") => None,
         Some("nt") | Some("ntriples") => Some(Format::NTriples),
         Some("ttl") | Some("turtle") => Some(Format::Turtle),
+        Some("json") => Some(Format::Json),
         Some(other) => {
             return Err(PyValueError::new_err(format!(
-                "format must be 'nt', 'ttl' or 'auto', not {other:?}"
+                "format must be 'nt', 'ttl', 'json' or 'auto', not {other:?}"
             )))
         }
     };
@@ -195,6 +196,27 @@ fn parse_rdf(
     res.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Decompress the file at `path` as the converter does (multistream bzip2 /
+/// multi-member gzip in parallel on `threads` workers, all cores when `None`)
+/// and count its bytes: `(compressed_bytes, decompressed_bytes, note)`. For the
+/// decompression-only rate in benches. Raises `ValueError` for unreadable,
+/// truncated or corrupt input (with the compressed byte offset).
+#[pyfunction]
+#[pyo3(signature = (path, *, threads=None))]
+fn decompress_count(
+    py: Python<'_>,
+    path: String,
+    threads: Option<usize>,
+) -> PyResult<(u64, u64, String)> {
+    let res = py.detach(move || {
+        let pool = thread_pool(threads).map_err(|e| e.to_string())?;
+        pool.install(|| {
+            core::decompress::count_decompressed(&path).map_err(|e| format!("{path}: {e}"))
+        })
+    });
+    res.map_err(PyValueError::new_err)
+}
+
 /// Python `repr(float)` as kgbench writes floats in graph.json (for tests).
 #[pyfunction]
 fn float_repr(value: f64) -> String {
@@ -209,6 +231,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_unit, &m)?)?;
     m.add_function(wrap_pyfunction!(float_repr, &m)?)?;
     m.add_function(wrap_pyfunction!(parse_rdf, &m)?)?;
+    m.add_function(wrap_pyfunction!(decompress_count, &m)?)?;
     crate::add_submodule(parent, &m)
 }
 

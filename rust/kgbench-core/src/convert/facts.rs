@@ -159,6 +159,29 @@ impl Vocab {
         &self.entity
     }
 
+    /// Whether facts of property `pid` may matter to the schema.
+    pub fn wants(&self, pid: u32) -> bool {
+        self.pids.contains(&pid)
+    }
+
+    /// Whether [`Fact::Claim`]s of `pid` keep their statement IRI.
+    pub fn keeps_statement_iri(&self, pid: u32) -> bool {
+        self.iri_pids
+            .as_ref()
+            .is_none_or(|keep| keep.contains(&pid))
+    }
+
+    /// The [`Obj`] of an IRI object, as [`Vocab::extract`] classifies it.
+    pub fn iri_obj(&self, s: &str) -> Obj {
+        if let Some(q) = self.item(s) {
+            Obj::Item(q)
+        } else if s.contains("/.well-known/genid/") {
+            Obj::SomeValue
+        } else {
+            Obj::Iri(s.into())
+        }
+    }
+
     fn item(&self, iri: &str) -> Option<u32> {
         let rest = iri.strip_prefix(self.entity.as_str())?;
         parse_num(rest.strip_prefix('Q')?)
@@ -172,16 +195,7 @@ impl Vocab {
 
     fn obj(&self, t: &TermRef<'_>) -> Obj {
         match t {
-            TermRef::NamedNode(n) => {
-                let s = n.as_str();
-                if let Some(q) = self.item(s) {
-                    Obj::Item(q)
-                } else if s.contains("/.well-known/genid/") {
-                    Obj::SomeValue
-                } else {
-                    Obj::Iri(s.into())
-                }
-            }
+            TermRef::NamedNode(n) => self.iri_obj(n.as_str()),
             TermRef::BlankNode(_) => Obj::SomeValue,
             TermRef::Literal(l) => Obj::Lit(l.value().into()),
             #[allow(unreachable_patterns)]

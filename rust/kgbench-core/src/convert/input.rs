@@ -1,5 +1,7 @@
-//! Reading RDF input: files or stdin, plain / gzip / bzip2, N-Triples or Turtle,
-//! parsed with oxttl. N-Triples is cut at line boundaries into blocks that are
+//! Reading input: files or stdin, plain / gzip / bzip2 ([`super::decompress`]),
+//! N-Triples or Turtle (parsed with oxttl) or Wikidata entity JSON
+//! ([`super::wdjson`]); the format is detected from the content ([`sniff`])
+//! unless given. N-Triples is cut at line boundaries into blocks that are
 //! parsed in parallel (rayon) and merged in input order, so the result does not
 //! depend on the thread count. Turtle is parsed sequentially.
 
@@ -13,11 +15,13 @@ use std::path::Path;
 use super::ConvertError;
 use oxrdf::TripleRef;
 
-/// RDF syntax of an input.
+/// Syntax of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     NTriples,
     Turtle,
+    /// Wikidata entity JSON (dump, JSON lines, `Special:EntityData`, `wbgetentities`).
+    Json,
 }
 
 /// Counters of one read.
@@ -28,6 +32,10 @@ pub struct ReadStats {
     pub skipped_invalid: u64,
     /// First few skipped errors (`file:line: message`), for the report.
     pub skipped_examples: Vec<String>,
+    /// JSON inputs: entities read and unknown datavalue types.
+    pub entities: super::wdjson::EntityCounts,
+    /// Notes for the report (e.g. how a compressed input was decoded).
+    pub notes: Vec<String>,
 }
 
 struct Counting<R> {
@@ -45,13 +53,15 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// Open `path` (`-` = stdin), detect compression from the magic bytes and the
-/// format from the name (`.nt`, `.ttl`, before `.gz` / `.bz2`) or `format`.
+/// Open `path` (`-` = stdin), detect compression from the magic bytes
+/// ([`super::decompress`]) and the format from the content ([`sniff`]) unless
+/// `format` is given; with a note on how a compressed input is decoded.
+#[allow(clippy::type_complexity)]
 fn open(
     path: &str,
     format: Option<Format>,
     bar: Option<ProgressBar>,
-) -> Result<(Box<dyn BufRead + Send>, Format), ConvertError> {
+) -> Result<(Box<dyn BufRead + Send>, Format, Option<String>), ConvertError> {
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
@@ -68,60 +78,99 @@ fn open(
             message: e.to_string(),
         })?
         .to_vec();
-    let decoded: Box<dyn BufRead + Send> = if head.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            flate2::bufread::MultiGzDecoder::new(buffered),
-        ))
-    } else if head.starts_with(b"BZh") {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            bzip2::bufread::MultiBzDecoder::new(buffered),
-        ))
-    } else {
-        Box::new(buffered)
+    // Compression from the magic bytes; multistream files are decoded in parallel.
+    let mut note = None;
+    let decoded: Box<dyn BufRead + Send> = match super::decompress::Kind::sniff(&head) {
+        Some(kind) => {
+            let d =
+                super::decompress::decoder(kind, buffered, path).map_err(|e| ConvertError::Io {
+                    file: path.to_string(),
+                    message: e.to_string(),
+                })?;
+            note = Some(d.note().to_string());
+            d.into_reader()
+        }
+        None => Box::new(buffered),
     };
+    let mut decoded = decoded;
+    let fmt = match format {
+        Some(f) => f,
+        None => {
+            let peek = decoded.fill_buf().map_err(|e| ConvertError::Io {
+                file: path.to_string(),
+                message: e.to_string(),
+            })?;
+            sniff(&peek[..peek.len().min(64 << 10)], path)
+        }
+    };
+    Ok((decoded, fmt, note))
+}
+
+/// The format of an input from its first (decompressed) bytes: JSON when the
+/// first non-blank character is `[` or `{`; Turtle when the first statement line
+/// is a directive (`@prefix`, `@base`, `PREFIX`, `BASE`) or, complete, is not one
+/// N-Triples statement (oxttl), or when the name ends with `.ttl` (N-Triples is
+/// Turtle, so this is always safe); N-Triples otherwise. `path` is only used for
+/// its name.
+pub fn sniff(head: &[u8], path: &str) -> Format {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') | Some(b'{') => return Format::Json,
+        _ => {}
+    }
+    // The first statement line, if complete within `head`.
+    let mut first: Option<&[u8]> = None;
+    let mut complete = false;
+    let mut pos = 0;
+    while let Some(p) = memchr::memchr(b'\n', &head[pos..]) {
+        let line = head[pos..pos + p].trim_ascii();
+        pos += p + 1;
+        if !line.is_empty() && !line.starts_with(b"#") {
+            first = Some(line);
+            complete = true;
+            break;
+        }
+    }
+    if first.is_none() {
+        let rest = head[pos..].trim_ascii_start();
+        first = (!rest.is_empty()).then_some(rest); // incomplete: directives only
+    }
+    let turtle = first.is_some_and(|l| {
+        let u = l.to_ascii_uppercase();
+        u.starts_with(b"@PREFIX")
+            || u.starts_with(b"@BASE")
+            || u.starts_with(b"PREFIX")
+            || u.starts_with(b"BASE")
+            // a complete line that is not one N-Triples statement
+            || (complete && !is_ntriples_statement(l))
+    });
     let name = path
         .trim_end_matches(".gz")
         .trim_end_matches(".bz2")
         .trim_end_matches(".bz");
-    let fmt = match format {
-        Some(f) => f,
-        None if name.ends_with(".nt") => Format::NTriples,
-        None if name.ends_with(".ttl") => Format::Turtle,
-        None => {
-            let mut d = decoded;
-            let peek = d.fill_buf().map_err(|e| ConvertError::Io {
-                file: path.to_string(),
-                message: e.to_string(),
-            })?;
-            let text = String::from_utf8_lossy(&peek[..peek.len().min(4096)]).to_string();
-            let turtle = text
-                .lines()
-                .map(str::trim_start)
-                .find(|l| !l.is_empty() && !l.starts_with('#'))
-                .is_some_and(|l| {
-                    l.starts_with("@prefix")
-                        || l.starts_with("@base")
-                        || l.to_ascii_uppercase().starts_with("PREFIX")
-                });
-            return Ok((
-                d,
-                if turtle {
-                    Format::Turtle
-                } else {
-                    Format::NTriples
-                },
-            ));
+    if turtle || name.ends_with(".ttl") {
+        Format::Turtle
+    } else {
+        Format::NTriples
+    }
+}
+
+/// Whether `line` is one or more N-Triples statements, without a syntax error.
+fn is_ntriples_statement(line: &[u8]) -> bool {
+    let mut any = false;
+    for r in NTriplesParser::new().for_slice(line) {
+        if r.is_err() {
+            return false;
         }
-    };
-    Ok((decoded, fmt))
+        any = true;
+    }
+    any
 }
 
 /// Bytes per N-Triples block (cut after a line end), 4 MiB; the environment
 /// variable `KGBENCH_CONVERT_BLOCK_BYTES` overrides it (tests use tiny blocks
 /// to check that block boundaries never change the output).
-fn block_bytes() -> usize {
+pub(super) fn block_bytes() -> usize {
     std::env::var("KGBENCH_CONVERT_BLOCK_BYTES")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -220,7 +269,7 @@ fn excerpt(block: &[u8], offset: u64) -> String {
 /// Read up to `n` blocks of about `block` bytes, each cut after a line end.
 /// Buffers come from `pool` (and go back to it after parsing), so that steady
 /// state reading does not allocate.
-fn read_group(
+pub(super) fn read_group(
     reader: &mut (dyn BufRead + Send),
     carry: &mut Vec<u8>,
     eof: &mut bool,
@@ -270,13 +319,38 @@ fn read_group(
 /// Maps a parsed triple to the value kept from it (or nothing).
 pub type Extract<'a, T> = dyn Fn(TripleRef<'_>) -> Option<T> + Sync + 'a;
 
-/// Read every input, calling `sink` with each batch of extracted values in input
-/// order (N-Triples blocks are parsed in parallel, merged in order).
+/// Read every RDF input, calling `sink` with each batch of extracted values in
+/// input order (N-Triples blocks are parsed in parallel, merged in order). A JSON
+/// input is an error ([`read_all_with_json`] reads both).
 #[allow(clippy::too_many_arguments)]
 pub fn read_all<T: Send>(
     inputs: &[String],
     format: Option<Format>,
     extract: &Extract<'_, T>,
+    skip_invalid: bool,
+    progress: bool,
+    stats: &mut ReadStats,
+    sink: &mut dyn FnMut(Vec<T>),
+) -> Result<(), ConvertError> {
+    read_all_with_json(
+        inputs,
+        format,
+        extract,
+        None,
+        skip_invalid,
+        progress,
+        stats,
+        sink,
+    )
+}
+
+/// [`read_all`], with Wikidata entity JSON inputs mapped by `json`.
+#[allow(clippy::too_many_arguments)]
+pub fn read_all_with_json<T: Send>(
+    inputs: &[String],
+    format: Option<Format>,
+    extract: &Extract<'_, T>,
+    json: Option<&super::wdjson::JsonExtract<'_, T>>,
     skip_invalid: bool,
     progress: bool,
     stats: &mut ReadStats,
@@ -303,7 +377,8 @@ pub fn read_all<T: Send>(
     let threads = rayon::current_num_threads().max(1);
     let t0 = std::time::Instant::now();
     for path in inputs {
-        let (mut reader, fmt) = open(path, format, bar.clone())?;
+        let (mut reader, fmt, note) = open(path, format, bar.clone())?;
+        stats.notes.extend(note);
         let io_err = |e: io::Error| ConvertError::Io {
             file: path.clone(),
             message: if e.kind() == io::ErrorKind::UnexpectedEof {
@@ -313,6 +388,25 @@ pub fn read_all<T: Send>(
             },
         };
         match fmt {
+            Format::Json => {
+                let Some(json) = json else {
+                    return Err(ConvertError::Io {
+                        file: path.clone(),
+                        message: "Wikidata JSON input where RDF is expected".into(),
+                    });
+                };
+                let progress = bar.as_ref().map(|b| (b, t0));
+                super::wdjson::read(
+                    &mut reader,
+                    path,
+                    json,
+                    skip_invalid,
+                    stats,
+                    sink,
+                    &io_err,
+                    progress,
+                )?;
+            }
             Format::NTriples => {
                 let mut carry: Vec<u8> = Vec::new();
                 let mut base_line: u64 = 0;
@@ -432,4 +526,30 @@ pub fn read_all<T: Send>(
         b.finish_and_clear();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_from_content() {
+        let nt = b"# c\n<http://x/a> <http://x/p> \"a . b\" . # c\n";
+        assert_eq!(sniff(nt, "x.data"), Format::NTriples);
+        assert_eq!(sniff(nt, "x.ttl"), Format::Turtle); // N-Triples is Turtle
+        let ttl = b"<http://x/a> <http://x/p> \"a . b\" ;\n  <http://x/q> 1 .\n";
+        assert_eq!(sniff(ttl, "x.nt"), Format::Turtle);
+        assert_eq!(
+            sniff(b"\n@prefix wd: <http://x/> .\n", "x.nt"),
+            Format::Turtle
+        );
+        assert_eq!(sniff(b"PREFIX wd: <http://x/>\n", "-"), Format::Turtle);
+        assert_eq!(sniff(b"  [\n{\"id\":\"Q1\"},\n", "x.nt"), Format::Json);
+        assert_eq!(sniff(b"{\"entities\": {}}", "x.ttl"), Format::Json);
+        // A first line longer than the look-ahead: not judged.
+        assert_eq!(
+            sniff(b"<http://x/a> <http://x/p> \"aaaa", "x"),
+            Format::NTriples
+        );
+    }
 }

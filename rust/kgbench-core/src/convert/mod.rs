@@ -23,9 +23,15 @@
 //!    qualifiers or the main value, both ends kept, then merged as the original's
 //!    `convert_wd_to_simple_kg` does.
 //!
+//! Wikidata's JSON entity format (the `latest-all.json` dump, JSON lines,
+//! `Special:EntityData` / `wbgetentities`) is read by [`wdjson`], which maps it
+//! to the same facts with Wikibase's RDF mapping, so both inputs feed this one
+//! resolver. Compressed inputs are decoded in parallel by [`decompress`].
+//!
 //! Memory holds the kept facts, not the input: `P31`/`P279` edges, the schema's
 //! property triples, English label texts and time/quantity value nodes.
 
+pub mod decompress;
 pub mod facts;
 pub mod input;
 pub mod ntfast;
@@ -34,6 +40,7 @@ pub mod schema;
 pub mod tables;
 pub mod units;
 pub mod values;
+pub mod wdjson;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -120,7 +127,7 @@ pub struct Options {
     pub max_entities_per_root: Option<usize>,
     /// Count and skip malformed RDF instead of failing.
     pub skip_invalid: bool,
-    /// Force the RDF syntax (default: from the file name, or sniffed for stdin).
+    /// Force the input syntax (default: detected from the content, [`input::sniff`]).
     pub format: Option<Format>,
     /// Draw a progress bar on stderr.
     pub progress: bool,
@@ -477,10 +484,14 @@ fn relevant_pids(s: &Schema) -> FxHashSet<u32> {
 
 /// Convert `inputs` (paths, `-` for stdin) with the schema text `schema_json`.
 ///
+/// Inputs are N-Triples, Turtle or Wikidata entity JSON ([`wdjson`]), plain,
+/// gzip or bzip2, each detected from its content unless [`Options::format`].
+///
 /// Errors: [`ConvertError::Schema`] with every problem and its JSON path;
 /// [`ConvertError::Syntax`] with file, line, byte offset (of the decompressed
-/// stream) and an excerpt, unless `skip_invalid`; [`ConvertError::Io`] for
-/// unreadable or truncated compressed input.
+/// stream) and an excerpt (RDF, or a JSON entity line), unless `skip_invalid`;
+/// [`ConvertError::Io`] for unreadable input, or truncated / corrupt compressed
+/// input (with the compressed byte offset).
 pub fn convert(
     schema_json: &str,
     inputs: &[String],
@@ -514,6 +525,9 @@ pub fn convert(
     );
     let mut stats = ReadStats::default();
     let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
+    let mapper = wdjson::Mapper::new(&vocab);
+    let json =
+        |text: &str, out: &mut Vec<Fact>, c: &mut wdjson::EntityCounts| mapper.map(text, out, c);
     // Facts are added to the store on their own thread while parsing goes on.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Fact>>(16);
     let (store, read) = std::thread::scope(|scope| {
@@ -526,10 +540,11 @@ pub fn convert(
             }
             store
         });
-        let read = input::read_all(
+        let read = input::read_all_with_json(
             inputs,
             opts.format,
             &extract,
+            Some(&json),
             opts.skip_invalid,
             opts.progress,
             &mut stats,
@@ -626,6 +641,25 @@ pub fn convert(
         ),
     );
     report.insert(5, ("facts_kept".into(), J::Int(facts_kept as i64)));
+    report.push((
+        "entities_read".into(),
+        J::Int(stats.entities.entities as i64),
+    ));
+    report.push((
+        "unknown_datavalue_types".into(),
+        J::Obj(
+            stats
+                .entities
+                .unknown_types
+                .iter()
+                .map(|(k, v)| (k.clone().into(), J::Int(*v as i64)))
+                .collect(),
+        ),
+    ));
+    report.push((
+        "input_notes".into(),
+        J::Arr(stats.notes.iter().map(|s| J::Str(s.clone())).collect()),
+    ));
     report.push((
         "seconds_reading".into(),
         J::Float((read_secs * 1000.0).round() / 1000.0),
