@@ -167,7 +167,8 @@ def convert(
             original's reproducible sample (``floor(qid / 307)`` without its first
             digit, ties by QID).
         threads: parser threads (default: all cores). The output does not depend on it.
-        skip_invalid: count and skip malformed RDF lines/statements instead of failing.
+        skip_invalid: count and skip malformed RDF instead of failing, by the smallest
+            unit: an N-Triples line, one triple of a Turtle statement.
         format: ``"nt"``, ``"ttl"`` or ``None`` (from the file name; sniffed for stdin).
         progress: progress bar on stderr (default: when stderr is a terminal).
         parquet: also write the Parquet pair when ``out_dir`` is given.

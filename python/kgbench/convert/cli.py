@@ -21,7 +21,8 @@ Writes to --out DIR:
                       dropped for out-of-scope ends, dropped values by reason
 
 Malformed RDF stops the run with file, line, byte offset and an excerpt, and
-writes nothing; --skip-invalid counts and skips bad lines instead.
+writes nothing; --skip-invalid counts and skips the smallest bad unit instead
+(an N-Triples line, one triple of a Turtle statement).
 
 A run that keeps no entity says why on stderr, per entity label: the items of
 the class had no English label, the wd_constraints excluded them, or no item

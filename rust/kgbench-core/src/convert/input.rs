@@ -1,10 +1,11 @@
 //! Reading RDF input: files or stdin, plain / gzip / bzip2, N-Triples or Turtle,
 //! parsed with oxttl. N-Triples is cut at line boundaries into blocks that are
 //! parsed in parallel (rayon) and merged in input order, so the result does not
-//! depend on the thread count. Turtle is parsed sequentially.
+//! depend on the thread count. Turtle is parsed sequentially, in groups of whole
+//! statements ([`super::turtle`]). A UTF-8 byte-order mark is skipped.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use oxttl::{NTriplesParser, TurtleParseError, TurtleParser};
+use oxttl::NTriplesParser;
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -97,6 +98,7 @@ fn open(
             })?;
             let text = String::from_utf8_lossy(&peek[..peek.len().min(4096)]).to_string();
             let turtle = text
+                .trim_start_matches('\u{feff}')
                 .lines()
                 .map(str::trim_start)
                 .find(|l| !l.is_empty() && !l.starts_with('#'))
@@ -116,6 +118,19 @@ fn open(
         }
     };
     Ok((decoded, fmt))
+}
+
+/// Skip a UTF-8 byte-order mark (`EF BB BF`) at the start of the decoded
+/// input, as rdflib does; returns its length (0 or 3). Byte offsets in errors
+/// stay offsets of the decoded stream, the mark included.
+fn skip_bom(r: &mut (dyn BufRead + Send)) -> io::Result<u64> {
+    let head = r.fill_buf()?;
+    if head.starts_with(b"\xEF\xBB\xBF") {
+        r.consume(3);
+        Ok(3)
+    } else {
+        Ok(0)
+    }
 }
 
 /// Bytes per N-Triples block (cut after a line end), 4 MiB; the environment
@@ -168,23 +183,22 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
             }
             Some(None) => {}
             None => {
-                for r in NTriplesParser::new().for_slice(line) {
-                    match r {
-                        Ok(t) => {
+                match parse_line_reference(line) {
+                    Ok(ts) => {
+                        for t in ts {
                             out.triples += 1;
                             if let Some(f) = extract(t.as_ref()) {
                                 out.facts.push(f);
                             }
                         }
-                        Err(e) => {
-                            let loc = e.location();
-                            out.errors.push((
-                                line_no,
-                                pos as u64 + loc.start.offset,
-                                e.message().to_string(),
-                            ));
-                            break;
-                        }
+                    }
+                    Err(e) => {
+                        let loc = e.location();
+                        out.errors.push((
+                            line_no,
+                            pos as u64 + loc.start.offset,
+                            e.message().to_string(),
+                        ));
                     }
                 }
                 if stop_at_first && !out.errors.is_empty() {
@@ -199,7 +213,23 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
     out
 }
 
-fn excerpt(block: &[u8], offset: u64) -> String {
+/// One N-Triples line with oxttl (strict), accepting language tags of the
+/// grammar ([`super::langtag::parse_with_wikidata_tags`]). All or nothing: a
+/// bad line yields no triple.
+fn parse_line_reference(line: &[u8]) -> Result<Vec<oxrdf::Triple>, oxttl::TurtleSyntaxError> {
+    let run = |t: &[u8], lenient: bool| {
+        let p = if lenient {
+            NTriplesParser::new().lenient()
+        } else {
+            NTriplesParser::new()
+        };
+        p.for_slice(t).collect::<Result<Vec<_>, _>>()
+    };
+    super::langtag::parse_with_wikidata_tags(line, &mut |t| run(t, false), &mut |t| run(t, true))
+}
+
+/// The line of `block` around byte `offset`, at most 120 characters.
+pub(super) fn excerpt(block: &[u8], offset: u64) -> String {
     let off = (offset as usize).min(block.len());
     let start = block[..off]
         .iter()
@@ -312,11 +342,12 @@ pub fn read_all<T: Send>(
                 e.to_string()
             },
         };
+        let bom = skip_bom(&mut *reader).map_err(io_err)?;
         match fmt {
             Format::NTriples => {
                 let mut carry: Vec<u8> = Vec::new();
                 let mut base_line: u64 = 0;
-                let mut base_offset: u64 = 0;
+                let mut base_offset: u64 = bom;
                 let mut eof = false;
                 let group = threads * 2;
                 let block = block_bytes();
@@ -387,44 +418,7 @@ pub fn read_all<T: Send>(
                 stats.bytes += base_offset;
             }
             Format::Turtle => {
-                let mut facts = Vec::new();
-                let mut parser = TurtleParser::new().for_reader(&mut reader);
-                for r in &mut parser {
-                    match r {
-                        Ok(t) => {
-                            stats.triples += 1;
-                            if let Some(f) = extract(t.as_ref()) {
-                                facts.push(f);
-                            }
-                        }
-                        Err(TurtleParseError::Io(e)) => return Err(io_err(e)),
-                        Err(TurtleParseError::Syntax(e)) => {
-                            let loc = e.location();
-                            if skip_invalid {
-                                stats.skipped_invalid += 1;
-                                if stats.skipped_examples.len() < 10 {
-                                    stats.skipped_examples.push(format!(
-                                        "{path}:{}: {}",
-                                        loc.start.line + 1,
-                                        e.message()
-                                    ));
-                                }
-                                continue;
-                            }
-                            return Err(ConvertError::Syntax {
-                                file: path.clone(),
-                                line: loc.start.line + 1,
-                                offset: loc.start.offset,
-                                message: e.message().to_string(),
-                                excerpt: String::new(),
-                            });
-                        }
-                    }
-                    if facts.len() >= 65536 {
-                        sink(std::mem::take(&mut facts));
-                    }
-                }
-                sink(facts);
+                super::turtle::read(&mut *reader, path, bom, extract, skip_invalid, stats, sink)?;
             }
         }
     }
@@ -432,4 +426,35 @@ pub fn read_all<T: Send>(
         b.finish_and_clear();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_path_accepts_wikidata_language_codes() {
+        let line = br#"<http://www.wikidata.org/entity/Q513> <http://www.w3.org/2000/01/rdf-schema#label> "x"@zh-classical ."#;
+        let ts = parse_line_reference(line).unwrap();
+        assert_eq!(ts.len(), 1);
+        assert_eq!(
+            ts[0].object.to_string(),
+            r#""x"@zh-classical"#,
+            "the tag is kept (lowercased)"
+        );
+        let upper = br#"<http://x/a> <http://x/p> "x"@ZH-Min-NAN ."#;
+        assert_eq!(
+            parse_line_reference(upper).unwrap()[0].object.to_string(),
+            r#""x"@zh-min-nan"#
+        );
+        // Any other error is reported at its own place, not at the tag.
+        let bad = br#"<http://x/a> <http://x/p> "x"@zh-classical <http://x/c> ."#;
+        let e = parse_line_reference(bad).unwrap_err();
+        assert!(
+            e.location().start.offset >= 43 && e.message().contains("dot"),
+            "{e}"
+        );
+        let bad_iri = br#"<http://x/a> <p> "x"@zh-classical ."#;
+        assert!(parse_line_reference(bad_iri).is_err());
+    }
 }

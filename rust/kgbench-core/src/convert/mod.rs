@@ -28,10 +28,12 @@
 
 pub mod facts;
 pub mod input;
+pub mod langtag;
 pub mod ntfast;
 pub mod pyjson;
 pub mod schema;
 pub mod tables;
+pub mod turtle;
 pub mod units;
 pub mod values;
 

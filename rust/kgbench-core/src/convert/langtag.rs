@@ -1,0 +1,189 @@
+//! Language tags as Wikidata writes them.
+//!
+//! oxttl checks language tags against BCP 47 (oxilangtag), but Wikidata's dumps
+//! use MediaWiki language codes, some of which are not BCP 47: `zh-classical`
+//! (a 9-character subtag), `be-tarask`, `roa-tara`, `simple`, `nds-nl`,
+//! `bat-smg`, `zh-min-nan`, `fiu-vro`, `map-bms`, `de-formal`, `mo`, ... (see
+//! Wikidata's `Special:SiteMatrix` and `WikibaseRepo`'s language code map).
+//! kgbench accepts any tag of the N-Triples / Turtle grammar
+//! (`LANGTAG ::= '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)*`, RDF 1.1 N-Triples §7 and
+//! Turtle §6.5): a unit (an N-Triples line, a Turtle statement or triple) that
+//! oxttl's strict parser rejects at a language tag of that grammar is parsed
+//! again in oxttl's lenient mode, and kept when every IRI of its triples is a
+//! valid absolute IRI (the check lenient mode leaves out). Tags are lowercased,
+//! as the fast N-Triples path and rdflib do.
+
+use oxrdf::{Literal, NamedNode, NamedOrBlankNode, Term, Triple};
+use oxttl::TurtleSyntaxError;
+
+/// `s` matches `[a-zA-Z]+ ('-' [a-zA-Z0-9]+)*` (the grammar's LANGTAG without `@`).
+pub fn is_langtag(s: &str) -> bool {
+    let mut parts = s.split('-');
+    let first = parts.next().unwrap_or("");
+    !first.is_empty()
+        && first.bytes().all(|b| b.is_ascii_alphabetic())
+        && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// Whether the strict parser's error `e` on `text` points at a language tag of
+/// the grammar (the byte before the error range is `@` and the range is a
+/// LANGTAG): the only strict error the lenient re-parse may overrule.
+pub fn is_langtag_error(text: &[u8], e: &TurtleSyntaxError) -> bool {
+    let loc = e.location();
+    let (a, b) = (loc.start.offset as usize, loc.end.offset as usize);
+    if a == 0 || b <= a || b > text.len() || text[a - 1] != b'@' {
+        return false;
+    }
+    std::str::from_utf8(&text[a..b]).is_ok_and(is_langtag)
+}
+
+/// `text` with the language tag that `e` points at replaced by a BCP 47 tag of
+/// the same length (`x-aaaaaaa-…`, private use), so that offsets stay those of
+/// `text`; `None` if `e` is not at a language tag of the grammar.
+pub fn with_tag_replaced(text: &[u8], e: &TurtleSyntaxError) -> Option<Vec<u8>> {
+    if !is_langtag_error(text, e) {
+        return None;
+    }
+    let loc = e.location();
+    let (a, b) = (loc.start.offset as usize, loc.end.offset as usize);
+    let n = b - a;
+    let mut tag: Vec<u8> = Vec::with_capacity(n);
+    if n < 3 {
+        tag.resize(n, b'a');
+    } else {
+        tag.extend_from_slice(b"x-");
+        let mut left = n - 2;
+        while left > 8 {
+            let k = 7.min(left - 2);
+            tag.extend(std::iter::repeat_n(b'a', k));
+            tag.push(b'-');
+            left -= k + 1;
+        }
+        tag.extend(std::iter::repeat_n(b'a', left));
+    }
+    let mut out = text.to_vec();
+    out[a..b].copy_from_slice(&tag);
+    Some(out)
+}
+
+/// Parses one unit's text into its triples, or gives the first error.
+pub type UnitParser<'a> = dyn FnMut(&[u8]) -> Result<Vec<Triple>, TurtleSyntaxError> + 'a;
+
+/// Parse one unit (an N-Triples line, a Turtle statement or triple) with
+/// `strict`, accepting language tags of the grammar: when the strict parser
+/// stops at such a tag, the tag is replaced by a BCP 47 one of the same length
+/// and the unit parsed strictly again (at most 10,000 times), so the unit is
+/// accepted exactly when it is valid but for its language tags, and any other
+/// error is reported at its own place. The triples of an accepted unit come from
+/// `lenient` (oxttl's lenient mode, which keeps the tags), re-checked by
+/// [`checked`]. `strict` and `lenient` return the unit's triples or the first
+/// error.
+pub fn parse_with_wikidata_tags(
+    text: &[u8],
+    strict: &mut UnitParser<'_>,
+    lenient: &mut UnitParser<'_>,
+) -> Result<Vec<Triple>, TurtleSyntaxError> {
+    let mut e = match strict(text) {
+        Ok(ts) => return Ok(ts),
+        Err(e) => e,
+    };
+    let mut cur = text.to_vec();
+    let mut n_ok = None;
+    for _ in 0..10_000 {
+        let Some(next) = with_tag_replaced(&cur, &e) else {
+            return Err(e);
+        };
+        cur = next;
+        match strict(&cur) {
+            Ok(ts) => {
+                n_ok = Some(ts.len());
+                break;
+            }
+            Err(e2) => e = e2,
+        }
+    }
+    let Some(n) = n_ok else {
+        return Err(e);
+    };
+    let mut out = Vec::with_capacity(n);
+    for t in lenient(text)? {
+        match checked(t) {
+            Some(t) => out.push(t),
+            None => return Err(e),
+        }
+    }
+    if out.len() != n {
+        return Err(e);
+    }
+    Ok(out)
+}
+
+/// A triple from oxttl's lenient mode, checked as the strict mode would except
+/// for language tags: every IRI is absolute and valid, language tags match the
+/// grammar (and are lowercased). `None` when a check fails.
+pub fn checked(t: Triple) -> Option<Triple> {
+    let subject = match t.subject {
+        NamedOrBlankNode::NamedNode(n) => {
+            NamedOrBlankNode::NamedNode(NamedNode::new(n.into_string()).ok()?)
+        }
+        other => other,
+    };
+    let predicate = NamedNode::new(t.predicate.into_string()).ok()?;
+    let object = match t.object {
+        Term::NamedNode(n) => Term::NamedNode(NamedNode::new(n.into_string()).ok()?),
+        Term::Literal(l) => {
+            let (value, dt, lang) = l.destruct();
+            match (lang, dt) {
+                (Some(lang), _) => {
+                    if !is_langtag(&lang) {
+                        return None;
+                    }
+                    Term::Literal(Literal::new_language_tagged_literal_unchecked(
+                        value,
+                        lang.to_ascii_lowercase(),
+                    ))
+                }
+                (None, Some(dt)) => Term::Literal(Literal::new_typed_literal(
+                    value,
+                    NamedNode::new(dt.into_string()).ok()?,
+                )),
+                (None, None) => Term::Literal(Literal::new_simple_literal(value)),
+            }
+        }
+        other => other,
+    };
+    Some(Triple {
+        subject,
+        predicate,
+        object,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wikidata_codes_match_the_grammar() {
+        for t in [
+            "zh-classical",
+            "be-tarask",
+            "roa-tara",
+            "simple",
+            "nds-nl",
+            "bat-smg",
+            "zh-min-nan",
+            "fiu-vro",
+            "map-bms",
+            "de-formal",
+            "mo",
+            "EN",
+            "x-1abc",
+        ] {
+            assert!(is_langtag(t), "{t}");
+        }
+        for t in ["", "-en", "en-", "1en", "en--x", "en_gb", "zh-é"] {
+            assert!(!is_langtag(t), "{t}");
+        }
+    }
+}
