@@ -190,3 +190,48 @@ def test_byte_order_mark_is_skipped(tmp_path: Path, fmt: str) -> None:
         check=True,
     )
     assert int(proc.stdout) == len(_ours(plain))
+
+
+# ---------------------------------------------------------------- defect 3: wide QIDs
+
+
+@pytest.mark.parametrize("qid", ["Q4294967297", "Q9703000031", "Q18446744073709551615"])
+def test_items_beyond_32_bit_ids_are_converted(tmp_path: Path, qid: str) -> None:
+    """Q42.ttl with Douglas Adams renumbered: the same entity, under its new id."""
+    import re
+
+    text = re.sub(r"wd:Q42\b", f"wd:{qid}", Q42.read_text(encoding="utf-8"))
+    path = tmp_path / f"{qid}.ttl"
+    path.write_text(text, encoding="utf-8")
+    ref_graph, ref = convert(SCHEMA, Q42)
+    graph, report = convert(SCHEMA, path, max_entities_per_root=10)
+    (adams,) = graph["entities"]
+    (ref_adams,) = ref_graph["entities"]
+    assert adams["eid"] == f"Person#{qid}"
+    assert {**adams, "eid": ref_adams["eid"]} == ref_adams
+    assert report["facts_kept"] == ref["facts_kept"]
+
+
+def test_lexeme_and_property_subjects_are_counted(tmp_path: Path) -> None:
+    wd = "http://www.wikidata.org/entity/"
+    lines = [
+        f'<{wd}L7> <{RDFS_LABEL}> "lemma"@en .',
+        f"<{wd}L7> <http://www.wikidata.org/prop/direct/P31> <{wd}Q5> .",
+        f'<{wd}L7-S1> <http://www.w3.org/2004/02/skos/core#altLabel> "sense"@en .',
+        f'<{wd}P569> <{RDFS_LABEL}> "date of birth"@en .',
+        f"<{wd}P569> <http://www.wikidata.org/prop/direct/P31> <{wd}Q5> .",
+        f'<{wd}M5> <{RDFS_LABEL}> "a media file"@en .',
+        # not counted: not a triple the schema would use
+        f'<{wd}P570> <{RDFS_LABEL}> "date of death"@de .',
+    ]
+    extra = tmp_path / "non_items.nt"
+    extra.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    graph, report = convert(SCHEMA, [Q42, extra])
+    assert len(graph["entities"]) == 1
+    assert report["non_item_subjects_ignored"] == {
+        "lexeme": {"triples": 3, "entities": 1},
+        "property": {"triples": 2, "entities": 1},
+        "other": {"triples": 1, "entities": 1},
+    }
+    _, clean = convert(SCHEMA, Q42)
+    assert clean["non_item_subjects_ignored"]["lexeme"] == {"triples": 0, "entities": 0}

@@ -163,6 +163,19 @@ def summary(report: dict[str, Any], out: str) -> str:
         dropped = report["relations_dropped_out_of_scope"].get(key, 0)
         extra = f" ({dropped:,} dropped: end not kept)" if dropped else ""
         lines.append(f"  {key}: {n:,}{extra}")
+    non_items = {
+        kind: c
+        for kind, c in report.get("non_item_subjects_ignored", {}).items()
+        if c.get("triples")
+    }
+    if non_items:
+        lines.append(
+            "ignored (subject not an item): "
+            + ", ".join(
+                f"{c['entities']:,} {kind} entities ({c['triples']:,} triples)"
+                for kind, c in non_items.items()
+            )
+        )
     dropped_values = report.get("dropped_values", {})
     if dropped_values:
         lines.append(

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
+use super::facts::ItemId;
 use super::units::{self, Unit};
 
 /// Datatype of a property value (SPEC.md §1, seed cypherbench.txt Appendix B.6).
@@ -74,7 +75,7 @@ pub enum PropSource {
     /// `P<n>`: best-rank values of the property.
     Pid(u32),
     /// `$LINKED_TO(P,Q)`: boolean, true iff the item has `wdt:P wd:Q`.
-    LinkedTo(u32, u32),
+    LinkedTo(u32, ItemId),
 }
 
 /// One property of an entity or relation schema.
@@ -83,7 +84,7 @@ pub struct PropSchema {
     pub label: String,
     pub source: PropSource,
     /// Qualifier filters `$LINKED_TO(P,Q)` on the statement (entity properties only).
-    pub qualifier_filters: Vec<(u32, u32)>,
+    pub qualifier_filters: Vec<(u32, ItemId)>,
     pub datatype: DataType,
     /// Target unit resolved through the unit table (QID and entry).
     pub quantity_unit: Option<(String, &'static Unit)>,
@@ -97,14 +98,14 @@ pub struct PropSchema {
 /// Entity-membership constraint.
 #[derive(Debug, Clone)]
 pub enum Constraint {
-    LinkedTo(u32, u32),
+    LinkedTo(u32, ItemId),
     HasProperty(u32),
 }
 
 #[derive(Debug, Clone)]
 pub struct EntitySchema {
     pub label: String,
-    pub class_qid: u32,
+    pub class_qid: ItemId,
     pub is_instance: bool,
     pub include_subclasses: bool,
     pub constraints: Vec<Constraint>,
@@ -199,7 +200,13 @@ fn is_label(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// `P<n>` (with `prefix` `'P'`) as a property number (`u32`); `None` otherwise.
 fn parse_id(s: &str, prefix: char) -> Option<u32> {
+    u32::try_from(parse_qid(s, prefix)?).ok()
+}
+
+/// `Q<n>` (with `prefix` `'Q'`) as an item number ([`ItemId`], up to 2⁶⁴ − 1).
+fn parse_qid(s: &str, prefix: char) -> Option<ItemId> {
     let rest = s.strip_prefix(prefix)?;
     if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) || rest.starts_with('0') {
         return None;
@@ -215,9 +222,9 @@ fn parse_op(s: &str) -> Option<(&str, &str)> {
     Some((&s[..open], args))
 }
 
-fn parse_linked_to(args: &str) -> Option<(u32, u32)> {
+fn parse_linked_to(args: &str) -> Option<(u32, ItemId)> {
     let (p, q) = args.split_once(',')?;
-    Some((parse_id(p, 'P')?, parse_id(q, 'Q')?))
+    Some((parse_id(p, 'P')?, parse_qid(q, 'Q')?))
 }
 
 impl V {
@@ -672,7 +679,7 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
         );
         let label = v.label(&path, eo);
         let src = v.str_field(&path, eo, "wd_source", true).unwrap_or("");
-        let class_qid = match parse_id(src, 'Q') {
+        let class_qid = match parse_qid(src, 'Q') {
             Some(q) => q,
             None => {
                 if !src.is_empty() {
