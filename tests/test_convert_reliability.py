@@ -17,7 +17,7 @@ import pytest
 import rdflib
 
 from kgbench._core import convert as native
-from kgbench.convert import convert
+from kgbench.convert import convert, validate_schema
 from kgbench.errors import InputError
 
 DATA = Path(__file__).parent / "data" / "wikidata"
@@ -235,3 +235,113 @@ def test_lexeme_and_property_subjects_are_counted(tmp_path: Path) -> None:
     }
     _, clean = convert(SCHEMA, Q42)
     assert clean["non_item_subjects_ignored"]["lexeme"] == {"triples": 0, "entities": 0}
+
+
+# ---------------------------------------------------------------- defect 8: schema holes
+
+
+def _person(*props: dict[str, Any], relation_props: list[dict[str, Any]] | None = None) -> dict:
+    schema: dict[str, Any] = {
+        "name": "s",
+        "entities": [
+            {
+                "label": "Person",
+                "wd_source": "Q5",
+                "wd_include_subclasses": False,
+                "properties": list(props),
+            },
+            {"label": "City", "wd_source": "Q515", "properties": []},
+        ],
+        "relations": [],
+    }
+    if relation_props is not None:
+        schema["relations"].append(
+            {
+                "label": "bornIn",
+                "wd_source": "P19",
+                "subj_label": "Person",
+                "obj_label": "City",
+                "properties": relation_props,
+            }
+        )
+    return schema
+
+
+def test_duplicate_property_label_is_refused(tmp_path: Path) -> None:
+    schema = _person(
+        {"label": "born", "wd_source": "P569", "datatype": "date"},
+        {"label": "born", "wd_source": "P19", "datatype": "str"},
+    )
+    problems = validate_schema(schema)
+    assert any(
+        p.startswith('$.entities[0].properties[1].label: duplicate property label "born"')
+        and "$.entities[0].properties[0]" in p
+        for p in problems
+    ), problems
+    with pytest.raises(InputError, match=r"\$\.entities\[0\]\.properties\[1\]\.label"):
+        convert(schema, Q42, tmp_path / "out")
+    # a disabled twin is no duplicate (nothing of it reaches the graph)
+    ok = _person(
+        {"label": "born", "wd_source": "P569", "datatype": "date"},
+        {"label": "born", "wd_source": "P19", "datatype": "str", "disable": True},
+    )
+    assert validate_schema(ok) == []
+    rel = _person(
+        relation_props=[
+            {"label": "since", "wd_source": "P580", "datatype": "date"},
+            {"label": "since", "wd_source": "P585", "datatype": "date"},
+        ]
+    )
+    assert any(
+        p.startswith("$.relations[0].properties[1].label: duplicate") for p in validate_schema(rel)
+    )
+
+
+@pytest.mark.parametrize("name", ["name", "eid", "aliases", "description", "provenance"])
+def test_entity_property_named_like_an_entity_field_is_refused(name: str) -> None:
+    problems = validate_schema(_person({"label": name, "wd_source": "P1477", "datatype": "str"}))
+    assert any(
+        p.startswith(f'$.entities[0].properties[0].label: "{name}" is reserved') for p in problems
+    ), problems
+
+
+@pytest.mark.parametrize("name", ["rid", "provenance"])
+def test_relation_property_named_like_a_relation_field_is_refused(name: str) -> None:
+    problems = validate_schema(
+        _person(relation_props=[{"label": name, "wd_source": "P580", "datatype": "date"}])
+    )
+    assert any(
+        p.startswith(f'$.relations[0].properties[0].label: "{name}" is reserved') for p in problems
+    ), problems
+    # `name` is an ordinary relation property
+    assert (
+        validate_schema(
+            _person(relation_props=[{"label": "name", "wd_source": "P580", "datatype": "date"}])
+        )
+        == []
+    )
+
+
+def test_unit_of_the_wrong_dimension_is_refused() -> None:
+    height_kg = {
+        "label": "height",
+        "wd_source": "P2048",
+        "datatype": "float",
+        "quantity_unit": "kilogram",
+        "quantity_convert_unit": True,
+    }
+    problems = validate_schema(_person(height_kg))
+    assert any(
+        p.startswith('$.entities[0].properties[0].quantity_unit: unit "kilogram" measures a mass')
+        and "P2048 takes a length" in p
+        for p in problems
+    ), problems
+    assert validate_schema(_person({**height_kg, "quantity_unit": "foot"})) == []
+    # relation properties too
+    problems = validate_schema(
+        _person(relation_props=[{**height_kg, "wd_source": "P2067", "quantity_unit": "metre"}])
+    )
+    assert any(
+        p.startswith("$.relations[0].properties[0].quantity_unit:") and "P2067 takes a mass" in p
+        for p in problems
+    ), problems

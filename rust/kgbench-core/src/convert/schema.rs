@@ -200,6 +200,12 @@ fn is_label(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// Fields every entity of the graph has (SPEC.md §2; `kgbench load` stores
+/// them beside the properties, kgbench.neo4j.loader.ENTITY_META).
+const ENTITY_FIELDS: &[&str] = &["eid", "name", "aliases", "description", "provenance"];
+/// Fields every relation has (kgbench.neo4j.loader.RELATION_META).
+const RELATION_FIELDS: &[&str] = &["rid", "provenance"];
+
 /// `P<n>` (with `prefix` `'P'`) as a property number (`u32`); `None` otherwise.
 fn parse_id(s: &str, prefix: char) -> Option<u32> {
     u32::try_from(parse_qid(s, prefix)?).ok()
@@ -335,6 +341,22 @@ impl V {
         };
         self.check_fields(path, obj, allowed);
         let label = self.label(path, obj);
+        let reserved: &[&str] = if relation {
+            RELATION_FIELDS
+        } else {
+            ENTITY_FIELDS
+        };
+        if reserved.contains(&label.as_str()) {
+            self.err(
+                &format!("{path}.label"),
+                format!(
+                    "{label:?} is reserved: every {} already has the fields {} (SPEC.md §2), \
+                     and `kgbench load` stores them on the same node or relationship; rename the property",
+                    if relation { "relation" } else { "entity" },
+                    reserved.join(", ")
+                ),
+            );
+        }
         let src = self.str_field(path, obj, "wd_source", true).unwrap_or("");
         let source = if let Some(p) = parse_id(src, 'P') {
             PropSource::Pid(p)
@@ -410,7 +432,24 @@ impl V {
                 );
             }
             match units::by_label(u) {
-                Some((qid, unit)) => quantity_unit = Some((qid.to_string(), unit)),
+                Some((qid, unit)) => {
+                    if let PropSource::Pid(pid) = source {
+                        if let Some(dim) = units::property_dimension(pid) {
+                            if dim != unit.dim {
+                                self.err(
+                                    &format!("{path}.quantity_unit"),
+                                    format!(
+                                        "unit {u:?} measures {}, but P{pid} takes {} \
+                                         (Wikidata's allowed units of P{pid})",
+                                        unit.dim.as_str(),
+                                        dim.as_str()
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                    quantity_unit = Some((qid.to_string(), unit))
+                }
                 None => self.err(
                     &format!("{path}.quantity_unit"),
                     format!("unknown unit label {u:?} (not in kgbench's unit table)"),
@@ -467,8 +506,12 @@ fn parse_suffix(s: &str) -> Option<Vec<PathStep>> {
 /// its JSON path (`$.entities[2].properties[0].datatype: ...`).
 ///
 /// Errors: unknown fields, malformed ids, bad datatypes, unknown entity labels in
-/// relations, duplicate entity labels or (label, subj, obj), `quantity_unit` on a
-/// non-float or unknown to the unit table, `$RAW_SPARQL` (needs a SPARQL endpoint),
+/// relations, duplicate entity labels or (label, subj, obj), duplicate labels of
+/// enabled properties of one entity or relation, property labels reserved for
+/// the graph's own fields (entities: `eid`, `name`, `aliases`, `description`,
+/// `provenance`; relations: `rid`, `provenance`), `quantity_unit` on a
+/// non-float, unknown to the unit table, or of another dimension than the
+/// property's ([`units::property_dimension`]), `$RAW_SPARQL` (needs a SPARQL endpoint),
 /// `$FROM_RELATION` naming unknown relations or forming a cycle, and the original
 /// engine's restrictions on transitive / suffixed / qualifier relations.
 pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
@@ -585,8 +628,22 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             }
         };
         let mut properties = Vec::new();
+        let mut prop_labels: HashMap<String, usize> = HashMap::new();
         for (j, p) in v.array_field(&path, ro, "properties").iter().enumerate() {
-            if let Some(ps) = v.prop(&format!("{path}.properties[{j}]"), p, true) {
+            let pp = format!("{path}.properties[{j}]");
+            if let Some(ps) = v.prop(&pp, p, true) {
+                if !ps.disable && !ps.label.is_empty() {
+                    if let Some(k) = prop_labels.insert(ps.label.clone(), j) {
+                        v.err(
+                            &format!("{pp}.label"),
+                            format!(
+                                "duplicate property label {:?} (also {path}.properties[{k}]); \
+                                 only one property of that name could be kept",
+                                ps.label
+                            ),
+                        );
+                    }
+                }
                 properties.push(ps);
             }
         }
@@ -767,8 +824,22 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             }
         }
         let mut properties = Vec::new();
+        let mut prop_labels: HashMap<String, usize> = HashMap::new();
         for (j, p) in v.array_field(&path, eo, "properties").iter().enumerate() {
-            if let Some(ps) = v.prop(&format!("{path}.properties[{j}]"), p, false) {
+            let pp = format!("{path}.properties[{j}]");
+            if let Some(ps) = v.prop(&pp, p, false) {
+                if !ps.disable && !ps.label.is_empty() {
+                    if let Some(k) = prop_labels.insert(ps.label.clone(), j) {
+                        v.err(
+                            &format!("{pp}.label"),
+                            format!(
+                                "duplicate property label {:?} (also {path}.properties[{k}]); \
+                                 only one property of that name could be kept",
+                                ps.label
+                            ),
+                        );
+                    }
+                }
                 properties.push(ps);
             }
         }
