@@ -8,6 +8,7 @@ the test where a defect needs a particular shape.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -345,3 +346,49 @@ def test_unit_of_the_wrong_dimension_is_refused() -> None:
         p.startswith("$.relations[0].properties[0].quantity_unit:") and "P2067 takes a mass" in p
         for p in problems
     ), problems
+
+
+# ---------------------------------------------------------------- defect 7: stale output
+
+OUTPUTS = ["graph.json", "report.json", "entities.parquet", "relations.parquet"]
+
+
+def _leftovers(parent: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if ".kgbench-" in p.name)
+
+
+def test_failed_convert_leaves_no_previous_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    convert(SCHEMA, Q42, out)
+    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUTS)
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    bad = _q42_with(tmp_path, "wdt:P1 <not an iri> ;\n\t", "bad.ttl")
+    with pytest.raises(InputError, match=r"bad\.ttl: line"):
+        convert(SCHEMA, bad, out)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert _leftovers(tmp_path) == [] and _leftovers(out) == []
+    # a bad schema too
+    convert(SCHEMA, Q42, out)
+    with pytest.raises(InputError, match=r"\$\.entities"):
+        convert({**SCHEMA, "entities": [{}]}, Q42, out)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_no_parquet_removes_the_previous_parquet(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    convert(SCHEMA, Q42, out)
+    convert(SCHEMA, Q42, out, parquet=False)
+    assert sorted(p.name for p in out.iterdir()) == ["graph.json", "report.json"]
+    assert _leftovers(tmp_path) == []
+
+
+def test_cli_failure_leaves_no_complete_looking_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA), encoding="utf-8")
+    cli = [sys.executable, "-m", "kgbench", "convert", "--schema", str(schema), "-q"]
+    subprocess.run([*cli, str(Q42), "--out", str(out)], check=True)
+    bad = _q42_with(tmp_path, "wdt:P1 <not an iri> ;\n\t", "bad.ttl")
+    proc = subprocess.run([*cli, str(bad), "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode != 0 and "bad.ttl" in proc.stderr
+    assert list(out.iterdir()) == []
