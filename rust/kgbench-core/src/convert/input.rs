@@ -144,18 +144,22 @@ fn block_bytes() -> usize {
         .unwrap_or(4 << 20)
 }
 
-struct BlockResult<T> {
-    facts: Vec<T>,
-    triples: u64,
+pub(super) struct BlockResult<T> {
+    pub(super) facts: Vec<T>,
+    pub(super) triples: u64,
     /// Line ends (`\n`) in the block (complete only when no error stopped it).
-    newlines: u64,
+    pub(super) newlines: u64,
     /// (line within block, 0-based; byte offset within block; message)
-    errors: Vec<(u64, u64, String)>,
+    pub(super) errors: Vec<(u64, u64, String)>,
 }
 
 /// Parse a block: each line with the fast path; a line it rejects is parsed
 /// again with oxttl (the reference), which gives the triples or the error.
-fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
+pub(super) fn parse_block<T>(
+    block: &[u8],
+    extract: &Extract<'_, T>,
+    stop_at_first: bool,
+) -> BlockResult<T> {
     let mut out = BlockResult {
         facts: Vec::with_capacity(block.len() / 256),
         triples: 0,
@@ -216,7 +220,9 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
 /// One N-Triples line with oxttl (strict), accepting language tags of the
 /// grammar ([`super::langtag::parse_with_wikidata_tags`]). All or nothing: a
 /// bad line yields no triple.
-fn parse_line_reference(line: &[u8]) -> Result<Vec<oxrdf::Triple>, oxttl::TurtleSyntaxError> {
+pub(super) fn parse_line_reference(
+    line: &[u8],
+) -> Result<Vec<oxrdf::Triple>, oxttl::TurtleSyntaxError> {
     let run = |t: &[u8], lenient: bool| {
         let p = if lenient {
             NTriplesParser::new().lenient()

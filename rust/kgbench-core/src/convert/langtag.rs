@@ -25,44 +25,37 @@ pub fn is_langtag(s: &str) -> bool {
         && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
-/// Whether the strict parser's error `e` on `text` points at a language tag of
-/// the grammar (the byte before the error range is `@` and the range is a
-/// LANGTAG): the only strict error the lenient re-parse may overrule.
-pub fn is_langtag_error(text: &[u8], e: &TurtleSyntaxError) -> bool {
-    let loc = e.location();
-    let (a, b) = (loc.start.offset as usize, loc.end.offset as usize);
-    if a == 0 || b <= a || b > text.len() || text[a - 1] != b'@' {
-        return false;
+/// The byte range of `@tag` when the strict parser's error `e` on `text` is at
+/// a language tag of the grammar glued to a string literal (the only strict
+/// error the lenient re-parse may overrule); `None` otherwise.
+pub fn langtag_error_range(text: &[u8], e: &TurtleSyntaxError) -> Option<(usize, usize)> {
+    let tag_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'-';
+    let a = (e.location().start.offset as usize).min(text.len());
+    let mut p = a;
+    if text.get(p) != Some(&b'@') {
+        while p > 0 && a - p < 64 && tag_byte(text[p - 1]) {
+            p -= 1;
+        }
+        p = p.checked_sub(1)?;
     }
-    std::str::from_utf8(&text[a..b]).is_ok_and(is_langtag)
-}
-
-/// `text` with the language tag that `e` points at replaced by a BCP 47 tag of
-/// the same length (`x-aaaaaaa-…`, private use), so that offsets stay those of
-/// `text`; `None` if `e` is not at a language tag of the grammar.
-pub fn with_tag_replaced(text: &[u8], e: &TurtleSyntaxError) -> Option<Vec<u8>> {
-    if !is_langtag_error(text, e) {
+    if text[p] != b'@' || p == 0 || !matches!(text[p - 1], b'"' | b'\'') {
         return None;
     }
-    let loc = e.location();
-    let (a, b) = (loc.start.offset as usize, loc.end.offset as usize);
-    let n = b - a;
-    let mut tag: Vec<u8> = Vec::with_capacity(n);
-    if n < 3 {
-        tag.resize(n, b'a');
-    } else {
-        tag.extend_from_slice(b"x-");
-        let mut left = n - 2;
-        while left > 8 {
-            let k = 7.min(left - 2);
-            tag.extend(std::iter::repeat_n(b'a', k));
-            tag.push(b'-');
-            left -= k + 1;
-        }
-        tag.extend(std::iter::repeat_n(b'a', left));
+    let mut end = p + 1;
+    while end < text.len() && tag_byte(text[end]) {
+        end += 1;
     }
+    let tag = std::str::from_utf8(&text[p + 1..end]).ok()?;
+    (is_langtag(tag) && a <= end).then_some((p, end))
+}
+
+/// `text` with the language tag that `e` points at blanked out (`@tag` → as
+/// many spaces: the literal becomes a simple one and offsets stay those of
+/// `text`); `None` if `e` is not at a language tag of the grammar.
+pub fn with_tag_replaced(text: &[u8], e: &TurtleSyntaxError) -> Option<Vec<u8>> {
+    let (a, b) = langtag_error_range(text, e)?;
     let mut out = text.to_vec();
-    out[a..b].copy_from_slice(&tag);
+    out[a..b].fill(b' ');
     Some(out)
 }
 
@@ -71,8 +64,8 @@ pub type UnitParser<'a> = dyn FnMut(&[u8]) -> Result<Vec<Triple>, TurtleSyntaxEr
 
 /// Parse one unit (an N-Triples line, a Turtle statement or triple) with
 /// `strict`, accepting language tags of the grammar: when the strict parser
-/// stops at such a tag, the tag is replaced by a BCP 47 one of the same length
-/// and the unit parsed strictly again (at most 10,000 times), so the unit is
+/// stops at such a tag, the tag is blanked out (same length) and the unit
+/// parsed strictly again (once per tag, each further on), so the unit is
 /// accepted exactly when it is valid but for its language tags, and any other
 /// error is reported at its own place. The triples of an accepted unit come from
 /// `lenient` (oxttl's lenient mode, which keeps the tags), re-checked by
@@ -89,7 +82,17 @@ pub fn parse_with_wikidata_tags(
     };
     let mut cur = text.to_vec();
     let mut n_ok = None;
-    for _ in 0..10_000 {
+    // Each round replaces one tag further on: at most one round per '@'.
+    let mut rounds = memchr::memchr_iter(b'@', text).count();
+    let mut last_at = None;
+    while rounds > 0 {
+        rounds -= 1;
+        let at = e.location().start.offset;
+        if last_at.is_some_and(|l| at <= l) {
+            // The replaced tag is refused too: not a language tag problem.
+            return Err(e);
+        }
+        last_at = Some(at);
         let Some(next) = with_tag_replaced(&cur, &e) else {
             return Err(e);
         };

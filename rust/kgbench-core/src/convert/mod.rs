@@ -27,6 +27,8 @@
 //! property triples, English label texts and time/quantity value nodes.
 
 pub mod facts;
+#[cfg(test)]
+mod fuzz;
 pub mod input;
 pub mod langtag;
 pub mod ntfast;

@@ -59,7 +59,8 @@ fn uchar(l: &[u8], i: usize) -> Result<(char, usize), Reject> {
 }
 
 /// Byte classes inside an IRI (N-Triples IRIREF): 0 allowed, 1 `>`, 2 `\\`,
-/// 3 `%`, 4 `:`, 5 not allowed unescaped.
+/// 3 `%`, 4 `:`, 5 not allowed unescaped, 6 allowed only in some places of an
+/// IRI (`[` `]` of an IP literal host, `#` once, non-ASCII outside some ranges).
 static IRI_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -67,6 +68,15 @@ static IRI_CLASS: [u8; 256] = {
         t[b] = 5;
         b += 1;
     }
+    t[0x7f] = 5;
+    let mut b = 0x80;
+    while b <= 0xff {
+        t[b] = 6;
+        b += 1;
+    }
+    t[b'[' as usize] = 6;
+    t[b']' as usize] = 6;
+    t[b'#' as usize] = 6;
     t[b'<' as usize] = 5;
     t[b'"' as usize] = 5;
     t[b'{' as usize] = 5;
@@ -99,11 +109,19 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
     let mut pct = false;
     let mut j = start;
     // Namespaces most IRIs of a Wikidata dump start with: valid IRI text, no
-    // escape, no '%', scheme ends at the first ':'; scanning resumes after them.
+    // escape, no '%', scheme ends at the first ':', authority complete;
+    // scanning resumes after them. After one, the rest is path, query and
+    // fragment, checked here: no '[' ']', no non-ASCII, '#' at most once in
+    // all. Any other IRI is checked by oxiri, as oxttl checks it.
+    let mut known_prefix = false;
+    let mut in_fragment = false;
+    let mut other = false;
     for known in KNOWN_PREFIXES {
         if l[start..].starts_with(known.as_bytes()) {
             colon = start + known.find(':').unwrap_or(0);
             j = start + known.len();
+            known_prefix = true;
+            in_fragment = known.contains('#');
             break;
         }
     }
@@ -117,6 +135,10 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
         match IRI_CLASS[b as usize] {
             1 => {
                 let iri = &s[start..j];
+                if other || !known_prefix {
+                    check_iri(iri)?;
+                    return Ok((Cow::Borrowed(iri), j + 1));
+                }
                 if colon == usize::MAX {
                     return Err(Reject);
                 }
@@ -129,6 +151,15 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
             2 => break,
             3 => pct = true,
             4 => colon = colon.min(j),
+            6 => {
+                if !known_prefix {
+                    other = true;
+                } else if b == b'#' && !in_fragment {
+                    in_fragment = true;
+                } else {
+                    return Err(Reject);
+                }
+            }
             _ => return Err(Reject),
         }
         j += 1;
@@ -182,12 +213,9 @@ fn utf8_len(b: u8) -> usize {
     }
 }
 
-/// Absolute IRI with a scheme and well-formed percent escapes.
+/// A valid absolute IRI, as oxttl's strict mode checks it (oxiri).
 fn check_iri(iri: &str) -> Result<(), Reject> {
-    let b = iri.as_bytes();
-    let colon = b.iter().position(|&c| c == b':').ok_or(Reject)?;
-    check_scheme(&b[..colon])?;
-    check_pct(b, colon)
+    NamedNodeRef::new(iri).map(|_| ()).map_err(|_| Reject)
 }
 
 /// A scheme: a letter, then letters, digits, `+`, `-`, `.`.

@@ -284,6 +284,11 @@ fn term_end(s: &[u8], i: usize) -> Option<usize> {
                     j += 1;
                 }
             } else if s.get(j) == Some(&b'^') && s.get(j + 1) == Some(&b'^') {
+                // an IRI or a prefixed name (never a literal: no recursion on input)
+                let d = *s.get(j + 2)?;
+                if d != b'<' && !is_name_byte(d) {
+                    return None;
+                }
                 j = term_end(s, j + 2)?;
             }
             Some(j)
@@ -387,33 +392,44 @@ pub fn split_triples(s: &[u8]) -> Option<Vec<[(usize, usize); 3]>> {
             break;
         }
     }
-    (!out.is_empty()).then_some(out)
+    // The statement must end here: '.', then nothing but blanks and comments.
+    if s.get(j) != Some(&b'.') {
+        return None;
+    }
+    j = skip_ws_comments(s, j + 1);
+    (!out.is_empty() && j == s.len()).then_some(out)
 }
 
-/// Prefixes and base IRI in force.
-#[derive(Debug, Default, Clone)]
+/// Prefixes and base IRI in force, with the parsers made from them (strict,
+/// lenient; built once per change, cloned for each unit).
+#[derive(Default, Clone)]
 struct Context {
     prefixes: Vec<(String, String)>,
     base: Option<String>,
+    parsers: std::cell::OnceCell<(TurtleParser, TurtleParser)>,
 }
 
 impl Context {
     fn parser(&self, lenient: bool) -> TurtleParser {
-        let mut p = TurtleParser::new();
+        let (strict, lax) = self.parsers.get_or_init(|| {
+            let mut p = TurtleParser::new();
+            if let Some(b) = &self.base {
+                if let Ok(q) = p.clone().with_base_iri(b.clone()) {
+                    p = q;
+                }
+            }
+            for (k, v) in &self.prefixes {
+                if let Ok(q) = p.clone().with_prefix(k.clone(), v.clone()) {
+                    p = q;
+                }
+            }
+            (p.clone(), p.lenient())
+        });
         if lenient {
-            p = p.lenient();
+            lax.clone()
+        } else {
+            strict.clone()
         }
-        if let Some(b) = &self.base {
-            if let Ok(q) = p.clone().with_base_iri(b.clone()) {
-                p = q;
-            }
-        }
-        for (k, v) in &self.prefixes {
-            if let Ok(q) = p.clone().with_prefix(k.clone(), v.clone()) {
-                p = q;
-            }
-        }
-        p
     }
 }
 
@@ -438,7 +454,9 @@ fn parse_unit(ctx: &mut Context, text: &[u8]) -> Result<Vec<Triple>, TurtleSynta
     };
     if res.is_ok() {
         if let Some(c) = after.into_inner() {
-            *ctx = c;
+            if c.prefixes != ctx.prefixes || c.base != ctx.base {
+                *ctx = c;
+            }
         }
     }
     res
@@ -449,10 +467,16 @@ fn update<'a>(
     prefixes: impl Iterator<Item = (&'a str, &'a str)>,
     base: Option<&str>,
 ) {
-    ctx.prefixes.clear();
-    ctx.prefixes
-        .extend(prefixes.map(|(k, v)| (k.to_string(), v.to_string())));
-    ctx.base = base.map(str::to_string);
+    let mut new: Vec<(String, String)> = prefixes
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    new.sort();
+    let base = base.map(str::to_string);
+    if new != ctx.prefixes || base != ctx.base {
+        ctx.prefixes = new;
+        ctx.base = base;
+        ctx.parsers = std::cell::OnceCell::new();
+    }
 }
 
 fn count_lines(b: &[u8]) -> u64 {
@@ -547,17 +571,20 @@ impl<T> Reader<'_, '_, T> {
             Err(e) => e,
         };
         let loc = e.location();
+        // Lines counted by '\n' (oxttl also counts a lone '\r'), as everywhere else.
+        let at = (loc.start.offset as usize).min(stmt.len());
+        let err_line = line + count_lines(&stmt[..at]);
         if !self.skip_invalid {
             return Err(ConvertError::Syntax {
                 file: self.path.to_string(),
-                line: line + loc.start.line + 1,
+                line: err_line + 1,
                 offset: offset + loc.start.offset,
                 message: e.message().to_string(),
                 excerpt: excerpt(stmt, loc.start.offset),
             });
         }
         let Some(parts) = split_triples(stmt) else {
-            self.skip(stats, line + loc.start.line, e.message());
+            self.skip(stats, err_line, e.message());
             return Ok(());
         };
         for [s, p, o] in parts {
