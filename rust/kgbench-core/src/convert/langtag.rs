@@ -189,4 +189,32 @@ mod tests {
             assert!(!is_langtag(t), "{t}");
         }
     }
+
+    #[test]
+    fn any_grammar_tag_is_accepted_and_other_errors_stay() {
+        let parse = |text: &[u8]| {
+            let run = |t: &[u8], lenient: bool| {
+                let p = if lenient {
+                    oxttl::TurtleParser::new().lenient()
+                } else {
+                    oxttl::TurtleParser::new()
+                };
+                p.for_slice(t).collect::<Result<Vec<_>, _>>()
+            };
+            parse_with_wikidata_tags(text, &mut |t| run(t, false), &mut |t| run(t, true))
+        };
+        // one letter (found by the fuzz target), nine-letter subtag, several tags
+        let ok = br#"<http://x/a> <http://x/p> "x"@e, "y"@zh-classical, "z"@EN-Simple ."#;
+        let ts = parse(ok).unwrap();
+        let tags: Vec<String> = ts.iter().map(|t| t.object.to_string()).collect();
+        assert_eq!(
+            tags,
+            [r#""x"@e"#, r#""y"@zh-classical"#, r#""z"@en-simple"#]
+        );
+        // a tag where no literal is: refused, not blanked
+        assert!(parse(br#"<http://x/a> <http://x/p> @zh-classical ."#).is_err());
+        // another error after the tag is reported at its own place
+        let e = parse(br#"<http://x/a> <http://x/p> "y"@zh-classical <bad iri> ."#).unwrap_err();
+        assert!(e.location().start.offset >= 43 && e.message().contains("IRI"), "{e}");
+    }
 }

@@ -490,4 +490,30 @@ mod tests {
         }
         assert!(parse_line("<http://x/a> <http://x/p> \"x\"@zh- .", |_| ()).is_err());
     }
+
+    #[test]
+    fn iris_oxttl_refuses_are_left_to_it() {
+        // Found by the fuzz target (convert::fuzz): the fast path accepted these.
+        for iri in [
+            "http:[//acme.test/statement/x",
+            "http://www.wikidata.org/entity/Q1#a#b",
+            "http://www.wikidata.org/entity/Q1[x]",
+            "http://acme.test:port/",
+            "http://acme.test/\u{7f}",
+        ] {
+            let line = format!("<{iri}> <http://x/p> <http://x/o> .");
+            assert!(parse_line(&line, |_| ()).is_err(), "{iri}");
+            assert!(oxrdf::NamedNodeRef::new(iri).is_err(), "{iri}");
+        }
+        // still taken by the fast path: a fragment, a port, an IPv6 host, non-ASCII
+        for iri in [
+            "http://www.w3.org/2001/XMLSchema#decimal",
+            "http://acme.test:8080/a?b#c",
+            "http://[::1]/x",
+            "https://zh.wikipedia.org/wiki/道格拉斯",
+        ] {
+            let line = format!("<{iri}> <http://x/p> <http://x/o> .");
+            assert!(parse_line(&line, |_| ()).is_ok(), "{iri}");
+        }
+    }
 }
