@@ -215,6 +215,9 @@ mod tests {
         assert!(parse(br#"<http://x/a> <http://x/p> @zh-classical ."#).is_err());
         // another error after the tag is reported at its own place
         let e = parse(br#"<http://x/a> <http://x/p> "y"@zh-classical <bad iri> ."#).unwrap_err();
-        assert!(e.location().start.offset >= 43 && e.message().contains("IRI"), "{e}");
+        assert!(
+            e.location().start.offset >= 43 && e.message().contains("IRI"),
+            "{e}"
+        );
     }
 }

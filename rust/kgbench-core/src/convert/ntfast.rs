@@ -91,13 +91,25 @@ static IRI_CLASS: [u8; 256] = {
     t
 };
 
-const KNOWN_PREFIXES: [&str; 5] = [
+const KNOWN_PREFIXES: [&str; 7] = [
     "http://www.wikidata.org/",
     "http://wikiba.se/ontology#",
     "http://www.w3.org/",
     "http://schema.org/",
     "https://en.wikipedia.org/",
+    "https://www.wikidata.org/",
+    "http://commons.wikimedia.org/",
 ];
+
+/// Length of `https://<lang>.wikipedia.org/` (`<lang>`: lowercase letters and
+/// `-`, Wikipedia's sitelink hosts) at the start of `b`, if there.
+fn wikipedia_prefix(b: &[u8]) -> Option<usize> {
+    let rest = b.strip_prefix(b"https://")?;
+    let host = rest
+        .iter()
+        .position(|&c| !(c.is_ascii_lowercase() || c == b'-'))?;
+    (host > 0 && rest[host..].starts_with(b".wikipedia.org/")).then_some(8 + host + 15)
+}
 
 fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize), Reject> {
     // l[i] == b'<'
@@ -123,6 +135,13 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
             known_prefix = true;
             in_fragment = known.contains('#');
             break;
+        }
+    }
+    if !known_prefix {
+        if let Some(n) = wikipedia_prefix(&l[start..]) {
+            colon = start + 5;
+            j = start + n;
+            known_prefix = true;
         }
     }
     loop {
@@ -500,17 +519,22 @@ mod tests {
             "http://www.wikidata.org/entity/Q1[x]",
             "http://acme.test:port/",
             "http://acme.test/\u{7f}",
+            "https://zh.wikipedia.org/wiki/a#b#c",
+            "https://zh.wikipedia.org/wiki/[x]",
         ] {
             let line = format!("<{iri}> <http://x/p> <http://x/o> .");
             assert!(parse_line(&line, |_| ()).is_err(), "{iri}");
             assert!(oxrdf::NamedNodeRef::new(iri).is_err(), "{iri}");
         }
-        // still taken by the fast path: a fragment, a port, an IPv6 host, non-ASCII
+        // still taken by the fast path: a fragment, a port, an IPv6 host, sitelinks,
+        // non-ASCII (checked by oxiri; after a known prefix, non-ASCII is left to oxttl)
         for iri in [
             "http://www.w3.org/2001/XMLSchema#decimal",
             "http://acme.test:8080/a?b#c",
             "http://[::1]/x",
-            "https://zh.wikipedia.org/wiki/道格拉斯",
+            "https://zh.wikipedia.org/wiki/%E9%81%93",
+            "https://zh-min-nan.wikipedia.org/wiki/Douglas_Adams",
+            "http://acme.test/道格拉斯",
         ] {
             let line = format!("<{iri}> <http://x/p> <http://x/o> .");
             assert!(parse_line(&line, |_| ()).is_ok(), "{iri}");
