@@ -43,6 +43,7 @@ import importlib
 import io
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -162,15 +163,18 @@ def convert(
             ``Special:EntityData`` / ``wbgetentities`` output), optionally ``.gz`` /
             ``.bz2``; format and compression are detected from the bytes (formats.md §5).
         out_dir: when given, write ``graph.json``, ``report.json`` and (with
-            ``parquet``) ``entities.parquet`` / ``relations.parquet`` there. Files are
-            written to temporary names and renamed at the end, so a failed run leaves
-            no output that looks complete.
+            ``parquet``) ``entities.parquet`` / ``relations.parquet`` there. A previous
+            run's files of those names are removed first (a run that fails, or is
+            killed, leaves none that looks complete); the new ones are written in a
+            directory beside ``out_dir`` and moved in at the end, ``report.json`` last.
+            With ``parquet=False`` no Parquet file is left in ``out_dir``. Other files
+            there are left alone.
         max_entities_per_root: keep at most this many entities per root class, the
             original's reproducible sample (``floor(qid / 307)`` without its first
             digit, ties by QID).
         threads: parser threads (default: all cores). The output does not depend on it.
-        skip_invalid: count and skip malformed RDF lines/statements and malformed JSON
-            entity lines instead of failing.
+        skip_invalid: count and skip malformed input instead of failing, by the smallest
+            unit: an N-Triples line, one triple of a Turtle statement, one JSON entity line.
         format: ``"nt"``, ``"ttl"``, ``"json"`` or ``None`` (detected from the content).
         progress: progress bar on stderr (default: when stderr is a terminal).
         parquet: also write the Parquet pair when ``out_dir`` is given.
@@ -198,7 +202,12 @@ def convert(
     if progress is None:
         progress = sys.stderr.isatty()
     schema_text = _schema_text(schema)
-    want_tables = out_dir is not None and parquet
+    out = Path(out_dir) if out_dir is not None else None
+    if out is not None:
+        # Before anything else: a run that fails (or is killed) must not leave a
+        # previous run's complete-looking files behind.
+        _remove_outputs(out)
+    want_tables = out is not None and parquet
     polars_import = None
     if want_tables and "polars" not in sys.modules:
         # The Parquet writer needs polars (~0.15 s to import): import it on a thread while
@@ -224,19 +233,14 @@ def convert(
         if polars_import is not None:
             polars_import.join()
     report = json.loads(report_text)
-    if out_dir is None:
+    if out is None:
         return (_load_graph(graph_json) if return_graph else None), report
     graph: dict[str, Any] | None = None
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    staged: list[tuple[Path, Path]] = []
+    stage = _staging_dir(out)
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             parquet_done: Future[None] | None = None
             if parquet:
-                tmp_dir = Path(tempfile.mkdtemp(prefix=".kgbench-", dir=out))
-                staged.append((tmp_dir / ENTITIES_PARQUET, out / ENTITIES_PARQUET))
-                staged.append((tmp_dir / RELATIONS_PARQUET, out / RELATIONS_PARQUET))
                 if entity_rows is not None and relation_rows is not None:
                     # Rows made in Rust, no Python graph needed; polars works without
                     # the GIL, so this overlaps with writing graph.json below.
@@ -245,27 +249,73 @@ def convert(
                         json.loads(schema_block),
                         entity_rows,
                         relation_rows,
-                        tmp_dir,
+                        stage,
                     )
                 else:  # a value JSON numbers cannot carry (e.g. inf): from the graph
                     graph = _load_graph(graph_json)
-                    write_parquet(graph, tmp_dir)
-            staged.insert(0, _stage_bytes(out, GRAPH_FILE, graph_json))
+                    write_parquet(graph, stage)
+            (stage / GRAPH_FILE).write_bytes(graph_json)
             if return_graph and graph is None:
                 graph = _load_graph(graph_json)
             if parquet_done is not None:
                 parquet_done.result()
-        staged.append(_stage_bytes(out, REPORT_FILE, (report_text + "\n").encode()))
-        for tmp, final in staged:
-            os.replace(tmp, final)
+        (stage / REPORT_FILE).write_bytes((report_text + "\n").encode())
+        _publish(stage, out)
+    except BaseException:
+        _remove_outputs(out)
+        raise
     finally:
-        for tmp, _ in staged:
-            if tmp.exists():
-                tmp.unlink()
-        for d in out.glob(".kgbench-*"):
-            if d.is_dir() and not any(d.iterdir()):
-                d.rmdir()
+        shutil.rmtree(stage, ignore_errors=True)
     return (graph if return_graph else None), report
+
+
+#: The files :func:`convert` writes in ``out_dir``; ``report.json`` is moved in last.
+OUTPUT_FILES = (GRAPH_FILE, ENTITIES_PARQUET, RELATIONS_PARQUET, REPORT_FILE)
+
+
+def _remove_outputs(out: Path) -> None:
+    """Remove the files a conversion writes from ``out`` (other files are left alone)."""
+    for name in OUTPUT_FILES:
+        try:
+            (out / name).unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise InputError(f"cannot remove the previous {out / name}: {exc}") from None
+
+
+def _staging_dir(out: Path) -> Path:
+    """A fresh directory beside ``out`` (same file system, so moving files from it is a
+    rename), or inside ``out`` when its parent is not writable."""
+    parent = out.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.kgbench-", dir=parent))
+    except OSError:
+        out.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=".kgbench-", dir=out))
+
+
+def _publish(stage: Path, out: Path) -> None:
+    """Move the staged outputs into ``out``: the whole directory at once when ``out``
+    does not exist yet, else file by file, ``report.json`` last; an output this run did
+    not write (the Parquet pair with ``parquet=False``) is removed from ``out``."""
+    for name in OUTPUT_FILES:
+        if (stage / name).exists():
+            os.chmod(stage / name, 0o644)
+    if not out.exists():
+        os.chmod(stage, 0o755)
+        try:
+            os.rename(stage, out)
+            return
+        except OSError:
+            pass  # e.g. created meanwhile: file by file below
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OUTPUT_FILES:
+        if (stage / name).exists():
+            os.replace(stage / name, out / name)
+        else:
+            (out / name).unlink(missing_ok=True)
 
 
 def _load_graph(graph_json: bytes) -> dict[str, Any]:
@@ -279,14 +329,6 @@ def _load_graph(graph_json: bytes) -> dict[str, Any]:
         if gc_was_enabled:
             gc.enable()
     return graph
-
-
-def _stage_bytes(out: Path, name: str, data: bytes) -> tuple[Path, Path]:
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.chmod(tmp, 0o644)
-    return Path(tmp), out / name
 
 
 # ---------------------------------------------------------------- why nothing was kept

@@ -23,8 +23,10 @@ Writes to --out DIR:
                       dropped for out-of-scope ends, dropped values by reason
 
 Malformed RDF or entity JSON stops the run with file, line, byte offset and an
-excerpt, and writes nothing; --skip-invalid counts and skips bad lines instead.
-.bz2 inputs are decompressed in parallel by blocks, multi-member .gz by members.
+excerpt, and writes nothing; --skip-invalid counts and skips the smallest bad
+unit instead (an N-Triples line, one triple of a Turtle statement, one JSON
+entity line). .bz2 inputs are decompressed in parallel by blocks, multi-member
+.gz by members.
 
 A run that keeps no entity says why on stderr, per entity label: the items of
 the class had no English label, the wd_constraints excluded them, or no item
@@ -183,6 +185,19 @@ def summary(report: dict[str, Any], out: str) -> str:
         dropped = report["relations_dropped_out_of_scope"].get(key, 0)
         extra = f" ({dropped:,} dropped: end not kept)" if dropped else ""
         lines.append(f"  {key}: {n:,}{extra}")
+    non_items = {
+        kind: c
+        for kind, c in report.get("non_item_subjects_ignored", {}).items()
+        if c.get("triples")
+    }
+    if non_items:
+        lines.append(
+            "ignored (subject not an item): "
+            + ", ".join(
+                f"{c['entities']:,} {kind} entities ({c['triples']:,} triples)"
+                for kind, c in non_items.items()
+            )
+        )
     dropped_values = report.get("dropped_values", {})
     if dropped_values:
         lines.append(

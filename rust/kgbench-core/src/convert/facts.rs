@@ -18,7 +18,7 @@ const ENWIKI_ARTICLE: &str = "https://en.wikipedia.org/wiki/";
 #[derive(Debug, Clone, PartialEq)]
 pub enum Obj {
     /// An item `wd:Q<n>`.
-    Item(u32),
+    Item(ItemId),
     /// Any other IRI (external URL, commons file, non-item entity).
     Iri(Box<str>),
     /// A literal's lexical form.
@@ -32,13 +32,13 @@ pub enum Obj {
 pub enum Fact {
     /// `wd:Q wdt:P o` (truthy, best rank).
     Direct {
-        s: u32,
+        s: ItemId,
         p: u32,
         o: Obj,
     },
     /// `wd:Q p:P stmt` (the statement IRI is kept to order relations as the original).
     Claim {
-        s: u32,
+        s: ItemId,
         p: u32,
         stmt: Key,
         iri: Box<str>,
@@ -89,28 +89,63 @@ pub enum Fact {
     },
     /// English `rdfs:label`.
     Label {
-        s: u32,
+        s: ItemId,
         text: Box<str>,
     },
     /// English `schema:description`.
     Description {
-        s: u32,
+        s: ItemId,
         text: Box<str>,
     },
     /// English `skos:altLabel`.
     Alias {
-        s: u32,
+        s: ItemId,
         text: Box<str>,
     },
     /// `<https://en.wikipedia.org/wiki/...> schema:about wd:Q`.
     About {
         article: Box<str>,
-        s: u32,
+        s: ItemId,
     },
     /// `<article> schema:isPartOf <https://en.wikipedia.org/>`.
     EnwikiPart {
         article: Box<str>,
     },
+    /// A triple the schema would use (`wdt:`, `p:` of a schema property,
+    /// English label / description / alias) whose subject is an entity but
+    /// not an item: counted for the report, never converted. `entity` is the
+    /// [`Key`] of the entity's IRI without a `-…` sub-entity suffix (a
+    /// lexeme's forms and senses count as the lexeme).
+    NonItem {
+        kind: NonItemKind,
+        entity: Key,
+    },
+}
+
+/// Kinds of non-item subjects ([`Fact::NonItem`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonItemKind {
+    /// `L<n>` (and its forms `L<n>-F<m>` and senses `L<n>-S<m>`).
+    Lexeme = 0,
+    /// `P<n>`.
+    Property = 1,
+    /// Anything else in the entity namespace (`M<n>`, `E<n>`, a `Q` id with a
+    /// leading zero or beyond 2⁶⁴ − 1, ...).
+    Other = 2,
+}
+
+impl NonItemKind {
+    /// All kinds, in report order.
+    pub const ALL: [NonItemKind; 3] = [Self::Lexeme, Self::Property, Self::Other];
+
+    /// The report key (`lexeme`, `property`, `other`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lexeme => "lexeme",
+            Self::Property => "property",
+            Self::Other => "other",
+        }
+    }
 }
 
 /// IRI namespaces of the Wikibase instance and the predicates the schema uses.
@@ -182,9 +217,36 @@ impl Vocab {
         }
     }
 
-    fn item(&self, iri: &str) -> Option<u32> {
+    fn item(&self, iri: &str) -> Option<ItemId> {
         let rest = iri.strip_prefix(self.entity.as_str())?;
-        parse_num(rest.strip_prefix('Q')?)
+        parse_item_num(rest.strip_prefix('Q')?)
+    }
+
+    /// The item a subject IRI names; `Err(Some(NonItem))` for another entity
+    /// of the namespace, `Err(None)` for IRIs outside it.
+    pub(super) fn subject(&self, iri: &str) -> Result<ItemId, Option<Fact>> {
+        let Some(rest) = iri.strip_prefix(self.entity.as_str()) else {
+            return Err(None);
+        };
+        if let Some(q) = rest.strip_prefix('Q').and_then(parse_item_num) {
+            return Ok(q);
+        }
+        let main = rest.split('-').next().unwrap_or(rest);
+        let numbered = |c: char| {
+            main.strip_prefix(c)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        let kind = if numbered('L') {
+            NonItemKind::Lexeme
+        } else if numbered('P') {
+            NonItemKind::Property
+        } else {
+            NonItemKind::Other
+        };
+        Err(Some(Fact::NonItem {
+            kind,
+            entity: key(&iri[..iri.len() - rest.len() + main.len()]),
+        }))
     }
 
     fn pid_after(&self, iri: &str, prefix: &str) -> Option<u32> {
@@ -217,7 +279,10 @@ impl Vocab {
                 if !self.pids.contains(&pid) {
                     return None;
                 }
-                let s = self.item(subj)?;
+                let s = match self.subject(subj) {
+                    Ok(s) => s,
+                    Err(f) => return f,
+                };
                 return match &t.object {
                     TermRef::NamedNode(n) => Some(Fact::Claim {
                         s,
@@ -232,7 +297,10 @@ impl Vocab {
                 };
             }
             if let Some(pid) = self.pid_after(p, &self.direct) {
-                let s = self.item(subj)?;
+                let s = match self.subject(subj) {
+                    Ok(s) => s,
+                    Err(f) => return f,
+                };
                 return Some(Fact::Direct {
                     s,
                     p: pid,
@@ -315,7 +383,10 @@ impl Vocab {
                 if l.language() != Some("en") {
                     return None;
                 }
-                let s = self.item(subj)?;
+                let s = match self.subject(subj) {
+                    Ok(s) => s,
+                    Err(f) => return f,
+                };
                 let text: Box<str> = l.value().into();
                 Some(match p {
                     RDFS_LABEL => Fact::Label { s, text },
@@ -398,10 +469,23 @@ fn key_parts(a: &[u8], b: &[u8]) -> Key {
     ((fx.finish() as u128) << 64) | h as u128
 }
 
-/// Parse a decimal id without leading zeros (`"42"` → 42).
+/// The number of an item (`wd:Q<n>` → n). 64 bits: Wikidata's QIDs are
+/// unbounded in principle (they passed 2²⁷ in 2024) and other Wikibase
+/// instances use the same vocabulary, so `Q4294967297` and `Q9703000031` are
+/// items like any other. Every reader (N-Triples, Turtle, JSON) produces this
+/// type; property numbers stay `u32` (a schema names them).
+pub type ItemId = u64;
+
+/// Parse a decimal property id without leading zeros (`"42"` → 42), up to
+/// 2³² − 1.
 pub fn parse_num(s: &str) -> Option<u32> {
+    u32::try_from(parse_item_num(s)?).ok()
+}
+
+/// Parse a decimal item id without leading zeros (`"42"` → 42), up to 2⁶⁴ − 1.
+pub fn parse_item_num(s: &str) -> Option<ItemId> {
     if s.is_empty()
-        || s.len() > 10
+        || s.len() > 20
         || (s.len() > 1 && s.starts_with('0'))
         || !s.bytes().all(|b| b.is_ascii_digit())
     {

@@ -3,10 +3,11 @@
 //! ([`super::wdjson`]); the format is detected from the content ([`sniff`])
 //! unless given. N-Triples is cut at line boundaries into blocks that are
 //! parsed in parallel (rayon) and merged in input order, so the result does not
-//! depend on the thread count. Turtle is parsed sequentially.
+//! depend on the thread count. Turtle is parsed sequentially, in groups of whole
+//! statements ([`super::turtle`]). A UTF-8 byte-order mark is skipped.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use oxttl::{NTriplesParser, TurtleParseError, TurtleParser};
+use oxttl::NTriplesParser;
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -155,16 +156,23 @@ pub fn sniff(head: &[u8], path: &str) -> Format {
     }
 }
 
-/// Whether `line` is one or more N-Triples statements, without a syntax error.
+/// Whether `line` is one or more N-Triples statements, without a syntax error
+/// (Wikidata's language codes accepted, as the N-Triples readers accept them).
 fn is_ntriples_statement(line: &[u8]) -> bool {
-    let mut any = false;
-    for r in NTriplesParser::new().for_slice(line) {
-        if r.is_err() {
-            return false;
-        }
-        any = true;
+    parse_line_reference(line).is_ok_and(|ts| !ts.is_empty())
+}
+
+/// Skip a UTF-8 byte-order mark (`EF BB BF`) at the start of the decoded
+/// input, as rdflib does; returns its length (0 or 3). Byte offsets in errors
+/// stay offsets of the decoded stream, the mark included.
+fn skip_bom(r: &mut (dyn BufRead + Send)) -> io::Result<u64> {
+    let head = r.fill_buf()?;
+    if head.starts_with(b"\xEF\xBB\xBF") {
+        r.consume(3);
+        Ok(3)
+    } else {
+        Ok(0)
     }
-    any
 }
 
 /// Bytes per N-Triples block (cut after a line end), 4 MiB; the environment
@@ -178,18 +186,22 @@ pub(super) fn block_bytes() -> usize {
         .unwrap_or(4 << 20)
 }
 
-struct BlockResult<T> {
-    facts: Vec<T>,
-    triples: u64,
+pub(super) struct BlockResult<T> {
+    pub(super) facts: Vec<T>,
+    pub(super) triples: u64,
     /// Line ends (`\n`) in the block (complete only when no error stopped it).
-    newlines: u64,
+    pub(super) newlines: u64,
     /// (line within block, 0-based; byte offset within block; message)
-    errors: Vec<(u64, u64, String)>,
+    pub(super) errors: Vec<(u64, u64, String)>,
 }
 
 /// Parse a block: each line with the fast path; a line it rejects is parsed
 /// again with oxttl (the reference), which gives the triples or the error.
-fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -> BlockResult<T> {
+pub(super) fn parse_block<T>(
+    block: &[u8],
+    extract: &Extract<'_, T>,
+    stop_at_first: bool,
+) -> BlockResult<T> {
     let mut out = BlockResult {
         facts: Vec::with_capacity(block.len() / 256),
         triples: 0,
@@ -217,23 +229,22 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
             }
             Some(None) => {}
             None => {
-                for r in NTriplesParser::new().for_slice(line) {
-                    match r {
-                        Ok(t) => {
+                match parse_line_reference(line) {
+                    Ok(ts) => {
+                        for t in ts {
                             out.triples += 1;
                             if let Some(f) = extract(t.as_ref()) {
                                 out.facts.push(f);
                             }
                         }
-                        Err(e) => {
-                            let loc = e.location();
-                            out.errors.push((
-                                line_no,
-                                pos as u64 + loc.start.offset,
-                                e.message().to_string(),
-                            ));
-                            break;
-                        }
+                    }
+                    Err(e) => {
+                        let loc = e.location();
+                        out.errors.push((
+                            line_no,
+                            pos as u64 + loc.start.offset,
+                            e.message().to_string(),
+                        ));
                     }
                 }
                 if stop_at_first && !out.errors.is_empty() {
@@ -248,7 +259,25 @@ fn parse_block<T>(block: &[u8], extract: &Extract<'_, T>, stop_at_first: bool) -
     out
 }
 
-fn excerpt(block: &[u8], offset: u64) -> String {
+/// One N-Triples line with oxttl (strict), accepting language tags of the
+/// grammar ([`super::langtag::parse_with_wikidata_tags`]). All or nothing: a
+/// bad line yields no triple.
+pub(super) fn parse_line_reference(
+    line: &[u8],
+) -> Result<Vec<oxrdf::Triple>, oxttl::TurtleSyntaxError> {
+    let run = |t: &[u8], lenient: bool| {
+        let p = if lenient {
+            NTriplesParser::new().lenient()
+        } else {
+            NTriplesParser::new()
+        };
+        p.for_slice(t).collect::<Result<Vec<_>, _>>()
+    };
+    super::langtag::parse_with_wikidata_tags(line, &mut |t| run(t, false), &mut |t| run(t, true))
+}
+
+/// The line of `block` around byte `offset`, at most 120 characters.
+pub(super) fn excerpt(block: &[u8], offset: u64) -> String {
     let off = (offset as usize).min(block.len());
     let start = block[..off]
         .iter()
@@ -387,6 +416,7 @@ pub fn read_all_with_json<T: Send>(
                 e.to_string()
             },
         };
+        let bom = skip_bom(&mut *reader).map_err(io_err)?;
         match fmt {
             Format::Json => {
                 let Some(json) = json else {
@@ -410,7 +440,7 @@ pub fn read_all_with_json<T: Send>(
             Format::NTriples => {
                 let mut carry: Vec<u8> = Vec::new();
                 let mut base_line: u64 = 0;
-                let mut base_offset: u64 = 0;
+                let mut base_offset: u64 = bom;
                 let mut eof = false;
                 let group = threads * 2;
                 let block = block_bytes();
@@ -481,44 +511,7 @@ pub fn read_all_with_json<T: Send>(
                 stats.bytes += base_offset;
             }
             Format::Turtle => {
-                let mut facts = Vec::new();
-                let mut parser = TurtleParser::new().for_reader(&mut reader);
-                for r in &mut parser {
-                    match r {
-                        Ok(t) => {
-                            stats.triples += 1;
-                            if let Some(f) = extract(t.as_ref()) {
-                                facts.push(f);
-                            }
-                        }
-                        Err(TurtleParseError::Io(e)) => return Err(io_err(e)),
-                        Err(TurtleParseError::Syntax(e)) => {
-                            let loc = e.location();
-                            if skip_invalid {
-                                stats.skipped_invalid += 1;
-                                if stats.skipped_examples.len() < 10 {
-                                    stats.skipped_examples.push(format!(
-                                        "{path}:{}: {}",
-                                        loc.start.line + 1,
-                                        e.message()
-                                    ));
-                                }
-                                continue;
-                            }
-                            return Err(ConvertError::Syntax {
-                                file: path.clone(),
-                                line: loc.start.line + 1,
-                                offset: loc.start.offset,
-                                message: e.message().to_string(),
-                                excerpt: String::new(),
-                            });
-                        }
-                    }
-                    if facts.len() >= 65536 {
-                        sink(std::mem::take(&mut facts));
-                    }
-                }
-                sink(facts);
+                super::turtle::read(&mut *reader, path, bom, extract, skip_invalid, stats, sink)?;
             }
         }
     }
@@ -551,5 +544,31 @@ mod tests {
             sniff(b"<http://x/a> <http://x/p> \"aaaa", "x"),
             Format::NTriples
         );
+    }
+
+    #[test]
+    fn reference_path_accepts_wikidata_language_codes() {
+        let line = br#"<http://www.wikidata.org/entity/Q513> <http://www.w3.org/2000/01/rdf-schema#label> "x"@zh-classical ."#;
+        let ts = parse_line_reference(line).unwrap();
+        assert_eq!(ts.len(), 1);
+        assert_eq!(
+            ts[0].object.to_string(),
+            r#""x"@zh-classical"#,
+            "the tag is kept (lowercased)"
+        );
+        let upper = br#"<http://x/a> <http://x/p> "x"@ZH-Min-NAN ."#;
+        assert_eq!(
+            parse_line_reference(upper).unwrap()[0].object.to_string(),
+            r#""x"@zh-min-nan"#
+        );
+        // Any other error is reported at its own place, not at the tag.
+        let bad = br#"<http://x/a> <http://x/p> "x"@zh-classical <http://x/c> ."#;
+        let e = parse_line_reference(bad).unwrap_err();
+        assert!(
+            e.location().start.offset >= 43 && e.message().contains("dot"),
+            "{e}"
+        );
+        let bad_iri = br#"<http://x/a> <p> "x"@zh-classical ."#;
+        assert!(parse_line_reference(bad_iri).is_err());
     }
 }

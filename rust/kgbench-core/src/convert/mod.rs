@@ -33,11 +33,15 @@
 
 pub mod decompress;
 pub mod facts;
+#[cfg(test)]
+mod fuzz;
 pub mod input;
+pub mod langtag;
 pub mod ntfast;
 pub mod pyjson;
 pub mod schema;
 pub mod tables;
+pub mod turtle;
 pub mod units;
 pub mod values;
 pub mod wdjson;
@@ -46,7 +50,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
-use facts::{Fact, Key, Obj, Vocab};
+use facts::{Fact, ItemId, Key, Obj, Vocab};
 use input::{Format, ReadStats};
 use pyjson::{JKey, J};
 use schema::{Constraint, DataType, Hop, PropSchema, PropSource, RankFilter, RelSource, Schema};
@@ -230,24 +234,26 @@ impl<K: Ord + Copy + Send, V: PartialEq + Send> Multi<K, V> {
 
 #[derive(Default)]
 struct Store {
-    direct: Multi<(u32, u32), Obj>,
+    direct: Multi<(ItemId, u32), Obj>,
     stmt_ids: FxHashMap<Key, u32>,
     /// Statement IRIs by id (from the `p:` triple; empty if never seen).
     stmt_iris: Vec<Box<str>>,
-    claims: Multi<(u32, u32), u32>,
-    claim_list: FxHashMap<u32, Vec<(u32, u32)>>,
+    claims: Multi<(ItemId, u32), u32>,
+    claim_list: FxHashMap<u32, Vec<(ItemId, u32)>>,
     stmt_values: Multi<(u32, u32), Obj>,
     stmt_nodes: Multi<(u32, u32), Key>,
     quals: Multi<(u32, u32), Obj>,
     qual_nodes: Multi<(u32, u32), Key>,
     deprecated: FxHashSet<u32>,
     nodes: FxHashMap<Key, Node>,
-    labels: FxHashMap<u32, Box<str>>,
-    descriptions: FxHashMap<u32, Box<str>>,
-    aliases: FxHashMap<u32, Vec<Box<str>>>,
-    about: FxHashMap<Box<str>, u32>,
+    labels: FxHashMap<ItemId, Box<str>>,
+    descriptions: FxHashMap<ItemId, Box<str>>,
+    aliases: FxHashMap<ItemId, Vec<Box<str>>>,
+    about: FxHashMap<Box<str>, ItemId>,
     enwiki_parts: FxHashSet<Box<str>>,
     facts: u64,
+    /// Per [`facts::NonItemKind`]: triples, distinct entities.
+    non_items: [(u64, FxHashSet<Key>); 3],
 }
 
 impl Store {
@@ -271,6 +277,7 @@ impl Store {
             about,
             enwiki_parts,
             facts: _,
+            non_items,
         } = self;
         rayon::scope(|s| {
             s.spawn(move |_| drop(direct));
@@ -279,7 +286,7 @@ impl Store {
             s.spawn(move |_| drop((stmt_nodes, quals, qual_nodes, deprecated)));
             s.spawn(move |_| drop(nodes));
             s.spawn(move |_| drop((labels, descriptions)));
-            s.spawn(move |_| drop((aliases, about, enwiki_parts)));
+            s.spawn(move |_| drop((aliases, about, enwiki_parts, non_items)));
         });
     }
 
@@ -311,8 +318,15 @@ impl Store {
     }
 
     fn add(&mut self, f: Fact) {
+        if let Fact::NonItem { kind, entity } = f {
+            let c = &mut self.non_items[kind as usize];
+            c.0 += 1;
+            c.1.insert(entity);
+            return;
+        }
         self.facts += 1;
         match f {
+            Fact::NonItem { .. } => {}
             Fact::Direct { s, p, o } => self.direct.push((s, p), o),
             Fact::Claim { s, p, stmt, iri } => {
                 let st = self.stmt(stmt);
@@ -377,7 +391,7 @@ impl Store {
         }
     }
 
-    fn direct_items(&self, s: u32, p: u32) -> impl Iterator<Item = u32> + '_ {
+    fn direct_items(&self, s: ItemId, p: u32) -> impl Iterator<Item = ItemId> + '_ {
         self.direct
             .get(&(s, p))
             .into_iter()
@@ -430,12 +444,12 @@ fn bump(m: &mut BTreeMap<String, u64>, k: &str) {
 
 /// The original's pseudo-random id: `floor(qid / 307)` as a string without its
 /// first character (SPEC.md §1 `max_entities_per_root`).
-pub fn rqid(q: u32) -> String {
+pub fn rqid(q: ItemId) -> String {
     let s = (q / 307).to_string();
     s[1..].to_string()
 }
 
-fn qid(q: u32) -> String {
+fn qid(q: ItemId) -> String {
     format!("Q{q}")
 }
 
@@ -561,7 +575,7 @@ pub fn convert(
     store.finish();
     let read_secs = t0.elapsed().as_secs_f64();
     timer.lap("store finish (sort the multimaps, in parallel)");
-    let mut item_edges: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
+    let mut item_edges: FxHashMap<u32, Vec<(ItemId, ItemId)>> = FxHashMap::default();
     for (&(s, p), o) in store.direct.iter() {
         if let Obj::Item(o) = o {
             item_edges.entry(p).or_default().push((s, *o));
@@ -582,6 +596,21 @@ pub fn convert(
     timer.lap("resolve");
     drop(r);
     let facts_kept = store.facts;
+    let non_items = J::Obj(
+        facts::NonItemKind::ALL
+            .iter()
+            .map(|k| {
+                let (triples, entities) = &store.non_items[*k as usize];
+                (
+                    k.as_str().into(),
+                    J::Obj(vec![
+                        ("triples".into(), J::Int(*triples as i64)),
+                        ("entities".into(), J::Int(entities.len() as i64)),
+                    ]),
+                )
+            })
+            .collect(),
+    );
     // The fact store is freed (in parallel) while the outputs are written; the
     // graph tree after them. Both before returning, so that the caller's memory
     // use starts from what is kept.
@@ -641,6 +670,7 @@ pub fn convert(
         ),
     );
     report.insert(5, ("facts_kept".into(), J::Int(facts_kept as i64)));
+    report.insert(6, ("non_item_subjects_ignored".into(), non_items));
     report.push((
         "entities_read".into(),
         J::Int(stats.entities.entities as i64),
@@ -684,12 +714,12 @@ struct Resolver<'a> {
     counts: Counts,
     opts: &'a Options,
     /// Truthy item-to-item edges per property, sorted.
-    item_edges: FxHashMap<u32, Vec<(u32, u32)>>,
+    item_edges: FxHashMap<u32, Vec<(ItemId, ItemId)>>,
 }
 
 struct Row<'a> {
     value: &'a Obj,
-    quantity: Option<(&'a str, Option<u32>, String)>,
+    quantity: Option<(&'a str, Option<ItemId>, String)>,
     time: Option<(&'a str, i64)>,
 }
 
@@ -717,22 +747,22 @@ struct Rel {
 }
 
 impl Resolver<'_> {
-    fn english_name(&self, q: u32) -> Option<&str> {
+    fn english_name(&self, q: ItemId) -> Option<&str> {
         let l = self.st.labels.get(&q)?;
         let l: &str = l;
         // `l != qid(q)` without formatting the QID
         let is_qid = l
             .strip_prefix('Q')
-            .is_some_and(|d| facts::parse_num(d) == Some(q));
+            .is_some_and(|d| facts::parse_item_num(d) == Some(q));
         (!l.is_empty() && !is_qid).then_some(l)
     }
 
     /// Items in class `class` per the entity's membership pattern.
-    fn members(&self, e: &schema::EntitySchema) -> FxHashSet<u32> {
-        let mut classes: FxHashSet<u32> = FxHashSet::default();
+    fn members(&self, e: &schema::EntitySchema) -> FxHashSet<ItemId> {
+        let mut classes: FxHashSet<ItemId> = FxHashSet::default();
         classes.insert(e.class_qid);
         if e.include_subclasses {
-            let mut children: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+            let mut children: FxHashMap<ItemId, Vec<ItemId>> = FxHashMap::default();
             for &(s, c) in self.item_edges.get(&279).into_iter().flatten() {
                 children.entry(c).or_default().push(s);
             }
@@ -755,7 +785,7 @@ impl Resolver<'_> {
         out
     }
 
-    fn satisfies(&self, q: u32, e: &schema::EntitySchema) -> bool {
+    fn satisfies(&self, q: ItemId, e: &schema::EntitySchema) -> bool {
         e.constraints.iter().all(|c| match *c {
             Constraint::LinkedTo(p, v) => self.st.direct_items(q, p).any(|x| x == v),
             Constraint::HasProperty(p) => {
@@ -765,7 +795,7 @@ impl Resolver<'_> {
     }
 
     /// (parent, child) item pairs of a `$FROM_RELATION` hop.
-    fn hop_pairs(&self, hop: &Hop) -> Vec<(u32, u32)> {
+    fn hop_pairs(&self, hop: &Hop) -> Vec<(ItemId, ItemId)> {
         let r = &self.s.relations[hop.relation];
         let RelSource::Pid(p) = r.source else {
             return Vec::new();
@@ -798,21 +828,21 @@ impl Resolver<'_> {
         pairs
     }
 
-    fn walk(&self, path: &[Hop], start: &FxHashSet<u32>) -> FxHashSet<u32> {
+    fn walk(&self, path: &[Hop], start: &FxHashSet<ItemId>) -> FxHashSet<ItemId> {
         let mut cur = start.clone();
         for hop in path {
             let pairs = self.hop_pairs(hop);
-            let mut adj: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+            let mut adj: FxHashMap<ItemId, Vec<ItemId>> = FxHashMap::default();
             for (a, b) in pairs {
                 adj.entry(a).or_default().push(b);
             }
             let transitive = self.s.relations[hop.relation].transitive;
-            let mut next: FxHashSet<u32> = if transitive {
+            let mut next: FxHashSet<ItemId> = if transitive {
                 cur.clone()
             } else {
                 FxHashSet::default()
             };
-            let mut stack: Vec<u32> = cur.iter().copied().collect();
+            let mut stack: Vec<ItemId> = cur.iter().copied().collect();
             while let Some(x) = stack.pop() {
                 for &y in adj.get(&x).into_iter().flatten() {
                     if next.insert(y) && transitive {
@@ -825,7 +855,7 @@ impl Resolver<'_> {
         cur
     }
 
-    fn unit_label(&self, unit: &Obj) -> Option<(Option<u32>, String)> {
+    fn unit_label(&self, unit: &Obj) -> Option<(Option<ItemId>, String)> {
         match unit {
             Obj::Item(q) => {
                 if let Some(l) = self.st.labels.get(q) {
@@ -944,7 +974,7 @@ impl Resolver<'_> {
                     // `qid(uq) == tq or ulabel.lower() == tu.label.lower()`, no allocation
                     let same = uq.is_some_and(|u| {
                         tq.strip_prefix('Q')
-                            .is_some_and(|d| facts::parse_num(d) == Some(u))
+                            .is_some_and(|d| facts::parse_item_num(d) == Some(u))
                     }) || if ulabel.is_ascii() && tu.label.is_ascii() {
                         ulabel.eq_ignore_ascii_case(tu.label)
                     } else {
@@ -1017,19 +1047,19 @@ impl Resolver<'_> {
         let st = self.st;
         let n = s.entities.len();
         // 1-3: candidates per entity.
-        let mut base: Vec<FxHashSet<u32>> = Vec::with_capacity(n);
+        let mut base: Vec<FxHashSet<ItemId>> = Vec::with_capacity(n);
         for e in &s.entities {
             let m = self.members(e);
             base.push(m.into_iter().filter(|&q| self.satisfies(q, e)).collect());
         }
-        let mut kept: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut kept: Vec<Vec<ItemId>> = vec![Vec::new(); n];
         let mut candidates: Vec<usize> = vec![0; n];
-        let mut cand_sets: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); n];
+        let mut cand_sets: Vec<FxHashSet<ItemId>> = vec![FxHashSet::default(); n];
         let mut max_rqid: Vec<Option<String>> = vec![None; n];
         let mut no_label: BTreeMap<String, u64> = BTreeMap::new();
         for i in 0..n {
             let e = &s.entities[i];
-            let cand: Vec<u32> = if s.roots[i].is_empty() {
+            let cand: Vec<ItemId> = if s.roots[i].is_empty() {
                 base[i].iter().copied().collect()
             } else {
                 let bound: Option<String> = if self.opts.max_entities_per_root.is_some() {
@@ -1042,7 +1072,7 @@ impl Resolver<'_> {
                 };
                 let mut reach = FxHashSet::default();
                 for (r, paths) in &s.roots[i] {
-                    let start: FxHashSet<u32> = match (&bound, self.opts.max_entities_per_root) {
+                    let start: FxHashSet<ItemId> = match (&bound, self.opts.max_entities_per_root) {
                         (Some(b), Some(_)) => base[*r]
                             .iter()
                             .copied()
@@ -1063,7 +1093,7 @@ impl Resolver<'_> {
             };
             candidates[i] = cand.len();
             cand_sets[i] = cand.iter().copied().collect();
-            let mut named: Vec<u32> = Vec::with_capacity(cand.len());
+            let mut named: Vec<ItemId> = Vec::with_capacity(cand.len());
             for q in cand {
                 if self.english_name(q).is_some() {
                     named.push(q);
@@ -1080,11 +1110,11 @@ impl Resolver<'_> {
             kept[i] = named;
         }
         timer.lap("  candidates");
-        let kept_sets: Vec<FxHashSet<u32>> =
+        let kept_sets: Vec<FxHashSet<ItemId>> =
             kept.iter().map(|v| v.iter().copied().collect()).collect();
         let enabled: Vec<bool> = s.entities.iter().map(|e| !e.disable).collect();
 
-        let mut enwiki: FxHashMap<u32, Vec<&str>> = FxHashMap::default();
+        let mut enwiki: FxHashMap<ItemId, Vec<&str>> = FxHashMap::default();
         for (a, q) in &st.about {
             if st.enwiki_parts.contains(a) {
                 enwiki.entry(*q).or_default().push(a);
@@ -1204,8 +1234,8 @@ impl Resolver<'_> {
                 .iter()
                 .map(|pr| format!("{}.{}", r.label, pr.label))
                 .collect();
-            let subj_pool: Vec<u32> = {
-                let mut v: Vec<u32> = cand_sets[si].iter().copied().collect();
+            let subj_pool: Vec<ItemId> = {
+                let mut v: Vec<ItemId> = cand_sets[si].iter().copied().collect();
                 v.sort_unstable();
                 v
             };
@@ -1413,13 +1443,13 @@ impl Resolver<'_> {
         r: &schema::RelationSchema,
         si: usize,
         oi: usize,
-        a: u32,
-        cand_sets: &[FxHashSet<u32>],
-        kept_sets: &[FxHashSet<u32>],
+        a: ItemId,
+        cand_sets: &[FxHashSet<ItemId>],
+        kept_sets: &[FxHashSet<ItemId>],
     ) -> SubjectRels {
         let st = self.st;
         let mut out = SubjectRels::default();
-        let keep = |a: u32, b: u32| kept_sets[si].contains(&a) && kept_sets[oi].contains(&b);
+        let keep = |a: ItemId, b: ItemId| kept_sets[si].contains(&a) && kept_sets[oi].contains(&b);
         match (&r.source, r.transitive, &r.suffix) {
             (RelSource::Identical, _, _) => {
                 if cand_sets[oi].contains(&a) {
@@ -1442,11 +1472,11 @@ impl Resolver<'_> {
                 } else {
                     "WITH_SUFFIX"
                 };
-                let mut cur: FxHashSet<u32> = [a].into_iter().collect();
+                let mut cur: FxHashSet<ItemId> = [a].into_iter().collect();
                 for stp in &steps {
                     cur = self.path_step(&cur, stp);
                 }
-                let mut objs: Vec<u32> = cur.into_iter().collect();
+                let mut objs: Vec<ItemId> = cur.into_iter().collect();
                 objs.sort_unstable();
                 for b in objs {
                     if keep(a, b) {
@@ -1458,7 +1488,7 @@ impl Resolver<'_> {
                 }
             }
             (RelSource::Pid(p), false, None) => {
-                let mut seen: FxHashSet<(u32, &str)> = FxHashSet::default();
+                let mut seen: FxHashSet<(ItemId, &str)> = FxHashSet::default();
                 for &sid in st.claims.get(&(a, *p)).into_iter().flatten() {
                     if r.rank == RankFilter::NonDeprecated && st.deprecated.contains(&sid) {
                         if kept_sets[si].contains(&a) {
@@ -1517,8 +1547,8 @@ impl Resolver<'_> {
         out
     }
 
-    fn path_step(&self, cur: &FxHashSet<u32>, stp: &schema::PathStep) -> FxHashSet<u32> {
-        let step1 = |xs: &FxHashSet<u32>| -> FxHashSet<u32> {
+    fn path_step(&self, cur: &FxHashSet<ItemId>, stp: &schema::PathStep) -> FxHashSet<ItemId> {
+        let step1 = |xs: &FxHashSet<ItemId>| -> FxHashSet<ItemId> {
             let mut out = FxHashSet::default();
             for &x in xs {
                 out.extend(self.st.direct_items(x, stp.pid));
@@ -1533,14 +1563,14 @@ impl Resolver<'_> {
                 out
             }
             _ => {
-                let mut seen: FxHashSet<u32> = if stp.modifier == '*' {
+                let mut seen: FxHashSet<ItemId> = if stp.modifier == '*' {
                     cur.clone()
                 } else {
                     FxHashSet::default()
                 };
                 let mut frontier = step1(cur);
                 loop {
-                    let new: FxHashSet<u32> =
+                    let new: FxHashSet<ItemId> =
                         frontier.into_iter().filter(|x| seen.insert(*x)).collect();
                     if new.is_empty() {
                         break;
@@ -1655,7 +1685,7 @@ fn unquote(s: &str) -> String {
 
 fn entity_json(
     e: &schema::EntitySchema,
-    q: u32,
+    q: ItemId,
     props: Vec<(String, PV, bool)>,
     lists: Vec<(String, Vec<PV>)>,
     articles: &[&str],

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
+use super::facts::ItemId;
 use super::units::{self, Unit};
 
 /// Datatype of a property value (SPEC.md §1, seed cypherbench.txt Appendix B.6).
@@ -74,7 +75,7 @@ pub enum PropSource {
     /// `P<n>`: best-rank values of the property.
     Pid(u32),
     /// `$LINKED_TO(P,Q)`: boolean, true iff the item has `wdt:P wd:Q`.
-    LinkedTo(u32, u32),
+    LinkedTo(u32, ItemId),
 }
 
 /// One property of an entity or relation schema.
@@ -83,7 +84,7 @@ pub struct PropSchema {
     pub label: String,
     pub source: PropSource,
     /// Qualifier filters `$LINKED_TO(P,Q)` on the statement (entity properties only).
-    pub qualifier_filters: Vec<(u32, u32)>,
+    pub qualifier_filters: Vec<(u32, ItemId)>,
     pub datatype: DataType,
     /// Target unit resolved through the unit table (QID and entry).
     pub quantity_unit: Option<(String, &'static Unit)>,
@@ -97,14 +98,14 @@ pub struct PropSchema {
 /// Entity-membership constraint.
 #[derive(Debug, Clone)]
 pub enum Constraint {
-    LinkedTo(u32, u32),
+    LinkedTo(u32, ItemId),
     HasProperty(u32),
 }
 
 #[derive(Debug, Clone)]
 pub struct EntitySchema {
     pub label: String,
-    pub class_qid: u32,
+    pub class_qid: ItemId,
     pub is_instance: bool,
     pub include_subclasses: bool,
     pub constraints: Vec<Constraint>,
@@ -199,7 +200,19 @@ fn is_label(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// Fields every entity of the graph has (SPEC.md §2; `kgbench load` stores
+/// them beside the properties, kgbench.neo4j.loader.ENTITY_META).
+const ENTITY_FIELDS: &[&str] = &["eid", "name", "aliases", "description", "provenance"];
+/// Fields every relation has (kgbench.neo4j.loader.RELATION_META).
+const RELATION_FIELDS: &[&str] = &["rid", "provenance"];
+
+/// `P<n>` (with `prefix` `'P'`) as a property number (`u32`); `None` otherwise.
 fn parse_id(s: &str, prefix: char) -> Option<u32> {
+    u32::try_from(parse_qid(s, prefix)?).ok()
+}
+
+/// `Q<n>` (with `prefix` `'Q'`) as an item number ([`ItemId`], up to 2⁶⁴ − 1).
+fn parse_qid(s: &str, prefix: char) -> Option<ItemId> {
     let rest = s.strip_prefix(prefix)?;
     if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) || rest.starts_with('0') {
         return None;
@@ -215,9 +228,9 @@ fn parse_op(s: &str) -> Option<(&str, &str)> {
     Some((&s[..open], args))
 }
 
-fn parse_linked_to(args: &str) -> Option<(u32, u32)> {
+fn parse_linked_to(args: &str) -> Option<(u32, ItemId)> {
     let (p, q) = args.split_once(',')?;
-    Some((parse_id(p, 'P')?, parse_id(q, 'Q')?))
+    Some((parse_id(p, 'P')?, parse_qid(q, 'Q')?))
 }
 
 impl V {
@@ -328,6 +341,22 @@ impl V {
         };
         self.check_fields(path, obj, allowed);
         let label = self.label(path, obj);
+        let reserved: &[&str] = if relation {
+            RELATION_FIELDS
+        } else {
+            ENTITY_FIELDS
+        };
+        if reserved.contains(&label.as_str()) {
+            self.err(
+                &format!("{path}.label"),
+                format!(
+                    "{label:?} is reserved: every {} already has the fields {} (SPEC.md §2), \
+                     and `kgbench load` stores them on the same node or relationship; rename the property",
+                    if relation { "relation" } else { "entity" },
+                    reserved.join(", ")
+                ),
+            );
+        }
         let src = self.str_field(path, obj, "wd_source", true).unwrap_or("");
         let source = if let Some(p) = parse_id(src, 'P') {
             PropSource::Pid(p)
@@ -403,7 +432,24 @@ impl V {
                 );
             }
             match units::by_label(u) {
-                Some((qid, unit)) => quantity_unit = Some((qid.to_string(), unit)),
+                Some((qid, unit)) => {
+                    if let PropSource::Pid(pid) = source {
+                        if let Some(dim) = units::property_dimension(pid) {
+                            if dim != unit.dim {
+                                self.err(
+                                    &format!("{path}.quantity_unit"),
+                                    format!(
+                                        "unit {u:?} measures {}, but P{pid} takes {} \
+                                         (Wikidata's allowed units of P{pid})",
+                                        unit.dim.as_str(),
+                                        dim.as_str()
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                    quantity_unit = Some((qid.to_string(), unit))
+                }
                 None => self.err(
                     &format!("{path}.quantity_unit"),
                     format!("unknown unit label {u:?} (not in kgbench's unit table)"),
@@ -460,8 +506,12 @@ fn parse_suffix(s: &str) -> Option<Vec<PathStep>> {
 /// its JSON path (`$.entities[2].properties[0].datatype: ...`).
 ///
 /// Errors: unknown fields, malformed ids, bad datatypes, unknown entity labels in
-/// relations, duplicate entity labels or (label, subj, obj), `quantity_unit` on a
-/// non-float or unknown to the unit table, `$RAW_SPARQL` (needs a SPARQL endpoint),
+/// relations, duplicate entity labels or (label, subj, obj), duplicate labels of
+/// enabled properties of one entity or relation, property labels reserved for
+/// the graph's own fields (entities: `eid`, `name`, `aliases`, `description`,
+/// `provenance`; relations: `rid`, `provenance`), `quantity_unit` on a
+/// non-float, unknown to the unit table, or of another dimension than the
+/// property's ([`units::property_dimension`]), `$RAW_SPARQL` (needs a SPARQL endpoint),
 /// `$FROM_RELATION` naming unknown relations or forming a cycle, and the original
 /// engine's restrictions on transitive / suffixed / qualifier relations.
 pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
@@ -578,8 +628,22 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             }
         };
         let mut properties = Vec::new();
+        let mut prop_labels: HashMap<String, usize> = HashMap::new();
         for (j, p) in v.array_field(&path, ro, "properties").iter().enumerate() {
-            if let Some(ps) = v.prop(&format!("{path}.properties[{j}]"), p, true) {
+            let pp = format!("{path}.properties[{j}]");
+            if let Some(ps) = v.prop(&pp, p, true) {
+                if !ps.disable && !ps.label.is_empty() {
+                    if let Some(k) = prop_labels.insert(ps.label.clone(), j) {
+                        v.err(
+                            &format!("{pp}.label"),
+                            format!(
+                                "duplicate property label {:?} (also {path}.properties[{k}]); \
+                                 only one property of that name could be kept",
+                                ps.label
+                            ),
+                        );
+                    }
+                }
                 properties.push(ps);
             }
         }
@@ -672,7 +736,7 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
         );
         let label = v.label(&path, eo);
         let src = v.str_field(&path, eo, "wd_source", true).unwrap_or("");
-        let class_qid = match parse_id(src, 'Q') {
+        let class_qid = match parse_qid(src, 'Q') {
             Some(q) => q,
             None => {
                 if !src.is_empty() {
@@ -760,8 +824,22 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
             }
         }
         let mut properties = Vec::new();
+        let mut prop_labels: HashMap<String, usize> = HashMap::new();
         for (j, p) in v.array_field(&path, eo, "properties").iter().enumerate() {
-            if let Some(ps) = v.prop(&format!("{path}.properties[{j}]"), p, false) {
+            let pp = format!("{path}.properties[{j}]");
+            if let Some(ps) = v.prop(&pp, p, false) {
+                if !ps.disable && !ps.label.is_empty() {
+                    if let Some(k) = prop_labels.insert(ps.label.clone(), j) {
+                        v.err(
+                            &format!("{pp}.label"),
+                            format!(
+                                "duplicate property label {:?} (also {path}.properties[{k}]); \
+                                 only one property of that name could be kept",
+                                ps.label
+                            ),
+                        );
+                    }
+                }
                 properties.push(ps);
             }
         }

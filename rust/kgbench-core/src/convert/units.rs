@@ -27,6 +27,68 @@ pub enum Dim {
     Dimensionless,
 }
 
+impl Dim {
+    /// What a unit of this dimension measures (`"a length"`), for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dim::Length => "a length",
+            Dim::Area => "an area",
+            Dim::Volume => "a volume",
+            Dim::Mass => "a mass",
+            Dim::Time => "a duration",
+            Dim::Speed => "a speed",
+            Dim::VolumetricFlow => "a volumetric flow",
+            Dim::Temperature => "a temperature",
+            Dim::Dimensionless => "a dimensionless number",
+        }
+    }
+}
+
+/// Quantity properties of Wikidata whose allowed units (the property's
+/// "allowed units" constraint, P2302 = Q21514353) all have one dimension. A
+/// schema's `quantity_unit` of another dimension on one of them could never
+/// keep a value, and is refused.
+const PROPERTY_DIMENSIONS: &[(u32, Dim)] = &[
+    (2043, Dim::Length),         // length
+    (2044, Dim::Length),         // elevation above sea level
+    (2048, Dim::Length),         // height
+    (2049, Dim::Length),         // width
+    (2050, Dim::Length),         // wingspan
+    (2073, Dim::Length),         // vehicle range
+    (2120, Dim::Length),         // radius
+    (2386, Dim::Length),         // diameter
+    (2547, Dim::Length),         // perimeter
+    (2583, Dim::Length),         // distance from Earth
+    (2610, Dim::Length),         // thickness
+    (2659, Dim::Length),         // topographic isolation
+    (2660, Dim::Length),         // topographic prominence
+    (4511, Dim::Length),         // vertical depth
+    (2046, Dim::Area),           // area
+    (2053, Dim::Area),           // watershed area
+    (2234, Dim::Volume),         // volume
+    (2067, Dim::Mass),           // mass
+    (2047, Dim::Time),           // duration
+    (2097, Dim::Time),           // term length of office
+    (2114, Dim::Time),           // half-life
+    (2146, Dim::Time),           // orbital period
+    (2052, Dim::Speed),          // speed
+    (2075, Dim::Speed),          // speed of sound
+    (2225, Dim::VolumetricFlow), // discharge
+    (2076, Dim::Temperature),    // temperature
+    (2101, Dim::Temperature),    // melting point
+    (2102, Dim::Temperature),    // boiling point
+    (2128, Dim::Temperature),    // flash point
+];
+
+/// The dimension of Wikidata quantity property `P<pid>` when kgbench knows it
+/// ([`PROPERTY_DIMENSIONS`]).
+pub fn property_dimension(pid: u32) -> Option<Dim> {
+    PROPERTY_DIMENSIONS
+        .iter()
+        .find(|(p, _)| *p == pid)
+        .map(|(_, d)| *d)
+}
+
 /// One unit: English label, dimension, `si = value * factor + offset`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Unit {

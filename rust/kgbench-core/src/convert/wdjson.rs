@@ -498,8 +498,17 @@ impl<'v> Mapper<'v> {
         let Some(id) = e.id.as_deref() else {
             return Err(de::Error::custom("entity without \"id\""));
         };
-        let Some(s) = id.strip_prefix('Q').and_then(facts::parse_num) else {
-            return Ok(()); // not an item: no fact the converter uses
+        let s = match id.strip_prefix('Q').and_then(facts::parse_item_num) {
+            Some(q) => q,
+            // not an item (a property, a lexeme, ...): counted once per entity in the
+            // report's non-item subjects, as the RDF reader counts their triples
+            None => {
+                let iri = format!("{}{}", self.vocab.entity_prefix(), id);
+                if let Err(Some(f)) = self.vocab.subject(&iri) {
+                    out.push(f);
+                }
+                return Ok(());
+            }
         };
         if let Some(raw) = e.labels {
             let t: Term = serde_json::from_str(raw.get())?;
@@ -642,7 +651,7 @@ impl<'v> Mapper<'v> {
     }
 
     fn entity_obj(&self, id: &str) -> Obj {
-        if let Some(q) = id.strip_prefix('Q').and_then(facts::parse_num) {
+        if let Some(q) = id.strip_prefix('Q').and_then(facts::parse_item_num) {
             return Obj::Item(q);
         }
         self.vocab
