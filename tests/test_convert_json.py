@@ -484,6 +484,47 @@ def test_unknown_datavalue_type_is_counted(tmp_path: Path) -> None:
     assert graph["entities"][0]["properties"] == {}
 
 
+def test_json_items_beyond_32_bits_kept_and_non_items_counted(tmp_path: Path) -> None:
+    """Issue 18 defect 3 on the JSON path: QIDs >= 2**32 are items like any other, and
+    property / lexeme entities are counted in the report, never dropped silently."""
+    string_statement = {
+        "id": "L5$s",
+        "rank": "normal",
+        "type": "statement",
+        "mainsnak": {
+            "snaktype": "value",
+            "property": "P7",
+            "datatype": "string",
+            "datavalue": {"type": "string", "value": "lemma"},
+        },
+    }
+    lines = [
+        _entity_line("Q4294967297", CLASS_CLAIM),
+        _entity_line("Q9703000031", CLASS_CLAIM),
+        json.dumps(
+            {
+                "type": "property",
+                "id": "P7",
+                "datatype": "string",
+                "labels": {"en": {"language": "en", "value": "s"}},
+            }
+        ),
+        json.dumps({"type": "lexeme", "id": "L5", "claims": {"P7": [string_statement]}}),
+    ]
+    path = tmp_path / "wide.json"
+    path.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+    graph, report = convert(SMALL_SCHEMA, path)
+    assert sorted(e["eid"] for e in graph["entities"]) == [
+        "Thing#Q4294967297",
+        "Thing#Q9703000031",
+    ]
+    ignored = report["non_item_subjects_ignored"]
+    # as the RDF reader counts them: the property's English label; the lexeme's p:P7 and
+    # wdt:P7 triples
+    assert ignored["property"] == {"triples": 1, "entities": 1}
+    assert ignored["lexeme"] == {"triples": 2, "entities": 1}
+
+
 @pytest.mark.parametrize("kind", ["gz", "bz2"])
 @pytest.mark.parametrize("streams", [1, 8])
 def test_truncated_compressed_json_names_file_and_offset(

@@ -498,18 +498,44 @@ impl<'v> Mapper<'v> {
         let Some(id) = e.id.as_deref() else {
             return Err(de::Error::custom("entity without \"id\""));
         };
-        let s = match id.strip_prefix('Q').and_then(facts::parse_item_num) {
-            Some(q) => q,
-            // not an item (a property, a lexeme, ...): counted once per entity in the
-            // report's non-item subjects, as the RDF reader counts their triples
-            None => {
-                let iri = format!("{}{}", self.vocab.entity_prefix(), id);
-                if let Err(Some(f)) = self.vocab.subject(&iri) {
-                    out.push(f);
-                }
-                return Ok(());
-            }
+        if let Some(q) = id.strip_prefix('Q').and_then(facts::parse_item_num) {
+            return self.entity_facts(q, id, e, out, counts);
+        }
+        // Not an item (a property, a lexeme, ...): its facts are made as for an item,
+        // then each one about the entity itself (term, `p:`, `wdt:`) becomes the
+        // `Fact::NonItem` the RDF reader gives for the same triple — counted in the
+        // report, never converted — and `schema:about` (RDF: no item) is dropped.
+        let iri = format!("{}{}", self.vocab.entity_prefix(), id);
+        let Err(Some(Fact::NonItem { kind, entity })) = self.vocab.subject(&iri) else {
+            return Ok(()); // outside the namespace
         };
+        let start = out.len();
+        self.entity_facts(0, id, e, out, counts)?;
+        let tail: Vec<Fact> = out.drain(start..).collect();
+        for f in tail {
+            match f {
+                Fact::Label { .. }
+                | Fact::Description { .. }
+                | Fact::Alias { .. }
+                | Fact::Claim { .. }
+                | Fact::Direct { .. } => out.push(Fact::NonItem { kind, entity }),
+                Fact::About { .. } => {}
+                other => out.push(other),
+            }
+        }
+        Ok(())
+    }
+
+    /// The facts of entity `id` (item number `s`): what the RDF reader extracts from
+    /// the entity's triples in the full dump.
+    fn entity_facts(
+        &self,
+        s: facts::ItemId,
+        id: &str,
+        e: &Entity<'_>,
+        out: &mut Vec<Fact>,
+        counts: &mut EntityCounts,
+    ) -> Result<(), serde_json::Error> {
         if let Some(raw) = e.labels {
             let t: Term = serde_json::from_str(raw.get())?;
             out.push(Fact::Label {
