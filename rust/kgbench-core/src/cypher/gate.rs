@@ -357,6 +357,19 @@ pub(crate) fn dotted(name: &QualifiedName) -> String {
         .join(".")
 }
 
+/// [`dotted`], with each part spelled as in `src` (the tree of a
+/// [`Names::Neutralize`] parse holds renamed keywords: `apoc._reate.node`).
+fn dotted_as_written(name: &QualifiedName, src: &str) -> String {
+    name.parts
+        .iter()
+        .map(|p| match src.get(p.span.start..p.span.end) {
+            Some(text) if !text.starts_with('`') => text,
+            _ => p.kind.text.as_str(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// AST visitor collecting write clauses (see [`write_clauses`]).
 struct WriteFinder<'p> {
     parsed: &'p Parsed,
@@ -387,7 +400,7 @@ impl<'ast> Visitor<'ast> for WriteFinder<'_> {
                     None
                 }
                 CallTarget::Procedure { name, .. } => {
-                    let name = dotted(name);
+                    let name = dotted_as_written(name, &self.parsed.text);
                     (!is_read_only_procedure(&name)).then(|| format!("CALL {name}"))
                 }
                 _ => None,
@@ -460,6 +473,11 @@ mod tests {
             ["CALL apoc.periodic.iterate"]
         );
         assert_eq!(w("CALL dbms.killQuery('x')"), ["CALL dbms.killQuery"]);
+        // Keyword parts of procedure names are reported as written.
+        assert_eq!(
+            w("CALL apoc.create.node(['X'], {}) YIELD node RETURN node"),
+            ["CALL apoc.create.node"]
+        );
         assert_eq!(
             w("MATCH (n) CALL { WITH n MATCH (n)-->(m) RETURN m UNION WITH n MERGE (n)-[:R]->(z:Z) RETURN z } SET n.x = 1 RETURN n"),
             ["MERGE", "SET"]
