@@ -231,7 +231,7 @@ fn parse_neo4j(
         if let Some(renamed) = neo4j5::neutralize_names(&text, &tokens) {
             text = renamed;
         }
-        for (where_at, close) in pattern_wheres(&tokens) {
+        for (where_at, close) in pattern_wheres(src, &tokens) {
             let (from, to) = (tokens[where_at].span.start, tokens[close].span.start);
             let (pred_start, pred_end) = (tokens[where_at].span.end, to);
             let body_text = format!("{RETURN_PREFIX}{}", &src[pred_start..pred_end]);
@@ -362,11 +362,15 @@ const RETURN_PREFIX: &str = "RETURN ";
 /// [`Parsed::expression_subqueries`], so the gate still sees any clause in
 /// them). `any(x IN l WHERE ...)` and the other list predicates (a word
 /// before the `(`) are expressions and are left alone.
-fn pattern_wheres(tokens: &[Token]) -> Vec<(usize, usize)> {
+fn pattern_wheres(src: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
     use TokenKind as K;
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (w, t) in tokens.iter().enumerate() {
-        if t.kind != K::Keyword(Keyword::Where) || out.last().is_some_and(|&(_, c)| w < c) {
+        if t.kind != K::Keyword(Keyword::Where)
+            || out.last().is_some_and(|&(_, c)| w < c)
+            // `(where:L)`: a variable named `where`.
+            || neo4j5::is_name_position(src, tokens, w)
+        {
             continue;
         }
         // The innermost bracket enclosing the WHERE.
@@ -414,7 +418,7 @@ fn pattern_wheres(tokens: &[Token]) -> Vec<(usize, usize)> {
                 tokens[open - 1].kind,
                 K::Keyword(Keyword::Match | Keyword::Optional | Keyword::Merge | Keyword::Create)
             );
-        if !(node_head || path) || after_word || w == open + 1 && !node_head {
+        if !(node_head || path) || after_word {
             continue;
         }
         if let Some(close) = matching(tokens, open, K::LeftParen, K::RightParen) {

@@ -586,6 +586,9 @@ mod tests {
             "MATCH (set:Set|Create WHERE set.x > 1)-[:SET]->(delete), (x {merge: 1})"
         );
         assert_eq!(p[0].node_variables, ["set", "delete", "x"]);
+        let p = prov("MATCH (where:W)-->(x WHERE x.where = 1) RETURN where");
+        assert_eq!(p[0].node_variables, ["where", "x"]);
+        assert_eq!(p[0].match_cypher, "MATCH (where:W)-->(x WHERE x.where = 1)");
         // Neo4j decodes `\u` escapes: so does the provenance builder.
         let p = prov(r"MATCH (\u0073et:Set) RETURN \u0073et");
         assert_eq!(p[0].node_variables, ["set"]);
