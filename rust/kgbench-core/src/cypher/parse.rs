@@ -364,6 +364,23 @@ const RETURN_PREFIX: &str = "RETURN ";
 /// before the `(`) are expressions and are left alone.
 fn pattern_wheres(src: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
     use TokenKind as K;
+    // One pass: the innermost open bracket before each token, and the closing
+    // token of each opening one (linear, so a long query stays cheap).
+    let mut enclosing: Vec<Option<usize>> = Vec::with_capacity(tokens.len());
+    let mut closing: Vec<Option<usize>> = vec![None; tokens.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (k, t) in tokens.iter().enumerate() {
+        enclosing.push(stack.last().copied());
+        match t.kind {
+            K::LeftParen | K::LeftBracket | K::LeftBrace => stack.push(k),
+            K::RightParen | K::RightBracket | K::RightBrace => {
+                if let Some(open) = stack.pop() {
+                    closing[open] = Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (w, t) in tokens.iter().enumerate() {
         if t.kind != K::Keyword(Keyword::Where)
@@ -373,42 +390,13 @@ fn pattern_wheres(src: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
         {
             continue;
         }
-        // The innermost bracket enclosing the WHERE.
-        let (mut depth, mut open, mut node_head) = (0usize, None, true);
-        for k in (0..w).rev() {
-            match tokens[k].kind {
-                K::RightParen | K::RightBracket | K::RightBrace => {
-                    depth += 1;
-                    if tokens[k].kind == K::RightParen {
-                        node_head = false;
-                    }
-                }
-                K::LeftBrace if depth > 0 => depth -= 1,
-                K::LeftParen | K::LeftBracket if depth > 0 => {
-                    depth -= 1;
-                    node_head = false;
-                }
-                K::LeftParen => {
-                    open = Some(k);
-                    break;
-                }
-                K::LeftBracket | K::LeftBrace => break,
-                K::Identifier
-                | K::EscapedIdentifier
-                | K::Keyword(_)
-                | K::Colon
-                | K::Pipe
-                | K::Ampersand
-                | K::Bang
-                | K::Percent
-                | K::Parameter => {}
-                _ if depth > 0 => {}
-                _ => node_head = false,
-            }
+        let Some(open) = enclosing[w] else { continue };
+        if tokens[open].kind != K::LeftParen {
+            continue;
         }
-        let Some(open) = open else { continue };
-        let first = tokens.get(open + 1).map(|t| t.kind);
-        let path = first == Some(K::LeftParen);
+        let path = tokens.get(open + 1).map(|t| t.kind) == Some(K::LeftParen);
+        let node_head =
+            !path && w - open <= MAX_NODE_HEAD_TOKENS && is_node_head(&tokens[open + 1..w]);
         let after_word = open > 0
             && matches!(
                 tokens[open - 1].kind,
@@ -421,13 +409,41 @@ fn pattern_wheres(src: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
         if !(node_head || path) || after_word {
             continue;
         }
-        if let Some(close) = matching(tokens, open, K::LeftParen, K::RightParen) {
+        if let Some(close) = closing[open] {
             if close > w + 1 {
                 out.push((w, close));
             }
         }
     }
     out
+}
+
+/// Longest node-pattern head (tokens between `(` and `WHERE`) [`pattern_wheres`] looks at.
+const MAX_NODE_HEAD_TOKENS: usize = 512;
+
+/// Whether `head` can stand between `(` and `WHERE` in a node pattern: a
+/// variable, a label expression and a property map (`n:A|B {k: 1}`).
+fn is_node_head(head: &[Token]) -> bool {
+    use TokenKind as K;
+    let mut braces = 0usize;
+    for t in head {
+        match t.kind {
+            K::LeftBrace => braces += 1,
+            K::RightBrace if braces > 0 => braces -= 1,
+            _ if braces > 0 => {}
+            K::Identifier
+            | K::EscapedIdentifier
+            | K::Keyword(_)
+            | K::Colon
+            | K::Pipe
+            | K::Ampersand
+            | K::Bang
+            | K::Percent
+            | K::Parameter => {}
+            _ => return false,
+        }
+    }
+    braces == 0
 }
 
 /// Prefix that makes the body of a pattern-form subquery expression a query.
