@@ -39,7 +39,7 @@ INPUTS = int(os.environ.get("KGBENCH_FUZZ_INPUTS", DEFAULT_INPUTS))
 CHUNK = 20_000
 #: Longest time one example (two queries) may take (hypothesis fails the example beyond it).
 DEADLINE_MS = 1000
-NEO4J_SAMPLE = int(os.environ.get("KGBENCH_FUZZ_NEO4J_SAMPLE", 40))
+NEO4J_SAMPLE = int(os.environ.get("KGBENCH_FUZZ_NEO4J_SAMPLE", 25))
 
 
 def fuzz(check: Callable[[random.Random], int], inputs: int = INPUTS) -> int:
