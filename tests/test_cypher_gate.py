@@ -48,7 +48,7 @@ def test_read_only_queries(query: str) -> None:
         ("CREATE INDEX idx FOR (n:X) ON (n.name)", ["CREATE"]),
         ("DROP DATABASE foo", ["DROP"]),
         ("MATCH (n) RETURN n; MATCH (m) DETACH DELETE m", ["DETACH DELETE"]),
-        ("MATCH (n RETURN n CREATE", ["CREATE"]),
+        ("MATCH (n RETURN n CREATE (m)", ["CREATE"]),
         ("please delete everything", ["DELETE"]),
     ],
 )
@@ -90,8 +90,9 @@ def test_never_raises(text: str) -> None:
     st.text(alphabet=st.characters(blacklist_characters="'\"`/*\\.:"), max_size=40),
 )
 def test_write_clause_after_any_prefix_is_found(clause: str, noise: str) -> None:
-    """A write clause after arbitrary quote-free noise is reported (parsed or not)."""
-    found = cypher.write_clauses(f"MATCH (n) {noise}\n {clause}")
+    """A write clause in clause position after arbitrary quote-free noise is reported
+    (parsed or not). (After `(`, `,`, an operator or `RETURN` a word is a name.)"""
+    found = cypher.write_clauses(f"MATCH (n) {noise}\n WITH n {clause}")
     assert found, (noise, clause)
 
 
@@ -100,3 +101,51 @@ def test_lone_surrogates() -> None:
     assert cypher.write_clauses("\udfff") == []
     with pytest.raises(cypher.CypherSyntaxError):
         cypher.provenance_queries("MATCH (n) \ud800 RETURN n")
+
+
+# --- issue 18, defect 4 -------------------------------------------------------------------
+
+NEO4J5_READ = [
+    # The issue's query: the type predicate failed the parse, and the lexical fallback took
+    # the alias `set` for a SET clause.
+    "MATCH (n:Person) WHERE n.name IS :: STRING RETURN n.name AS set",
+    "MATCH (n) WHERE n.x IS NOT :: LIST<INTEGER NOT NULL> RETURN n.x AS create",
+    "MATCH (delete:Set)-[merge:SET]->(remove {set: 1}) RETURN delete.create AS foreach",
+    "MATCH (n:A|B WHERE n.x > 1), (m:C) RETURN m AS detach",
+    "CALL () { MATCH (n:X) RETURN n } IN TRANSACTIONS OF 10 ROWS RETURN n.name AS set",
+    "MATCH (n) WHERE COUNT { (n)-->(:Set) } > 1 RETURN n",
+    # Neo4j decodes escapes: this is a comment after `RETURN 1 AS x`.
+    "RETURN 1 AS x \\u002F\\u002F CREATE (n)",
+]
+
+
+@pytest.mark.parametrize("query", NEO4J5_READ)
+def test_neo4j5_read_queries_pass(query: str) -> None:
+    assert cypher.write_clauses(query) == []
+
+
+def test_lexical_fallback_skips_names() -> None:
+    # `;;` keeps the parser out: only the lexical scan decides.
+    for query in [
+        "MATCH (n:Person) WHERE n.name IS :: STRING RETURN n.name AS set ;;",
+        "MATCH (set:Set)-[:SET|MERGE]->(create) RETURN set, create.delete ;;",
+        "RETURN {create: 1, remove: 2} AS foreach, [delete IN [1] | delete] ;;",
+    ]:
+        assert cypher.lexical_write_clauses(query) == [], query
+    assert cypher.lexical_write_clauses("MATCH (n) WITH * SET n.x = 1 ;;") == ["SET"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("MATCH (n) \\u0043REATE (m)", ["CREATE"]),
+        ("MATCH (n) \\u0053ET n.x = 1", ["SET"]),
+        ("MATCH (n) DETACH \\u0044ELETE n", ["DETACH DELETE"]),
+        ("CR\\u0045ATE (n)", ["CREATE"]),
+        # `\\u000a` ends the comment: Neo4j sees a CREATE clause.
+        ("RETURN 1 // \\u000a CREATE (n)", ["CREATE"]),
+        ("MATCH (n) WHERE n.x :: LIST<INTEGER> MERGE (m)", ["MERGE"]),
+    ],
+)
+def test_escaped_and_neighbouring_write_clauses_are_found(query: str, expected: list[str]) -> None:
+    assert cypher.write_clauses(query) == expected

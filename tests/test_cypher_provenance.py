@@ -150,3 +150,63 @@ def test_provenance_raises_only_value_error(text: str) -> None:
     except ValueError:
         return
     assert isinstance(result, list)
+
+
+# --- issue 18, defect 5: Neo4j 5 syntax ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "match_parts", "variables"),
+    [
+        (
+            "MATCH (n:Person) WHERE n.name IS :: STRING RETURN n.name AS set",
+            ["MATCH (n:Person) WHERE n.name IS :: STRING"],
+            [["n"]],
+        ),
+        (
+            "MATCH (n)-->(m) WHERE m.x IS NOT :: ANY<STRING | INTEGER> AND n.y::INT RETURN m",
+            ["MATCH (n)-->(m) WHERE m.x IS NOT :: ANY<STRING | INTEGER> AND n.y::INT"],
+            [["n", "m"]],
+        ),
+        (
+            "CALL { MATCH (a:A)-[:R]->(b) RETURN a } IN TRANSACTIONS OF 5 ROWS RETURN a",
+            ["MATCH (a:A)-[:R]->(b)"],
+            [["a", "b"]],
+        ),
+        (
+            "CALL () { MATCH (a:A) RETURN a UNION MATCH (a:B) RETURN a } RETURN a.name",
+            ["MATCH (a:A)", "MATCH (a:B)"],
+            [["a"], ["a"]],
+        ),
+        (
+            "MATCH (x:X) ((a)-[:R]->(b)){1,3} (y) RETURN y",
+            ["MATCH (x:X) ((a)-[:R]->(b)){1,3} (y)"],
+            [["x", "y", "a", "b"]],
+        ),
+        (
+            "MATCH (x) ((a)-[:R]->(b))+ (y) RETURN y",
+            ["MATCH (x) ((a)-[:R]->(b))+ (y)"],
+            [["x", "y", "a", "b"]],
+        ),
+        (
+            "MATCH (x) ((a)-[:R]->(b))* (y) RETURN y",
+            ["MATCH (x) ((a)-[:R]->(b))* (y)"],
+            [["x", "y", "a", "b"]],
+        ),
+        (
+            "MATCH (n:P) WHERE COUNT { (n)-->(:Q) } > 1 AND EXISTS { (n)<--(m:R) } "
+            "RETURN COLLECT { MATCH (n)-->(z) RETURN z.x } AS zs",
+            ["MATCH (n:P) WHERE COUNT { (n)-->(:Q) } > 1 AND EXISTS { (n)<--(m:R) }"],
+            [["n"]],
+        ),
+        (
+            "MATCH (set:Set|Create WHERE set.x > 1)-[:SET]->(delete) RETURN delete AS merge",
+            ["MATCH (set:Set|Create WHERE set.x > 1)-[:SET]->(delete)"],
+            [["set", "delete"]],
+        ),
+    ],
+)
+def test_neo4j5_syntax(query: str, match_parts: list[str], variables: list[list[str]]) -> None:
+    details = cypher.provenance_details(query)
+    assert [d["match_cypher"] for d in details] == match_parts
+    assert [d["node_variables"] for d in details] == variables

@@ -143,3 +143,53 @@ def test_executable(executor: Any, neo4j_driver: Any) -> None:
         "UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b RETURN count(*)", slow
     )
     assert score == 0.0 and failure is not None and failure.error_class == "timeout"
+
+
+# --- issue 18, defects 4 and 5: Neo4j 5 syntax scores like its openCypher equivalent ------
+
+
+@pytest.mark.parametrize(
+    ("pred", "expected"),
+    [
+        # type predicate, alias named like a clause (was: write gate, PSJS 0)
+        (
+            "MATCH (n:Player)-[:playsFor]->(m:Team) WHERE m.name IS :: STRING "
+            "AND m.name = 'Toronto Raptors' RETURN n.name AS set",
+            1.0,
+        ),
+        # CALL () { } IN TRANSACTIONS (was: parse error, PSJS 0)
+        (
+            "CALL () { MATCH (n:Player)-[:playsFor]->(m:Team {name: 'Toronto Raptors'}) "
+            "RETURN n } IN TRANSACTIONS OF 10 ROWS RETURN n.name",
+            1.0,
+        ),
+        # quantified path pattern: the group variables are lists
+        (
+            "MATCH (x:Player) ((a)-[:playsFor]->(b:Team {name: 'Toronto Raptors'})){1,2} (y) "
+            "RETURN x.name",
+            1.0,
+        ),
+        # COUNT {} subquery: its nodes are not in the MATCH part (2 players of 3 nodes)
+        (
+            "MATCH (n:Player) WHERE COUNT { (n)-[:playsFor]->(:Team {name: 'Toronto Raptors'}) }"
+            " > 0 RETURN n.name",
+            2 / 3,
+        ),
+        # keyword-named variables and a node-pattern WHERE
+        (
+            "MATCH (set:Player)-[:playsFor]->(delete:Team WHERE delete.name = 'Toronto Raptors')"
+            " RETURN set.name AS merge",
+            1.0,
+        ),
+    ],
+)
+def test_neo4j5_syntax_scores(executor: Any, pred: str, expected: float) -> None:
+    score, failure = psjs(RAPTORS, pred, executor)
+    assert failure is None
+    assert score == pytest.approx(expected)
+
+
+def test_escaped_write_is_refused_and_not_run(executor: Any) -> None:
+    score, failure = psjs(RAPTORS, "MATCH (n:Player) DETACH \\u0044ELETE n", executor)
+    assert score == 0.0 and failure is not None and failure.error_class == "write"
+    assert len(provenance_subgraph("MATCH (n:Player) RETURN n", executor)) == 4

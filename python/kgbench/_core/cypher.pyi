@@ -27,8 +27,11 @@ def write_clauses(query: str) -> list[str]:
     Names: ``CREATE``, ``INSERT``, ``MERGE``, ``SET``, ``DELETE``, ``DETACH DELETE``,
     ``REMOVE``, ``FOREACH``, ``LOAD CSV``, ``CALL <procedure>`` for procedures not in
     :data:`READ_ONLY_PROCEDURES`. Nested clauses (``CALL { }``, ``FOREACH``,
-    subquery expressions) count. When the query does not parse, the result of
-    :func:`lexical_write_clauses` is returned instead.
+    subquery expressions) count. ``\\uXXXX`` escapes are decoded first, as Neo4j
+    decodes them before tokenizing (``\\u0043REATE`` is ``CREATE``). Neo4j 5 read
+    syntax (type predicates, ``CALL () { } IN TRANSACTIONS``, quantified paths,
+    variables named ``set`` or ``create``) parses. When the query does not parse,
+    the result of :func:`lexical_write_clauses` is returned instead.
     """
 
 def lexical_write_clauses(query: str) -> list[str]:
@@ -36,7 +39,10 @@ def lexical_write_clauses(query: str) -> list[str]:
     reports ``CREATE INSERT MERGE SET REMOVE FOREACH DROP ALTER RENAME GRANT DENY
     REVOKE TERMINATE``, ``DELETE``/``DETACH DELETE``, ``LOAD CSV``, ``START
     DATABASE``/``STOP DATABASE`` and ``CALL <procedure>`` (not read-only) wherever
-    they occur, except directly after ``.`` or ``:``. Never raises."""
+    they occur, except in positions only a name can take: after ``.``, ``:``, ``::``,
+    ``(``, ``[``, ``,``, ``AS``, ``RETURN``, an operator or inside a label expression,
+    and before ``.``, ``)``, ``]``, ``}``, ``,``, ``:``, an operator or the end.
+    Never raises."""
 
 def provenance_queries(query: str) -> list[str]:
     """Provenance queries of ``query`` for PSJS (SPEC.md §4), one per UNION branch

@@ -6,7 +6,11 @@
 //!
 //! # Method
 //!
-//! 1. The query is parsed with the `open-cypher` crate (openCypher 2024.3). Every
+//! 0. Java-style `\uXXXX` escapes are decoded first, as Neo4j does before
+//!    tokenizing ([`decode_unicode_escapes`]): `\u0043REATE` is `CREATE`.
+//! 1. The query is parsed with the `open-cypher` crate (openCypher 2024.3,
+//!    with kgbench's Neo4j 5 extensions: type predicates, `CALL () { }`,
+//!    `IN TRANSACTIONS`, keyword-named variables; see [`super`]). Every
 //!    clause, including those nested in `CALL { ... }` subqueries, `FOREACH`
 //!    bodies and subquery expressions (`EXISTS { ... }`, `COUNT { ... }`,
 //!    `COLLECT { ... }`), is inspected:
@@ -15,15 +19,20 @@
 //!    every procedure not in [`READ_ONLY_PROCEDURES`] (reported as
 //!    `"CALL <qualified.name>"`). Functions are never reported: Neo4j functions
 //!    cannot write.
-//! 2. When the query does not parse (Neo4j syntax beyond openCypher, several
+//! 2. When the query does not parse (Neo4j syntax beyond that, several
 //!    statements, administration commands such as `CREATE INDEX` or `DROP
 //!    DATABASE`, or plain garbage), a conservative lexical scan is used instead
 //!    (see [`lexical_write_clauses`]): the `open-cypher` lexer splits the text
 //!    into tokens, so keywords inside string literals, comments and backtick
-//!    identifiers are ignored, and every remaining word that begins a writing
-//!    clause or an administration command is reported. The scan may report a
-//!    clause where Neo4j would see none (e.g. a variable named `create`); it
-//!    never misses a write keyword that is outside strings and comments.
+//!    identifiers are ignored; words in positions that only a name can take
+//!    (property keys, labels, types, map keys, aliases after `AS`, variables
+//!    after `(`, `,`, an operator or `RETURN`, or before `.`, `)`, `,`, ...)
+//!    are skipped; every remaining word that begins a writing clause or an
+//!    administration command is reported. The scan may still report a clause
+//!    where Neo4j would see none (a variable named `create` in an ambiguous
+//!    position of an unparseable query); it never misses a write clause of a
+//!    query Neo4j can run (a writing clause keyword never stands in those
+//!    positions).
 //!
 //! The function never panics on any input: parser panics are caught and deeply
 //! nested or very long input is parsed on a thread with a large stack.
@@ -34,7 +43,8 @@ use open_cypher::ast::visit::{walk_clause, Visitor};
 use open_cypher::ast::{CallTarget, Clause, ClauseKind, DeleteMode, QualifiedName};
 use open_cypher::{lex, Token, TokenKind};
 
-use super::parse::{with_parsed, Parsed, Recovery};
+use super::neo4j5::is_name_position;
+use super::parse::{with_parsed_names, Names, Parsed, Recovery};
 
 /// Procedures that only read, so `CALL` of one of them is not a write clause.
 ///
@@ -106,7 +116,108 @@ pub fn is_read_only_procedure(name: &str) -> bool {
 /// panics.
 #[must_use]
 pub fn write_clauses(query: &str) -> Vec<String> {
-    let from_ast = with_parsed(query, Recovery::Deny, write_clauses_of);
+    // Neo4j decodes `\uXXXX` escapes before tokenizing (see
+    // [`decode_unicode_escapes`]): `\u0043REATE` is `CREATE`, and
+    // `\u002F\u002F` starts a comment. Judge the decoded text, as Neo4j does;
+    // escapes of escapes (`\u005Cu0043`) are decoded again and the verdicts
+    // united, to be safe.
+    let Some(mut text) = decode_unicode_escapes(query) else {
+        return write_clauses_as_written(query);
+    };
+    let mut found = write_clauses_as_written(&text);
+    for _ in 1..MAX_ESCAPE_ROUNDS {
+        let Some(decoded) = decode_unicode_escapes(&text) else {
+            break;
+        };
+        for clause in write_clauses_as_written(&decoded) {
+            if !found.contains(&clause) {
+                found.push(clause);
+            }
+        }
+        text = decoded;
+    }
+    found
+}
+
+/// How many times [`write_clauses`] decodes `\uXXXX` escapes of escapes.
+const MAX_ESCAPE_ROUNDS: usize = 4;
+
+/// `query` with Java-style Unicode escapes decoded, or `None` when it has none.
+///
+/// Neo4j's Cypher front end reads its input like a Java source file (JavaCC's
+/// `JAVA_UNICODE_ESCAPE`; Java Language Specification §3.3): before
+/// tokenizing, every `\` followed by one or more `u` and four hex digits, and
+/// not itself preceded by an odd number of `\`, is replaced by that UTF-16
+/// code unit — inside string literals, comments and identifiers alike. A
+/// surrogate pair of escapes becomes one character; a lone surrogate becomes
+/// U+FFFD. (Checked against Neo4j 5.26: `RETURN 1 AS x \u002F\u002F CREATE
+/// (n)` is read-only, `MATCH (n) \u0053ET n.x = 1` writes, `RETURN '\u0027'`
+/// is a syntax error.)
+#[must_use]
+pub fn decode_unicode_escapes(query: &str) -> Option<String> {
+    if !query.contains("\\u") {
+        return None;
+    }
+    let chars: Vec<char> = query.chars().collect();
+    let mut out = String::with_capacity(query.len());
+    let mut pending_high: Option<u16> = None;
+    let mut backslashes = 0usize;
+    let mut changed = false;
+    let mut i = 0;
+    let flush = |out: &mut String, pending: &mut Option<u16>| {
+        if pending.take().is_some() {
+            out.push(char::REPLACEMENT_CHARACTER);
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && backslashes.is_multiple_of(2) {
+            let mut j = i + 1;
+            while chars.get(j) == Some(&'u') {
+                j += 1;
+            }
+            if j > i + 1 {
+                let hex: String = chars.iter().skip(j).take(4).collect();
+                if hex.len() == 4 && hex.chars().all(|h| h.is_ascii_hexdigit()) {
+                    let unit = u16::from_str_radix(&hex, 16).unwrap_or(0xFFFD);
+                    changed = true;
+                    backslashes = 0;
+                    i = j + 4;
+                    if (0xD800..0xDC00).contains(&unit) {
+                        flush(&mut out, &mut pending_high);
+                        pending_high = Some(unit);
+                    } else if (0xDC00..0xE000).contains(&unit) {
+                        match pending_high.take() {
+                            Some(high) => out.push(
+                                char::decode_utf16([high, unit])
+                                    .next()
+                                    .and_then(Result::ok)
+                                    .unwrap_or(char::REPLACEMENT_CHARACTER),
+                            ),
+                            None => out.push(char::REPLACEMENT_CHARACTER),
+                        }
+                    } else {
+                        flush(&mut out, &mut pending_high);
+                        out.push(
+                            char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER),
+                        );
+                    }
+                    continue;
+                }
+            }
+        }
+        flush(&mut out, &mut pending_high);
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        out.push(c);
+        i += 1;
+    }
+    flush(&mut out, &mut pending_high);
+    changed.then_some(out)
+}
+
+/// [`write_clauses`] of the text as written (no escape decoding).
+fn write_clauses_as_written(query: &str) -> Vec<String> {
+    let from_ast = with_parsed_names(query, Recovery::Deny, Names::Neutralize, write_clauses_of);
     match from_ast {
         Ok(found) => found,
         // Parse failure (or a caught parser panic): conservative lexical scan.
@@ -140,7 +251,11 @@ fn collect_writes(parsed: &Parsed, base: usize, found: &mut Vec<(usize, String)>
     };
     finder.visit_program(&parsed.program.program);
     found.append(&mut finder.found);
-    for sub in &parsed.subqueries {
+    for sub in parsed
+        .subqueries
+        .iter()
+        .chain(&parsed.expression_subqueries)
+    {
         collect_writes(&sub.body, base + sub.body_offset, found);
     }
 }
@@ -148,14 +263,15 @@ fn collect_writes(parsed: &Parsed, base: usize, found: &mut Vec<(usize, String)>
 /// Conservative lexical scan used when [`write_clauses`] cannot parse a query.
 ///
 /// Tokens come from the `open-cypher` lexer (string literals, comments and
-/// backtick identifiers are single tokens and are ignored). A word is reported
-/// when, case-insensitively, it is one of `CREATE INSERT MERGE SET REMOVE
+/// backtick identifiers are single tokens and are ignored). Words in name
+/// positions (see `neo4j5::is_name_position`: property keys, labels, aliases,
+/// variables) are skipped. A word is reported when, case-insensitively, it is
+/// one of `CREATE INSERT MERGE SET REMOVE
 /// FOREACH DROP ALTER RENAME GRANT DENY REVOKE TERMINATE`, `DELETE` (reported as
 /// `DETACH DELETE` after `DETACH`), `LOAD` followed by `CSV`, `START`/`STOP`
 /// followed by `DATABASE`, or `CALL` followed by a procedure name that is not in
 /// [`READ_ONLY_PROCEDURES`] (`CALL {` and `CALL (` start subqueries, whose
-/// bodies are scanned like the rest). Words directly after `.` or `:` are
-/// property keys, labels or types and are skipped.
+/// bodies are scanned like the rest).
 #[must_use]
 pub fn lexical_write_clauses(query: &str) -> Vec<String> {
     let tokens: Vec<Token> = lex(query)
@@ -180,7 +296,7 @@ pub fn lexical_write_clauses(query: &str) -> Vec<String> {
     };
     for i in 0..tokens.len() {
         let Some(w) = word(i) else { continue };
-        if i > 0 && matches!(tokens[i - 1].kind, TokenKind::Dot | TokenKind::Colon) {
+        if is_name_position(query, &tokens, i) {
             continue;
         }
         let next = word(i + 1);
@@ -241,6 +357,19 @@ pub(crate) fn dotted(name: &QualifiedName) -> String {
         .join(".")
 }
 
+/// [`dotted`], with each part spelled as in `src` (the tree of a
+/// [`Names::Neutralize`] parse holds renamed keywords: `apoc._reate.node`).
+fn dotted_as_written(name: &QualifiedName, src: &str) -> String {
+    name.parts
+        .iter()
+        .map(|p| match src.get(p.span.start..p.span.end) {
+            Some(text) if !text.starts_with('`') => text,
+            _ => p.kind.text.as_str(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// AST visitor collecting write clauses (see [`write_clauses`]).
 struct WriteFinder<'p> {
     parsed: &'p Parsed,
@@ -271,7 +400,7 @@ impl<'ast> Visitor<'ast> for WriteFinder<'_> {
                     None
                 }
                 CallTarget::Procedure { name, .. } => {
-                    let name = dotted(name);
+                    let name = dotted_as_written(name, &self.parsed.text);
                     (!is_read_only_procedure(&name)).then(|| format!("CALL {name}"))
                 }
                 _ => None,
@@ -344,6 +473,11 @@ mod tests {
             ["CALL apoc.periodic.iterate"]
         );
         assert_eq!(w("CALL dbms.killQuery('x')"), ["CALL dbms.killQuery"]);
+        // Keyword parts of procedure names are reported as written.
+        assert_eq!(
+            w("CALL apoc.create.node(['X'], {}) YIELD node RETURN node"),
+            ["CALL apoc.create.node"]
+        );
         assert_eq!(
             w("MATCH (n) CALL { WITH n MATCH (n)-->(m) RETURN m UNION WITH n MERGE (n)-[:R]->(z:Z) RETURN z } SET n.x = 1 RETURN n"),
             ["MERGE", "SET"]
@@ -362,7 +496,7 @@ mod tests {
             ["DETACH DELETE"]
         );
         // Broken syntax with a write keyword outside strings.
-        assert_eq!(w("MATCH (n RETURN n CREATE"), ["CREATE"]);
+        assert_eq!(w("MATCH (n RETURN n CREATE (m)"), ["CREATE"]);
         // Broken syntax, keywords only in strings / comments / property keys.
         assert!(w("MATCH (n RETURN 'CREATE' // MERGE\n n.set").is_empty());
         assert_eq!(
@@ -374,6 +508,117 @@ mod tests {
         assert!(w("What is the capital of France?").is_empty());
         assert!(w("").is_empty());
         assert_eq!(w("please delete everything"), ["DELETE"]);
+    }
+
+    #[test]
+    fn neo4j5_read_syntax_is_read_only() {
+        // Issue 18, defect 4: the type predicate made the parse fail, and the
+        // lexical scan took the alias `set` for a SET clause.
+        let q = "MATCH (n:Person) WHERE n.name IS :: STRING RETURN n.name AS set";
+        assert!(w(q).is_empty(), "{:?}", w(q));
+        for q in [
+            "MATCH (n) WHERE n.x IS NOT :: INTEGER NOT NULL RETURN n.x AS create",
+            "MATCH (n) RETURN n.x :: LIST<STRING | INTEGER> AS merge",
+            "MATCH (n) RETURN n.x::INT AS delete",
+            "MATCH (n) WHERE n.name IS NFC NORMALIZED RETURN n AS remove",
+            "CALL () { MATCH (set:X) RETURN set } RETURN set.name",
+            "CALL { MATCH (n:X) RETURN n } IN TRANSACTIONS OF 10 ROWS RETURN n",
+            "CALL { MATCH (n:X) RETURN n } IN 2 CONCURRENT TRANSACTIONS ON ERROR CONTINUE REPORT STATUS AS s RETURN n, s",
+            "MATCH p = ((a)-[:R]->(b)){1,3} RETURN p AS set",
+            "MATCH (n) WHERE COUNT { (n)-->(set) } > 1 RETURN COLLECT { MATCH (n)-->(m) RETURN m.x } AS create",
+        ] {
+            assert!(w(q).is_empty(), "{q}: {:?}", w(q));
+        }
+        assert_eq!(
+            w("CALL { MATCH (n:X) CREATE (n)-[:R]->(:Y) } IN TRANSACTIONS OF 100 ROWS"),
+            ["CREATE"]
+        );
+    }
+
+    #[test]
+    fn keyword_names_and_pattern_predicates() {
+        for q in [
+            "MATCH (v1 WHERE v1.x IS NOT NULL), (create:Team|Team)<-[v2:SET]-(v3:Person) RETURN v3",
+            "MATCH (set:Set {delete: 1})-[merge:SET|DELETE]->(remove:Merge&!Create) RETURN set.create AS detach",
+            "MATCH (a) ((b WHERE b.x > 1)-[:R]->(c)){1,3} (d) RETURN d",
+            "MATCH (n) WITH n, [x IN [1, 'a'] WHERE x :: INTEGER | x * 2] AS create RETURN create",
+        ] {
+            assert!(w(q).is_empty(), "{q}: {:?}", w(q));
+        }
+        // A write clause right after a type (`>`) or a quantifier (`+`) is found.
+        assert_eq!(
+            w("MATCH (n) WHERE n.x :: LIST<INTEGER NOT NULL> MERGE (m:X)"),
+            ["MERGE"]
+        );
+        assert_eq!(
+            w(r"MATCH (a) ((b)-[:R]->(c))+ (d) \u0043REATE (e)"),
+            ["CREATE"]
+        );
+        assert_eq!(
+            w("MATCH (n WHERE n.x IS :: STRING) DETACH DELETE n"),
+            ["DETACH DELETE"]
+        );
+        // A clause inside a pattern predicate is still seen.
+        assert!(
+            w("MATCH (n WHERE COUNT { MATCH (n) CREATE (m) RETURN m } > 0) RETURN n")
+                .contains(&"CREATE".to_string())
+        );
+    }
+
+    #[test]
+    fn lexical_scan_skips_names() {
+        // Unparseable (trailing `;;`), names that look like write keywords.
+        for q in [
+            "MATCH (n:Person) WHERE n.name IS :: STRING RETURN n.name AS set ;;",
+            "MATCH (set:Set)-[:SET]->(create) RETURN set, create ;;",
+            "MATCH (n) WHERE n.set = 1 AND merge > 2 RETURN [delete IN n.l | delete + 1] ;;",
+            "RETURN {create: 1, remove: 2} AS foreach ;;",
+            "MATCH (n) RETURN n // SET n.x = 1\n ;;",
+        ] {
+            assert!(
+                lexical_write_clauses(q).is_empty(),
+                "{q}: {:?}",
+                lexical_write_clauses(q)
+            );
+        }
+        assert_eq!(
+            lexical_write_clauses("MATCH (n) WITH * SET n.x = 1 ;;"),
+            ["SET"]
+        );
+        assert_eq!(
+            lexical_write_clauses("LOAD CSV FROM 'f' AS create CREATE (n) ;;"),
+            ["LOAD CSV", "CREATE"]
+        );
+        assert_eq!(
+            lexical_write_clauses("MATCH (n) FOREACH (x IN [1] | SET n.x = x) ;;"),
+            ["FOREACH", "SET"]
+        );
+    }
+
+    #[test]
+    fn unicode_escapes_are_decoded() {
+        // Issue 18, defect 4: Neo4j reads `\u0043REATE` as `CREATE`.
+        assert_eq!(w(r"\u0043REATE (n:X)"), ["CREATE"]);
+        assert_eq!(w(r"MATCH (n) \u0053ET n.x = 1 RETURN n"), ["SET"]);
+        assert_eq!(
+            w(r"MATCH (n) \uuu0044ETACH \u0044ELETE n"),
+            ["DETACH DELETE"]
+        );
+        assert_eq!(w(r"MATCH (n) \u005Cu0044ELETE n"), ["DELETE"]);
+        assert!(w(r"RETURN 'caf\u00e9' AS x").is_empty());
+        // Neo4j reads this as a comment after `RETURN 1 AS x`.
+        assert!(w(r"RETURN 1 AS x \u002F\u002F CREATE (n)").is_empty());
+        assert_eq!(w(r"RETURN 1 // \u000a CREATE (n)"), ["CREATE"]);
+        assert!(w(r"RETURN '\\u0043REATE' AS x").is_empty());
+        assert_eq!(
+            decode_unicode_escapes(r"a\u0041\\u0041"),
+            Some(r"aA\\u0041".into())
+        );
+        assert_eq!(
+            decode_unicode_escapes(r"\ud83d\ude00\ud83d"),
+            Some("\u{1F600}\u{FFFD}".into())
+        );
+        assert_eq!(decode_unicode_escapes("plain"), None);
     }
 
     #[test]

@@ -43,7 +43,7 @@
 //! supported.
 
 use open_cypher::ast::{
-    ClauseKind, ExprKind, Identifier, MatchClause, NodePattern, PathFactorKind, PathPattern,
+    ClauseKind, ExprKind, MatchClause, NodePattern, PathFactorKind, PathPattern,
     ProjectionItemKind, QueryKind, SingleQuery, StatementKind, WithClause,
 };
 use open_cypher::Span;
@@ -51,7 +51,8 @@ use open_cypher::Span;
 use open_cypher::ast::visit::{walk_clause, Visitor};
 use open_cypher::ast::Clause;
 
-use super::parse::{with_parsed, CypherError, Parsed, Recovery};
+use super::gate::decode_unicode_escapes;
+use super::parse::{with_parsed_names, CypherError, Names, Parsed, Recovery};
 
 /// Name of the single result column of every provenance query.
 pub const ELEMENT_ID_COLUMN: &str = "element_id";
@@ -81,8 +82,11 @@ pub struct ProvenanceQuery {
 /// [`CypherError`] when the query does not parse as a single openCypher query,
 /// is empty, or is too large.
 pub fn provenance_queries(query: &str) -> Result<Vec<ProvenanceQuery>, CypherError> {
+    // Neo4j decodes `\uXXXX` escapes before tokenizing; so does kgbench.
+    let decoded = decode_unicode_escapes(query);
+    let query = decoded.as_deref().unwrap_or(query);
     let fresh = fresh_prefix(query);
-    with_parsed(query, Recovery::Allow, |parsed| {
+    with_parsed_names(query, Recovery::Allow, Names::Neutralize, |parsed| {
         let mut out = Vec::new();
         let mut first_error = None;
         let complete = collect_program(parsed, &fresh, &mut out, &mut first_error);
@@ -357,7 +361,11 @@ impl NodeVars {
         inserts: &mut Vec<(usize, String)>,
     ) {
         let name = match &pattern.variable {
-            Some(variable) => render_identifier(&variable.kind),
+            // As written: the tree may hold a renamed keyword (`Names::Neutralize`).
+            Some(variable) => match src.get(variable.span.start..variable.span.end) {
+                Some(text) if !text.starts_with('`') => render_identifier(text),
+                _ => render_identifier(&variable.kind.text),
+            },
             None => {
                 let name = format!("{}_n{}", self.fresh, self.counter);
                 self.counter += 1;
@@ -384,15 +392,14 @@ impl NodeVars {
 
 /// An identifier as Cypher source: bare when it is a plain ASCII name,
 /// otherwise backtick-quoted with embedded backticks doubled.
-fn render_identifier(id: &Identifier) -> String {
-    let text = &id.text;
+fn render_identifier(text: &str) -> String {
     let plain = text
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if plain {
-        text.clone()
+        text.to_string()
     } else {
         format!("`{}`", text.replace('`', "``"))
     }
@@ -504,6 +511,87 @@ mod tests {
         );
         assert!(provenance_queries("What is the capital of France?").is_err());
         assert!(provenance_queries("MATCH (n) RETURN n; MATCH (m) RETURN m").is_err());
+    }
+
+    #[test]
+    fn neo4j5_syntax() {
+        // Issue 18, defect 5: type predicates and `IN TRANSACTIONS` raised.
+        let q = "MATCH (n:Person) WHERE n.name IS :: STRING RETURN n.name AS set";
+        let p = prov(q);
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (n:Person) WHERE n.name IS :: STRING"
+        );
+        assert_eq!(p[0].node_variables, ["n"]);
+        let p = prov(
+            "MATCH (n:P)-->(m) WHERE m.x IS NOT :: LIST<INTEGER NOT NULL> AND n.y::INT RETURN m",
+        );
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (n:P)-->(m) WHERE m.x IS NOT :: LIST<INTEGER NOT NULL> AND n.y::INT"
+        );
+        let p = prov("MATCH (n) WITH n WHERE n.s :: STRING | INTEGER RETURN n");
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (n) WITH * WHERE n.s :: STRING | INTEGER"
+        );
+        let p = prov(
+            "CALL { MATCH (a:A)-[:R]->(b) RETURN a } IN TRANSACTIONS OF 50 ROWS ON ERROR CONTINUE RETURN a.name",
+        );
+        assert_eq!(p[0].match_cypher, "MATCH (a:A)-[:R]->(b)");
+        assert_eq!(p[0].node_variables, ["a", "b"]);
+        let p = prov("CALL () { MATCH (a:A) RETURN a UNION MATCH (a:B) RETURN a } RETURN a");
+        assert_eq!(p.len(), 2);
+        // Quantified path patterns: the group variables are lists.
+        for (q, singles, groups) in [
+            (
+                "MATCH (x:X) ((a)-[:R]->(b)){1,3} (y) RETURN x",
+                &["x", "y"][..],
+                &["a", "b"][..],
+            ),
+            (
+                "MATCH p = (x) ((a)-[:R]->(b))+ RETURN p",
+                &["x"],
+                &["a", "b"],
+            ),
+            (
+                "MATCH (x) ((a)-[:R]->())* (y) RETURN y",
+                &["x", "y"],
+                &["a", "__kgb_n0"],
+            ),
+        ] {
+            let p = prov(q);
+            let vars: Vec<&str> = singles.iter().chain(groups).copied().collect();
+            assert_eq!(p[0].node_variables, vars, "{q}");
+            for g in groups {
+                assert!(p[0].cypher.contains(&format!("coalesce({g}, [])")), "{q}");
+            }
+        }
+        // Subquery expressions stay in the WHERE text; their nodes do not count.
+        let p = prov(
+            "MATCH (n:P) WHERE COUNT { (n)-->(m:Q) } > 1 AND EXISTS { MATCH (n)<--(:R) } \
+             RETURN COLLECT { MATCH (n)-->(z) RETURN z.x } AS zs",
+        );
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (n:P) WHERE COUNT { (n)-->(m:Q) } > 1 AND EXISTS { MATCH (n)<--(:R) }"
+        );
+        assert_eq!(p[0].node_variables, ["n"]);
+        // Keyword-named variables keep their names; pattern predicates their text.
+        let q =
+            "MATCH (set:Set|Create WHERE set.x > 1)-[:SET]->(delete), (x {merge: 1}) RETURN delete";
+        let p = prov(q);
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (set:Set|Create WHERE set.x > 1)-[:SET]->(delete), (x {merge: 1})"
+        );
+        assert_eq!(p[0].node_variables, ["set", "delete", "x"]);
+        let p = prov("MATCH (where:W)-->(x WHERE x.where = 1) RETURN where");
+        assert_eq!(p[0].node_variables, ["where", "x"]);
+        assert_eq!(p[0].match_cypher, "MATCH (where:W)-->(x WHERE x.where = 1)");
+        // Neo4j decodes `\u` escapes: so does the provenance builder.
+        let p = prov(r"MATCH (\u0073et:Set) RETURN \u0073et");
+        assert_eq!(p[0].node_variables, ["set"]);
     }
 
     #[test]
