@@ -91,14 +91,16 @@ static IRI_CLASS: [u8; 256] = {
     t
 };
 
-const KNOWN_PREFIXES: [&str; 7] = [
-    "http://www.wikidata.org/",
-    "http://wikiba.se/ontology#",
-    "http://www.w3.org/",
-    "http://schema.org/",
-    "https://en.wikipedia.org/",
-    "https://www.wikidata.org/",
-    "http://commons.wikimedia.org/",
+/// Namespaces most IRIs of a Wikidata dump start with, each with the offset of
+/// its scheme's ':' and whether it ends in the fragment (`#`).
+const KNOWN_PREFIXES: [(&str, usize, bool); 7] = [
+    ("http://www.wikidata.org/", 4, false),
+    ("http://wikiba.se/ontology#", 4, true),
+    ("http://www.w3.org/", 4, false),
+    ("http://schema.org/", 4, false),
+    ("https://en.wikipedia.org/", 5, false),
+    ("https://www.wikidata.org/", 5, false),
+    ("http://commons.wikimedia.org/", 4, false),
 ];
 
 /// Length of `https://<lang>.wikipedia.org/` (`<lang>`: lowercase letters and
@@ -123,17 +125,17 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
     // Namespaces most IRIs of a Wikidata dump start with: valid IRI text, no
     // escape, no '%', scheme ends at the first ':', authority complete;
     // scanning resumes after them. After one, the rest is path, query and
-    // fragment, checked here: no '[' ']', no non-ASCII, '#' at most once in
-    // all. Any other IRI is checked by oxiri, as oxttl checks it.
+    // fragment, checked here: no '[' ']', '#' at most once in all. Any other
+    // IRI, and one with non-ASCII text, is checked by oxiri, as oxttl checks it.
     let mut known_prefix = false;
     let mut in_fragment = false;
     let mut other = false;
-    for known in KNOWN_PREFIXES {
+    for (known, known_colon, fragment) in KNOWN_PREFIXES {
         if l[start..].starts_with(known.as_bytes()) {
-            colon = start + known.find(':').unwrap_or(0);
+            colon = start + known_colon;
             j = start + known.len();
             known_prefix = true;
-            in_fragment = known.contains('#');
+            in_fragment = fragment;
             break;
         }
     }
@@ -171,10 +173,12 @@ fn iri<'a>(s: &'a str, l: &'a [u8], mut i: usize) -> Result<(Cow<'a, str>, usize
             3 => pct = true,
             4 => colon = colon.min(j),
             6 => {
-                if !known_prefix {
-                    other = true;
-                } else if b == b'#' && !in_fragment {
+                if b == b'#' && known_prefix && !in_fragment {
                     in_fragment = true;
+                } else if b >= 0x80 || !known_prefix {
+                    // non-ASCII text (an unencoded sitelink title, say) or another
+                    // IRI: oxiri judges the whole IRI, without leaving the fast path
+                    other = true;
                 } else {
                     return Err(Reject);
                 }
