@@ -204,7 +204,10 @@ pub fn decoder<R: BufRead + Send + 'static>(
         return Ok(Decoder {
             inner: Box::new(io::BufReader::with_capacity(
                 1 << 20,
-                Bz2Blocks::new(Box::new(input), BZ2_WINDOW_PER_THREAD * threads),
+                ReadAhead::spawn(Bz2Blocks::new(
+                    Box::new(input),
+                    BZ2_WINDOW_PER_THREAD * threads,
+                ))?,
             )),
             note: format!("{path}: bzip2: blocks decoded in parallel (single- or multistream)"),
         });
@@ -251,9 +254,89 @@ pub fn decoder<R: BufRead + Send + 'static>(
         kind.name()
     );
     Ok(Decoder {
-        inner: Box::new(io::BufReader::with_capacity(1 << 20, par)),
+        inner: Box::new(io::BufReader::with_capacity(
+            1 << 20,
+            ReadAhead::spawn(par)?,
+        )),
         note,
     })
+}
+
+/// Bytes one [`ReadAhead`] chunk holds.
+const AHEAD_CHUNK: usize = 8 << 20;
+/// Chunks [`ReadAhead`] decodes ahead of its reader.
+const AHEAD_CHUNKS: usize = 4;
+
+/// A reader whose source is read (decoded) ahead on a thread of its own, up to
+/// [`AHEAD_CHUNKS`] chunks of [`AHEAD_CHUNK`] bytes: the parallel decoders work in
+/// windows of blocks, and without it the parser and the decoder took turns (the
+/// parser waited for each window, the decoder for the parser to drain it) instead
+/// of overlapping. The decoder's own `par_iter` runs on rayon's global pool. The
+/// bytes and the first error come out in order; dropping the reader stops the thread
+/// at its next chunk.
+struct ReadAhead {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl ReadAhead {
+    /// Errors: the thread cannot be started.
+    fn spawn<R: Read + Send + 'static>(mut source: R) -> io::Result<ReadAhead> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(AHEAD_CHUNKS);
+        std::thread::Builder::new()
+            .name("kgbench-decode".into())
+            .spawn(move || loop {
+                let mut buf = Vec::with_capacity(AHEAD_CHUNK);
+                match read_more(&mut source, &mut buf, AHEAD_CHUNK) {
+                    Ok(0) => return,
+                    Ok(_) => {
+                        if tx.send(Ok(buf)).is_err() {
+                            return; // the reader is gone
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            })?;
+        Ok(ReadAhead {
+            rx,
+            chunk: Vec::new(),
+            pos: 0,
+            done: false,
+        })
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.chunk.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(c)) => {
+                    self.chunk = c;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.pos);
+        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
 }
 
 /// Decode the file at `path` and count its bytes, as the converter's reader
