@@ -265,11 +265,16 @@ def main() -> None:
                 dw, dc = time.perf_counter() - t0, time.process_time() - c0
                 ratio = dw / w
                 rates[name] = ratio
+                # The reading phase (decode + parse + keep the facts) against decoding
+                # alone: whether reading is decompression-bound; the rest of a
+                # conversion (resolve, write) does not depend on the input's form.
+                rates[name + " reading"] = dw / rep["seconds_reading"]
                 line += (
                     f"\n            decompression only {dw:.2f}s ({dc:.1f} CPU-s) -> "
                     f"{comp / dw / 1e6:.1f} MB/s compressed, {decomp / dw / 1e6:.0f} MB/s out; "
                     f"conversion rate / decompression-only rate {ratio:.2f} (CPU-time ratio "
-                    f"{dc / c:.2f}); {note.split(': ', 1)[1]}"
+                    f"{dc / c:.2f}; reading phase alone {rates[name + ' reading']:.2f}); "
+                    f"{note.split(': ', 1)[1]}"
                 )
             else:
                 rates[name] = count / w
@@ -280,7 +285,8 @@ def main() -> None:
         verdict = "met" if rates[name] >= 0.8 else "NOT met"
         print(
             f"  target {name} conversion >= 0.8x its decompression-only rate: {verdict} "
-            f"({rates[name]:.2f}x)"
+            f"({rates[name]:.2f}x end to end; reading phase alone "
+            f"{rates[name + ' reading']:.2f}x)"
         )
     verdict = "met" if rates["json"] >= 100_000 else "NOT met"
     print(

@@ -111,7 +111,9 @@ fn decode_piece(kind: Kind, piece: &[u8]) -> Result<Vec<u8>, PieceError> {
     match kind {
         Kind::Bzip2 => {
             let mut d = bzip2::Decompress::new(false);
-            let mut out: Vec<u8> = Vec::with_capacity(piece.len() * 6);
+            // A block of `BZh9` decodes to at most about 900 kB (more only with long
+            // runs): one allocation for most blocks instead of growing.
+            let mut out: Vec<u8> = Vec::with_capacity((piece.len() * 6).max(BZ2_BLOCK_OUT));
             loop {
                 if out.capacity() - out.len() < (256 << 10) {
                     out.reserve(out.len().max(1 << 20));
@@ -165,6 +167,9 @@ fn decode_piece(kind: Kind, piece: &[u8]) -> Result<Vec<u8>, PieceError> {
     }
 }
 
+/// Room first given to a decoded bzip2 block (the largest block size, `BZh9`, is
+/// 900,000 bytes before the initial run-length coding).
+const BZ2_BLOCK_OUT: usize = 1 << 20;
 /// Compressed bytes per thread in one parallel window.
 const WINDOW_PER_THREAD: usize = 4 << 20;
 /// Without a second stream header in this many bytes, the file is decoded sequentially.
@@ -202,13 +207,10 @@ pub fn decoder<R: BufRead + Send + 'static>(
     let threads = rayon::current_num_threads().max(1);
     if kind == Kind::Bzip2 {
         return Ok(Decoder {
-            inner: Box::new(io::BufReader::with_capacity(
-                1 << 20,
-                ReadAhead::spawn(Bz2Blocks::new(
-                    Box::new(input),
-                    BZ2_WINDOW_PER_THREAD * threads,
-                ))?,
-            )),
+            inner: Box::new(ReadAhead::spawn(Bz2Blocks::new(
+                Box::new(input),
+                BZ2_WINDOW_PER_THREAD * threads,
+            ))?),
             note: format!("{path}: bzip2: blocks decoded in parallel (single- or multistream)"),
         });
     }
@@ -244,7 +246,6 @@ pub fn decoder<R: BufRead + Send + 'static>(
         starts,
         eof,
         out: VecDeque::new(),
-        pos: 0,
         window: WINDOW_PER_THREAD * threads,
         fallback: None,
         streams: Arc::new(AtomicU64::new(0)),
@@ -254,26 +255,36 @@ pub fn decoder<R: BufRead + Send + 'static>(
         kind.name()
     );
     Ok(Decoder {
-        inner: Box::new(io::BufReader::with_capacity(
-            1 << 20,
-            ReadAhead::spawn(par)?,
-        )),
+        inner: Box::new(ReadAhead::spawn(par)?),
         note,
     })
 }
 
-/// Bytes one [`ReadAhead`] chunk holds.
-const AHEAD_CHUNK: usize = 8 << 20;
-/// Chunks [`ReadAhead`] decodes ahead of its reader.
-const AHEAD_CHUNKS: usize = 4;
+/// A parallel decoder's output, handed out in file order one piece (a decoded
+/// block, member or stream) at a time.
+trait Chunks: Send {
+    /// The next decoded piece (never empty); `None` at the end of the input.
+    /// Errors: truncated or corrupt input (naming the compressed byte offset).
+    fn next_chunk(&mut self) -> io::Result<Option<Vec<u8>>>;
+}
 
-/// A reader whose source is read (decoded) ahead on a thread of its own, up to
-/// [`AHEAD_CHUNKS`] chunks of [`AHEAD_CHUNK`] bytes: the parallel decoders work in
-/// windows of blocks, and without it the parser and the decoder took turns (the
-/// parser waited for each window, the decoder for the parser to drain it) instead
-/// of overlapping. The decoder's own `par_iter` runs on rayon's global pool. The
-/// bytes and the first error come out in order; dropping the reader stops the thread
-/// at its next chunk.
+/// The first non-empty decoded piece of `out`, removed from it.
+fn pop_piece(out: &mut VecDeque<Vec<u8>>) -> Option<Vec<u8>> {
+    std::iter::from_fn(|| out.pop_front()).find(|c| !c.is_empty())
+}
+
+/// Decoded pieces [`ReadAhead`] keeps ready ahead of its reader.
+const AHEAD_CHUNKS: usize = 16;
+/// Bytes read at a time from the sequential fallback of [`Parallel`].
+const FALLBACK_CHUNK: usize = 8 << 20;
+
+/// A reader whose source is decoded ahead on a thread of its own, up to
+/// [`AHEAD_CHUNKS`] pieces: the parallel decoders work in windows of blocks, and
+/// without it the parser and the decoder took turns (the parser waited for each
+/// window, the decoder for the parser to drain it) instead of overlapping. The
+/// decoder's own `par_iter` runs on rayon's global pool. The pieces themselves
+/// are passed on (no copy); the bytes and the first error come out in order;
+/// dropping the reader stops the thread at its next piece.
 struct ReadAhead {
     rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
     chunk: Vec<u8>,
@@ -283,16 +294,15 @@ struct ReadAhead {
 
 impl ReadAhead {
     /// Errors: the thread cannot be started.
-    fn spawn<R: Read + Send + 'static>(mut source: R) -> io::Result<ReadAhead> {
+    fn spawn<C: Chunks + 'static>(mut source: C) -> io::Result<ReadAhead> {
         let (tx, rx) = std::sync::mpsc::sync_channel(AHEAD_CHUNKS);
         std::thread::Builder::new()
             .name("kgbench-decode".into())
             .spawn(move || loop {
-                let mut buf = Vec::with_capacity(AHEAD_CHUNK);
-                match read_more(&mut source, &mut buf, AHEAD_CHUNK) {
-                    Ok(0) => return,
-                    Ok(_) => {
-                        if tx.send(Ok(buf)).is_err() {
+                match source.next_chunk() {
+                    Ok(None) => return,
+                    Ok(Some(c)) => {
+                        if tx.send(Ok(c)).is_err() {
                             return; // the reader is gone
                         }
                     }
@@ -311,12 +321,9 @@ impl ReadAhead {
     }
 }
 
-impl Read for ReadAhead {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.pos == self.chunk.len() {
-            if self.done {
-                return Ok(0);
-            }
+impl BufRead for ReadAhead {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.pos == self.chunk.len() && !self.done {
             match self.rx.recv() {
                 Ok(Ok(c)) => {
                     self.chunk = c;
@@ -326,15 +333,23 @@ impl Read for ReadAhead {
                     self.done = true;
                     return Err(e);
                 }
-                Err(_) => {
-                    self.done = true;
-                    return Ok(0);
-                }
+                Err(_) => self.done = true,
             }
         }
-        let n = buf.len().min(self.chunk.len() - self.pos);
-        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
-        self.pos += n;
+        Ok(&self.chunk[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.chunk.len());
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = buf.len().min(avail.len());
+        buf[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
         Ok(n)
     }
 }
@@ -451,7 +466,7 @@ impl Read for OffsetErrors {
     }
 }
 
-/// The parallel stream decoder (a `Read` of the decompressed bytes).
+/// The parallel stream decoder ([`Chunks`] of the decompressed bytes).
 struct Parallel {
     kind: Kind,
     input: Option<Box<dyn BufRead + Send>>,
@@ -462,7 +477,6 @@ struct Parallel {
     starts: Vec<usize>,
     eof: bool,
     out: VecDeque<Vec<u8>>,
-    pos: usize,
     window: usize,
     fallback: Option<Box<dyn BufRead + Send>>,
     streams: Arc<AtomicU64>,
@@ -576,30 +590,18 @@ impl Parallel {
     }
 }
 
-impl Read for Parallel {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+impl Chunks for Parallel {
+    fn next_chunk(&mut self) -> io::Result<Option<Vec<u8>>> {
         loop {
+            if let Some(c) = pop_piece(&mut self.out) {
+                return Ok(Some(c));
+            }
             if let Some(f) = &mut self.fallback {
-                if self.out.is_empty() {
-                    return f.read(buf);
-                }
-            }
-            if let Some(front) = self.out.front() {
-                if self.pos < front.len() {
-                    let n = buf.len().min(front.len() - self.pos);
-                    buf[..n].copy_from_slice(&front[self.pos..self.pos + n]);
-                    self.pos += n;
-                    return Ok(n);
-                }
-                self.out.pop_front();
-                self.pos = 0;
-                continue;
-            }
-            if self.fallback.is_some() {
-                continue;
+                let mut c = Vec::new();
+                return Ok((read_more(f, &mut c, FALLBACK_CHUNK)? > 0).then_some(c));
             }
             if (self.eof && self.pending.is_empty()) || !self.fill()? {
-                return Ok(0);
+                return Ok(None);
             }
         }
     }
@@ -738,7 +740,7 @@ fn decode_block(b: &[u8], a: u64, e: u64) -> Result<Vec<u8>, PieceError> {
     decode_piece(Kind::Bzip2, &one_block_stream(b, a, e))
 }
 
-/// The parallel bzip2 block decoder (a `Read` of the decompressed bytes).
+/// The parallel bzip2 block decoder ([`Chunks`] of the decompressed bytes).
 struct Bz2Blocks {
     input: Box<dyn BufRead + Send>,
     /// Compressed bytes from file offset `pending_off` on.
@@ -751,7 +753,6 @@ struct Bz2Blocks {
     cur: u64,
     eof: bool,
     out: VecDeque<Vec<u8>>,
-    pos: usize,
     window: usize,
 }
 
@@ -766,7 +767,6 @@ impl Bz2Blocks {
             cur: 0,
             eof: false,
             out: VecDeque::new(),
-            pos: 0,
             window,
         }
     }
@@ -920,22 +920,14 @@ impl Bz2Blocks {
     }
 }
 
-impl Read for Bz2Blocks {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+impl Chunks for Bz2Blocks {
+    fn next_chunk(&mut self) -> io::Result<Option<Vec<u8>>> {
         loop {
-            if let Some(front) = self.out.front() {
-                if self.pos < front.len() {
-                    let n = buf.len().min(front.len() - self.pos);
-                    buf[..n].copy_from_slice(&front[self.pos..self.pos + n]);
-                    self.pos += n;
-                    return Ok(n);
-                }
-                self.out.pop_front();
-                self.pos = 0;
-                continue;
+            if let Some(c) = pop_piece(&mut self.out) {
+                return Ok(Some(c));
             }
             if !self.fill()? {
-                return Ok(0);
+                return Ok(None);
             }
         }
     }
@@ -945,6 +937,14 @@ impl Read for Bz2Blocks {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// Every decoded byte of `c`, in order.
+    fn drain(c: &mut impl Chunks, out: &mut Vec<u8>) -> io::Result<()> {
+        while let Some(piece) = c.next_chunk()? {
+            out.extend_from_slice(&piece);
+        }
+        Ok(())
+    }
 
     fn bz(data: &[u8]) -> Vec<u8> {
         let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
@@ -1043,13 +1043,13 @@ mod tests {
         for window in [50_000, 1 << 20] {
             let mut d = Bz2Blocks::new(Box::new(io::Cursor::new(file.clone())), window);
             let mut out = Vec::new();
-            d.read_to_end(&mut out).unwrap();
+            drain(&mut d, &mut out).unwrap();
             assert!(out == all, "window {window}");
         }
         let mut junk = file.clone();
         junk.extend_from_slice(b"junk");
         let mut d = Bz2Blocks::new(Box::new(io::Cursor::new(junk)), 1 << 20);
-        let e = d.read_to_end(&mut Vec::new()).unwrap_err().to_string();
+        let e = drain(&mut d, &mut Vec::new()).unwrap_err().to_string();
         assert!(
             e.contains(&format!(
                 "after the end of the last bzip2 stream, at compressed byte offset {}",
@@ -1065,7 +1065,7 @@ mod tests {
         ] {
             let mut d = Bz2Blocks::new(Box::new(io::Cursor::new(file[..cut].to_vec())), 1 << 16);
             let mut out = Vec::new();
-            let e = d.read_to_end(&mut out).unwrap_err().to_string();
+            let e = drain(&mut d, &mut out).unwrap_err().to_string();
             assert!(
                 e.contains(&format!("compressed byte offset {cut}")),
                 "{cut}: {e}"
@@ -1090,7 +1090,7 @@ mod tests {
             d.mags.insert(at, (x, kind));
         }
         let mut out = Vec::new();
-        d.read_to_end(&mut out).unwrap();
+        drain(&mut d, &mut out).unwrap();
         assert!(out == data);
     }
 

@@ -186,13 +186,118 @@ pub(super) fn block_bytes() -> usize {
         .unwrap_or(4 << 20)
 }
 
+/// What a block parser (N-Triples or JSON lines) returns for one block of whole lines.
 pub(super) struct BlockResult<T> {
     pub(super) facts: Vec<T>,
     pub(super) triples: u64,
+    /// JSON lines: entities read and unknown datavalue types.
+    pub(super) entities: super::wdjson::EntityCounts,
     /// Line ends (`\n`) in the block (complete only when no error stopped it).
     pub(super) newlines: u64,
     /// (line within block, 0-based; byte offset within block; message)
     pub(super) errors: Vec<(u64, u64, String)>,
+}
+
+impl<T> BlockResult<T> {
+    pub(super) fn with_capacity(n: usize) -> Self {
+        Self {
+            facts: Vec::with_capacity(n),
+            triples: 0,
+            entities: Default::default(),
+            newlines: 0,
+            errors: Vec::new(),
+        }
+    }
+}
+
+/// Parses one block of whole lines (`true`: stop at the first error).
+pub(super) type ParseBlock<'a, T> = dyn Fn(&[u8], bool) -> BlockResult<T> + Sync + 'a;
+
+/// Progress message from the counters and the seconds since the start.
+pub(super) type Rate = fn(&ReadStats, f64) -> String;
+
+/// Read a line-based input (N-Triples, JSON lines, the JSON dump layout) in groups
+/// of blocks cut at line ends: each group is parsed in parallel (rayon) while the
+/// next one is read (and decompressed), and the values go to `sink` in input
+/// order, so the result does not depend on the thread count. `first_offset` is the
+/// byte offset of the first byte read (after a byte-order mark).
+///
+/// Errors: [`ConvertError::Syntax`] with the file, line, byte offset (of the
+/// decompressed stream) and an excerpt of the line, unless `skip_invalid` (then
+/// each bad line is counted in `stats` with its message); `io_err` of a read error.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn read_line_blocks<T: Send>(
+    reader: &mut (dyn BufRead + Send),
+    path: &str,
+    first_offset: u64,
+    skip_invalid: bool,
+    parse: &ParseBlock<'_, T>,
+    stats: &mut ReadStats,
+    sink: &mut dyn FnMut(Vec<T>),
+    io_err: &dyn Fn(io::Error) -> ConvertError,
+    progress: Option<(&ProgressBar, std::time::Instant, Rate)>,
+) -> Result<(), ConvertError> {
+    let group = rayon::current_num_threads().max(1) * 2;
+    let block = block_bytes();
+    let mut carry: Vec<u8> = Vec::new();
+    let mut base_line: u64 = 0;
+    let mut base_offset: u64 = first_offset;
+    let mut eof = false;
+    let mut pool: Vec<Vec<u8>> = Vec::new();
+    let mut next =
+        read_group(reader, &mut carry, &mut eof, group, block, &mut pool).map_err(io_err)?;
+    while !next.is_empty() {
+        let blocks = std::mem::take(&mut next);
+        // Parse this group while the next one is read (and decompressed).
+        let (results, read) = rayon::join(
+            || {
+                blocks
+                    .par_iter()
+                    .map(|b| parse(b, !skip_invalid))
+                    .collect::<Vec<BlockResult<T>>>()
+            },
+            || {
+                if eof {
+                    Ok(Vec::new())
+                } else {
+                    read_group(reader, &mut carry, &mut eof, group, block, &mut pool)
+                }
+            },
+        );
+        next = read.map_err(io_err)?;
+        for (b, res) in blocks.iter().zip(results) {
+            if let Some((line, off, msg)) = res.errors.first() {
+                if !skip_invalid {
+                    return Err(ConvertError::Syntax {
+                        file: path.to_string(),
+                        line: base_line + line + 1,
+                        offset: base_offset + off,
+                        message: msg.clone(),
+                        excerpt: excerpt(b, *off),
+                    });
+                }
+            }
+            for (line, _off, msg) in &res.errors {
+                stats.skipped_invalid += 1;
+                if stats.skipped_examples.len() < 10 {
+                    stats
+                        .skipped_examples
+                        .push(format!("{path}:{}: {msg}", base_line + line + 1));
+                }
+            }
+            stats.triples += res.triples;
+            stats.entities.merge(res.entities);
+            base_line += res.newlines;
+            base_offset += b.len() as u64;
+            sink(res.facts);
+        }
+        pool.extend(blocks);
+        if let Some((bar, t0, rate)) = progress {
+            bar.set_message(rate(stats, t0.elapsed().as_secs_f64().max(1e-9)));
+        }
+    }
+    stats.bytes += base_offset;
+    Ok(())
 }
 
 /// Parse a block: each line with the fast path; a line it rejects is parsed
@@ -202,12 +307,7 @@ pub(super) fn parse_block<T>(
     extract: &Extract<'_, T>,
     stop_at_first: bool,
 ) -> BlockResult<T> {
-    let mut out = BlockResult {
-        facts: Vec::with_capacity(block.len() / 256),
-        triples: 0,
-        newlines: 0,
-        errors: Vec::new(),
-    };
+    let mut out = BlockResult::with_capacity(block.len() / 256);
     let mut line_no: u64 = 0;
     let mut pos = 0usize;
     // One UTF-8 check for the whole block; lines split at '\n' stay valid.
@@ -308,13 +408,13 @@ pub(super) fn read_group(
 ) -> io::Result<Vec<Vec<u8>>> {
     let mut blocks: Vec<Vec<u8>> = Vec::new();
     while blocks.len() < n && !*eof {
+        // A reused buffer keeps its bytes: only what it never held is zeroed.
         let mut buf = pool.pop().unwrap_or_default();
-        buf.clear();
-        buf.extend_from_slice(carry);
-        carry.clear();
-        let want = block.max(buf.len() + 1);
-        let mut filled = buf.len();
+        let want = block.max(carry.len() + 1);
         buf.resize(want, 0);
+        buf[..carry.len()].copy_from_slice(carry);
+        let mut filled = carry.len();
+        carry.clear();
         while filled < want {
             let got = reader.read(&mut buf[filled..])?;
             if got == 0 {
@@ -343,6 +443,10 @@ pub(super) fn read_group(
         }
     }
     Ok(blocks)
+}
+
+fn triples_rate(stats: &ReadStats, secs: f64) -> String {
+    format!("{:.2}M triples/s", stats.triples as f64 / secs / 1e6)
 }
 
 /// Maps a parsed triple to the value kept from it (or nothing).
@@ -403,7 +507,6 @@ pub fn read_all_with_json<T: Send>(
     } else {
         None
     };
-    let threads = rayon::current_num_threads().max(1);
     let t0 = std::time::Instant::now();
     for path in inputs {
         let (mut reader, fmt, note) = open(path, format, bar.clone())?;
@@ -425,90 +528,31 @@ pub fn read_all_with_json<T: Send>(
                         message: "Wikidata JSON input where RDF is expected".into(),
                     });
                 };
-                let progress = bar.as_ref().map(|b| (b, t0));
                 super::wdjson::read(
                     &mut reader,
                     path,
+                    bom,
                     json,
                     skip_invalid,
                     stats,
                     sink,
                     &io_err,
-                    progress,
+                    bar.as_ref().map(|b| (b, t0)),
                 )?;
             }
             Format::NTriples => {
-                let mut carry: Vec<u8> = Vec::new();
-                let mut base_line: u64 = 0;
-                let mut base_offset: u64 = bom;
-                let mut eof = false;
-                let group = threads * 2;
-                let block = block_bytes();
-                let mut pool: Vec<Vec<u8>> = Vec::new();
-                let mut next =
-                    read_group(&mut reader, &mut carry, &mut eof, group, block, &mut pool)
-                        .map_err(io_err)?;
-                while !next.is_empty() {
-                    let blocks = std::mem::take(&mut next);
-                    // Parse this group while the next one is read (and decompressed).
-                    let (results, read) = rayon::join(
-                        || {
-                            blocks
-                                .par_iter()
-                                .map(|b| parse_block(b, extract, !skip_invalid))
-                                .collect::<Vec<BlockResult<T>>>()
-                        },
-                        || {
-                            if eof {
-                                Ok(Vec::new())
-                            } else {
-                                read_group(
-                                    &mut reader,
-                                    &mut carry,
-                                    &mut eof,
-                                    group,
-                                    block,
-                                    &mut pool,
-                                )
-                            }
-                        },
-                    );
-                    next = read.map_err(io_err)?;
-                    for (block, res) in blocks.iter().zip(results) {
-                        if let Some((line, off, msg)) = res.errors.first() {
-                            if !skip_invalid {
-                                return Err(ConvertError::Syntax {
-                                    file: path.clone(),
-                                    line: base_line + line + 1,
-                                    offset: base_offset + off,
-                                    message: msg.clone(),
-                                    excerpt: excerpt(block, *off),
-                                });
-                            }
-                        }
-                        for (line, _off, msg) in &res.errors {
-                            stats.skipped_invalid += 1;
-                            if stats.skipped_examples.len() < 10 {
-                                stats
-                                    .skipped_examples
-                                    .push(format!("{path}:{}: {msg}", base_line + line + 1));
-                            }
-                        }
-                        stats.triples += res.triples;
-                        base_line += res.newlines;
-                        base_offset += block.len() as u64;
-                        sink(res.facts);
-                    }
-                    pool.extend(blocks);
-                    if let Some(b) = &bar {
-                        let secs = t0.elapsed().as_secs_f64().max(1e-9);
-                        b.set_message(format!(
-                            "{:.2}M triples/s",
-                            stats.triples as f64 / secs / 1e6
-                        ));
-                    }
-                }
-                stats.bytes += base_offset;
+                let parse = |b: &[u8], stop: bool| parse_block(b, extract, stop);
+                read_line_blocks(
+                    &mut *reader,
+                    path,
+                    bom,
+                    skip_invalid,
+                    &parse,
+                    stats,
+                    sink,
+                    &io_err,
+                    bar.as_ref().map(|b| (b, t0, triples_rate as Rate)),
+                )?;
             }
             Format::Turtle => {
                 super::turtle::read(&mut *reader, path, bom, extract, skip_invalid, stats, sink)?;

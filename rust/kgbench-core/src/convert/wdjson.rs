@@ -1221,21 +1221,13 @@ fn excerpt(line: &str) -> String {
     s
 }
 
-struct BlockOut<T> {
-    values: Vec<T>,
-    counts: EntityCounts,
-    newlines: u64,
-    /// (line within block, byte offset within block, message, excerpt)
-    errors: Vec<(u64, u64, String, String)>,
-}
-
-fn parse_block<T>(block: &[u8], f: &JsonExtract<'_, T>, stop_at_first: bool) -> BlockOut<T> {
-    let mut out = BlockOut {
-        values: Vec::new(),
-        counts: EntityCounts::default(),
-        newlines: 0,
-        errors: Vec::new(),
-    };
+/// Parse a block of entity lines (the dump layout or JSON lines).
+fn parse_block<T>(
+    block: &[u8],
+    f: &JsonExtract<'_, T>,
+    stop_at_first: bool,
+) -> super::input::BlockResult<T> {
+    let mut out = super::input::BlockResult::with_capacity(0);
     let mut pos = 0;
     let mut line_no = 0u64;
     while pos < block.len() {
@@ -1244,8 +1236,12 @@ fn parse_block<T>(block: &[u8], f: &JsonExtract<'_, T>, stop_at_first: bool) -> 
         match std::str::from_utf8(bytes) {
             Ok(line) => {
                 if let Some(t) = entity_line(line) {
-                    if let Err(msg) = f(t, &mut out.values, &mut out.counts) {
-                        out.errors.push((line_no, pos as u64, msg, excerpt(t)));
+                    if let Err(msg) = f(t, &mut out.facts, &mut out.entities) {
+                        out.errors.push((
+                            line_no,
+                            pos as u64,
+                            format!("invalid entity JSON: {msg}"),
+                        ));
                     }
                 }
             }
@@ -1253,7 +1249,6 @@ fn parse_block<T>(block: &[u8], f: &JsonExtract<'_, T>, stop_at_first: bool) -> 
                 line_no,
                 (pos + e.valid_up_to()) as u64,
                 "invalid UTF-8".into(),
-                excerpt(&String::from_utf8_lossy(bytes)),
             )),
         }
         if stop_at_first && !out.errors.is_empty() {
@@ -1276,6 +1271,7 @@ fn parse_block<T>(block: &[u8], f: &JsonExtract<'_, T>, stop_at_first: bool) -> 
 pub fn read<T: Send>(
     reader: &mut (dyn BufRead + Send),
     path: &str,
+    first_offset: u64,
     f: &JsonExtract<'_, T>,
     skip_invalid: bool,
     stats: &mut super::input::ReadStats,
@@ -1283,7 +1279,6 @@ pub fn read<T: Send>(
     io_err: &dyn Fn(io::Error) -> ConvertError,
     progress: Option<(&indicatif::ProgressBar, std::time::Instant)>,
 ) -> Result<(), ConvertError> {
-    use rayon::prelude::*;
     let head = reader.fill_buf().map_err(io_err)?;
     let head = &head[..head.len().min(1 << 20)];
     if layout(head) == Layout::Document {
@@ -1319,70 +1314,25 @@ pub fn read<T: Send>(
         sink(values);
         return Ok(());
     }
-    let threads = rayon::current_num_threads().max(1);
-    let group = threads * 2;
-    let block = super::input::block_bytes();
-    let mut carry = Vec::new();
-    let mut eof = false;
-    let mut pool: Vec<Vec<u8>> = Vec::new();
-    let mut base_line = 0u64;
-    let mut base_offset = 0u64;
-    let mut next = super::input::read_group(reader, &mut carry, &mut eof, group, block, &mut pool)
-        .map_err(io_err)?;
-    while !next.is_empty() {
-        let blocks = std::mem::take(&mut next);
-        let (results, read) = rayon::join(
-            || {
-                blocks
-                    .par_iter()
-                    .map(|b| parse_block(b, f, !skip_invalid))
-                    .collect::<Vec<BlockOut<T>>>()
-            },
-            || {
-                if eof {
-                    Ok(Vec::new())
-                } else {
-                    super::input::read_group(reader, &mut carry, &mut eof, group, block, &mut pool)
-                }
-            },
-        );
-        next = read.map_err(io_err)?;
-        for (b, res) in blocks.iter().zip(results) {
-            if let Some((line, off, msg, ex)) = res.errors.first() {
-                if !skip_invalid {
-                    return Err(ConvertError::Syntax {
-                        file: path.to_string(),
-                        line: base_line + line + 1,
-                        offset: base_offset + off,
-                        message: format!("invalid entity JSON: {msg}"),
-                        excerpt: ex.clone(),
-                    });
-                }
-            }
-            for (line, _, msg, _) in &res.errors {
-                stats.skipped_invalid += 1;
-                if stats.skipped_examples.len() < 10 {
-                    stats
-                        .skipped_examples
-                        .push(format!("{path}:{}: {msg}", base_line + line + 1));
-                }
-            }
-            stats.entities.merge(res.counts);
-            base_line += res.newlines;
-            base_offset += b.len() as u64;
-            sink(res.values);
-        }
-        pool.extend(blocks);
-        if let Some((bar, t0)) = progress {
-            let secs = t0.elapsed().as_secs_f64().max(1e-9);
-            bar.set_message(format!(
-                "{:.0}k entities/s",
-                stats.entities.entities as f64 / secs / 1e3
-            ));
-        }
-    }
-    stats.bytes += base_offset;
-    Ok(())
+    let parse = |b: &[u8], stop: bool| parse_block(b, f, stop);
+    super::input::read_line_blocks(
+        reader,
+        path,
+        first_offset,
+        skip_invalid,
+        &parse,
+        stats,
+        sink,
+        io_err,
+        progress.map(|(b, t0)| (b, t0, entities_rate as super::input::Rate)),
+    )
+}
+
+fn entities_rate(stats: &super::input::ReadStats, secs: f64) -> String {
+    format!(
+        "{:.0}k entities/s",
+        stats.entities.entities as f64 / secs / 1e3
+    )
 }
 
 #[cfg(test)]
