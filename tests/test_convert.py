@@ -18,52 +18,36 @@ from typing import Any
 import pytest
 import rdflib
 
+from convert_helpers import (
+    ACME,
+    BORN,
+    DATE_OF_BIRTH,
+    HEIGHT_CM,
+    MALE,
+    acme_schema,
+    person_schema,
+    run_kgbench,
+    write_schema,
+)
 from kgbench._core import convert as native
 from kgbench.convert import convert, read_graph, validate_schema
 from kgbench.errors import InputError
+from wikibase_json_writer import nt_escape
 
 DATA = Path(__file__).parent / "data" / "wikidata"
 Q42 = DATA / "Q42.ttl"
 FIX = DATA / "wikibase-format"
-ACME = {"entity_prefix": "http://acme.test/", "prop_prefix": "http://acme.test/prop/"}
 
-PERSON_SCHEMA: dict[str, Any] = {
-    "name": "people",
-    "entities": [
-        {
-            "label": "Person",
-            "wd_source": "Q5",
-            "wd_include_subclasses": False,
-            "properties": [
-                {"label": "date_of_birth", "wd_source": "P569", "datatype": "date"},
-                {"label": "birth_year", "wd_source": "P569", "datatype": "int", "is_year": True},
-                {"label": "born", "wd_source": "P569", "datatype": "str"},
-                {
-                    "label": "height",
-                    "wd_source": "P2048",
-                    "datatype": "float",
-                    "quantity_unit": "centimetre",
-                    "quantity_convert_unit": True,
-                },
-                {
-                    "label": "height_m",
-                    "wd_source": "P2048",
-                    "datatype": "float",
-                    "quantity_unit": "metre",
-                },
-                {
-                    "label": "height_ft",
-                    "wd_source": "P2048",
-                    "datatype": "float",
-                    "quantity_unit": "foot",
-                },
-                {"label": "full_name", "wd_source": "P1477", "datatype": "str"},
-                {"label": "male", "wd_source": "$LINKED_TO(P21,Q6581097)", "datatype": "bool"},
-            ],
-        }
-    ],
-    "relations": [],
-}
+PERSON_SCHEMA = person_schema(
+    DATE_OF_BIRTH,
+    {"label": "birth_year", "wd_source": "P569", "datatype": "int", "is_year": True},
+    BORN,
+    HEIGHT_CM,
+    {"label": "height_m", "wd_source": "P2048", "datatype": "float", "quantity_unit": "metre"},
+    {"label": "height_ft", "wd_source": "P2048", "datatype": "float", "quantity_unit": "foot"},
+    {"label": "full_name", "wd_source": "P1477", "datatype": "str"},
+    MALE,
+)
 
 
 def _nt_from_jsonl(path: Path, out: Path) -> Path:
@@ -75,32 +59,16 @@ def _nt_from_jsonl(path: Path, out: Path) -> Path:
     return out
 
 
-def _nt_escape(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) > 0x7E or ord(ch) < 0x20:
-            out.append(f"\\u{ord(ch):04X}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08X}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 def _term(kind: str, value: str, dt: str | None, lang: str | None) -> str:
     if kind == "iri":
         return f"<{value}>"
     if kind == "bnode":
         return f"_:{value}"
     if lang:
-        return f'"{_nt_escape(value)}"@{lang}'
+        return f'"{nt_escape(value, ascii_only=True)}"@{lang}'
     if dt and dt != "http://www.w3.org/2001/XMLSchema#string":
-        return f'"{_nt_escape(value)}"^^<{dt}>'
-    return f'"{_nt_escape(value)}"'
+        return f'"{nt_escape(value, ascii_only=True)}"^^<{dt}>'
+    return f'"{nt_escape(value, ascii_only=True)}"'
 
 
 @pytest.fixture(scope="module")
@@ -168,15 +136,9 @@ def test_compressed_multi_file_and_stdin(tmp_path: Path, q42_nt: Path) -> None:
     assert (
         r3["triples_read"] == r1["triples_read"] + r2["triples_read"] + ref_report["triples_read"]
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "kgbench", "convert", "--schema", "-", "-", "--out", "x"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_kgbench("convert", "--schema", "-", "-", "--out", "x")
     assert proc.returncode == 1  # schema '-' is not a file
-    schema_file = tmp_path / "s.json"
-    schema_file.write_text(json.dumps(PERSON_SCHEMA))
+    schema_file = write_schema(tmp_path / "s.json", PERSON_SCHEMA)
     proc = subprocess.run(
         [
             sys.executable,
@@ -307,32 +269,12 @@ def test_cypherbench_reference_schema_is_accepted() -> None:
     assert validate_schema(nba_mini) == []
 
 
-ACME_SCHEMA: dict[str, Any] = {
-    "name": "acme",
-    "entities": [
-        {
-            "label": "Thing",
-            "wd_source": "Q100",
-            "properties": [
-                {"label": "dates", "wd_source": "P8", "datatype": "list[date]"},
-                {"label": "year", "wd_source": "P8", "datatype": "int", "is_year": True},
-                {"label": "word", "wd_source": "P5", "datatype": "str"},
-                {"label": "strings", "wd_source": "P7", "datatype": "list[str]"},
-            ],
-        },
-        {"label": "Target", "wd_source": "Q200"},
-    ],
-    "relations": [
-        {"label": "best", "wd_source": "P2", "subj_label": "Thing", "obj_label": "Target"},
-        {
-            "label": "any",
-            "wd_source": "P2",
-            "subj_label": "Thing",
-            "obj_label": "Target",
-            "wd_rank_filter": "non_deprecated",
-        },
-    ],
-}
+ACME_SCHEMA = acme_schema(
+    {"label": "dates", "wd_source": "P8", "datatype": "list[date]"},
+    {"label": "year", "wd_source": "P8", "datatype": "int", "is_year": True},
+    {"label": "word", "wd_source": "P5", "datatype": "str"},
+    {"label": "strings", "wd_source": "P7", "datatype": "list[str]"},
+)
 
 
 def _acme_inputs() -> list[Path]:
@@ -558,33 +500,12 @@ def test_max_entities_per_root_is_the_original_sample(tmp_path: Path) -> None:
 
 
 def test_cli_help_and_summary(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "kgbench", "convert", "--help"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_kgbench("convert", "--help")
     assert proc.returncode == 0
     for word in ("--schema", "--out", "--skip-invalid", "--max-entities-per-root", "report.json"):
         assert word in proc.stdout
-    schema_file = tmp_path / "s.json"
-    schema_file.write_text(json.dumps(PERSON_SCHEMA))
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kgbench",
-            "convert",
-            "-s",
-            str(schema_file),
-            str(Q42),
-            "-o",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    schema_file = write_schema(tmp_path / "s.json", PERSON_SCHEMA)
+    proc = run_kgbench("convert", "-s", str(schema_file), str(Q42), "-o", str(tmp_path / "o"))
     assert proc.returncode == 0, proc.stderr
     assert "read 4,455 triples" in proc.stdout and "Person: 1" in proc.stdout
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [
@@ -593,21 +514,8 @@ def test_cli_help_and_summary(tmp_path: Path) -> None:
         "relations.parquet",
         "report.json",
     ]
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kgbench",
-            "convert",
-            "-s",
-            str(schema_file),
-            str(tmp_path / "missing.nt"),
-            "-o",
-            str(tmp_path / "o2"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    proc = run_kgbench(
+        "convert", "-s", str(schema_file), str(tmp_path / "missing.nt"), "-o", str(tmp_path / "o2")
     )
     assert proc.returncode == 1 and "missing.nt" in proc.stderr
     assert not (tmp_path / "o2" / "graph.json").exists()

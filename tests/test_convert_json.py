@@ -23,7 +23,6 @@ import copy
 import gzip
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,11 +34,11 @@ from kgbench.convert import convert
 from kgbench.errors import InputError
 
 sys.path.insert(0, str(Path(__file__).parent))
+from convert_helpers import ACME, acme_schema, run_kgbench, write_schema
 from wikibase_json_writer import dump_layout, entities_from_rdf, rdf_from_entities
 
 DATA = Path(__file__).parent / "data" / "wikidata"
 PAIRS = DATA / "wikibase-pairs"
-ACME = {"entity_prefix": "http://acme.test/", "prop_prefix": "http://acme.test/prop/"}
 
 # RdfBuilderTest::provideAddEntity: the RDF files of each entity's full RDF.
 RDF_OF = {
@@ -96,29 +95,13 @@ PROPS = [
     ("ext", "P11", "list[str]"),
     ("target", "P2", "list[str]"),
 ]
-ACME_SCHEMA: dict[str, Any] = {
-    "name": "acme",
-    "entities": [
-        {
-            "label": "Thing",
-            "wd_source": "Q100",
-            "properties": [
-                {"label": label, "wd_source": pid, "datatype": dt}
-                | ({"is_year": True} if label == "year" else {})
-                for label, pid, dt in PROPS
-            ],
-        },
-        {"label": "Target", "wd_source": "Q200"},
-    ],
-    "relations": [
-        {"label": "best", "wd_source": "P2", "subj_label": "Thing", "obj_label": "Target"},
-        {
-            "label": "any",
-            "wd_source": "P2",
-            "subj_label": "Thing",
-            "obj_label": "Target",
-            "wd_rank_filter": "non_deprecated",
-        },
+ACME_SCHEMA = acme_schema(
+    *(
+        {"label": label, "wd_source": pid, "datatype": dt}
+        | ({"is_year": True} if label == "year" else {})
+        for label, pid, dt in PROPS
+    ),
+    relations=(
         {
             # Statement P7 with its qualifier P2 as the object, properties from qualifiers.
             "label": "qualified",
@@ -133,8 +116,8 @@ ACME_SCHEMA: dict[str, Any] = {
                 if pid != "P2" and label != "year"
             ],
         },
-    ],
-}
+    ),
+)
 
 # Report keys that depend on the input form (counts of triples vs entities, timing).
 INPUT_KEYS = {
@@ -556,16 +539,10 @@ def test_truncated_compressed_json_names_file_and_offset(
 def test_cli_reads_json_with_format_option(tmp_path: Path) -> None:
     path = tmp_path / "e.data"
     path.write_text(_entity_line("Q1", CLASS_CLAIM) + "\n", encoding="utf-8")
-    schema = tmp_path / "s.json"
-    schema.write_text(json.dumps(SMALL_SCHEMA))
-    proc = subprocess.run(
-        [
-            *(sys.executable, "-m", "kgbench", "convert", "--schema", str(schema), str(path)),
-            *("--format", "json", "--out", str(tmp_path / "o"), "--no-parquet"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    schema = write_schema(tmp_path / "s.json", SMALL_SCHEMA)
+    proc = run_kgbench(
+        *("convert", "--schema", str(schema), str(path)),
+        *("--format", "json", "--out", str(tmp_path / "o"), "--no-parquet"),
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("read 1 JSON entity")
@@ -697,18 +674,11 @@ def test_cli_explains_an_empty_json_conversion(tmp_path: Path) -> None:
     does not apply to JSON)."""
     path = tmp_path / "e.json"
     path.write_text(_entity_line("Q1", CLASS_CLAIM) + "\n", encoding="utf-8")
-    schema = tmp_path / "s.json"
     other = copy.deepcopy(SMALL_SCHEMA)
     other["entities"][0]["wd_source"] = "Q515"
-    schema.write_text(json.dumps(other))
-    proc = subprocess.run(
-        [
-            *(sys.executable, "-m", "kgbench", "convert", "--schema", str(schema), str(path)),
-            *("--out", str(tmp_path / "o"), "--no-parquet"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    schema = write_schema(tmp_path / "s.json", other)
+    proc = run_kgbench(
+        "convert", "--schema", str(schema), str(path), "--out", str(tmp_path / "o"), "--no-parquet"
     )
     assert proc.returncode == 0, proc.stderr
     assert "no item matched class Q515 for Thing" in proc.stderr

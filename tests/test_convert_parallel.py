@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from convert_helpers import BORN, DATE_OF_BIRTH, HEIGHT_CM, MALE, person_schema
 from kgbench.convert import convert, read_graph, write_parquet
 from kgbench.errors import InputError
 
@@ -146,31 +147,14 @@ def test_parquet_from_native_rows_equals_parquet_from_graph(
 
 
 def _q42_schema() -> dict[str, Any]:
-    return {
-        "name": "people",
-        "entities": [
-            {
-                "label": "Person",
-                "wd_source": "Q5",
-                "wd_include_subclasses": False,
-                "properties": [
-                    {"label": "date_of_birth", "wd_source": "P569", "datatype": "date"},
-                    {"label": "born", "wd_source": "P569", "datatype": "str"},
-                    {
-                        "label": "height",
-                        "wd_source": "P2048",
-                        "datatype": "float",
-                        "quantity_unit": "centimetre",
-                        "quantity_convert_unit": True,
-                    },
-                    {"label": "occupations", "wd_source": "P106", "datatype": "list[str]"},
-                    {"label": "male", "wd_source": "$LINKED_TO(P21,Q6581097)", "datatype": "bool"},
-                    {"label": "n", "wd_source": "$LINKED_TO(P21,Q6581097)", "datatype": "int"},
-                ],
-            }
-        ],
-        "relations": [],
-    }
+    return person_schema(
+        DATE_OF_BIRTH,
+        BORN,
+        HEIGHT_CM,
+        {"label": "occupations", "wd_source": "P106", "datatype": "list[str]"},
+        MALE,
+        {"label": "n", "wd_source": "$LINKED_TO(P21,Q6581097)", "datatype": "int"},
+    )
 
 
 def test_return_graph_false_writes_the_same_files(dump: Path, tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ the test where a defect needs a particular shape.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 import rdflib
 
+from convert_helpers import DATE_OF_BIRTH, person_schema, run_kgbench, write_schema
 from kgbench._core import convert as native
 from kgbench.convert import convert, validate_schema
 from kgbench.errors import InputError
@@ -25,21 +25,9 @@ DATA = Path(__file__).parent / "data" / "wikidata"
 Q42 = DATA / "Q42.ttl"
 CHUNK = DATA / "small_dump_chunk.ttl"
 
-SCHEMA: dict[str, Any] = {
-    "name": "people",
-    "entities": [
-        {
-            "label": "Person",
-            "wd_source": "Q5",
-            "wd_include_subclasses": False,
-            "properties": [
-                {"label": "date_of_birth", "wd_source": "P569", "datatype": "date"},
-                {"label": "occupation", "wd_source": "P106", "datatype": "list[str]"},
-            ],
-        }
-    ],
-    "relations": [],
-}
+SCHEMA = person_schema(
+    DATE_OF_BIRTH, {"label": "occupation", "wd_source": "P106", "datatype": "list[str]"}
+)
 
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 
@@ -242,19 +230,8 @@ def test_lexeme_and_property_subjects_are_counted(tmp_path: Path) -> None:
 
 
 def _person(*props: dict[str, Any], relation_props: list[dict[str, Any]] | None = None) -> dict:
-    schema: dict[str, Any] = {
-        "name": "s",
-        "entities": [
-            {
-                "label": "Person",
-                "wd_source": "Q5",
-                "wd_include_subclasses": False,
-                "properties": list(props),
-            },
-            {"label": "City", "wd_source": "Q515", "properties": []},
-        ],
-        "relations": [],
-    }
+    schema = person_schema(*props, name="s")
+    schema["entities"].append({"label": "City", "wd_source": "Q515", "properties": []})
     if relation_props is not None:
         schema["relations"].append(
             {
@@ -384,11 +361,10 @@ def test_no_parquet_removes_the_previous_parquet(tmp_path: Path) -> None:
 
 def test_cli_failure_leaves_no_complete_looking_output(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    schema = tmp_path / "schema.json"
-    schema.write_text(json.dumps(SCHEMA), encoding="utf-8")
-    cli = [sys.executable, "-m", "kgbench", "convert", "--schema", str(schema), "-q"]
-    subprocess.run([*cli, str(Q42), "--out", str(out)], check=True)
+    schema = write_schema(tmp_path / "schema.json", SCHEMA)
+    cli = ["convert", "--schema", str(schema), "-q"]
+    assert run_kgbench(*cli, str(Q42), "--out", str(out)).returncode == 0
     bad = _q42_with(tmp_path, "wdt:P1 <not an iri> ;\n\t", "bad.ttl")
-    proc = subprocess.run([*cli, str(bad), "--out", str(out)], capture_output=True, text=True)
+    proc = run_kgbench(*cli, str(bad), "--out", str(out))
     assert proc.returncode != 0 and "bad.ttl" in proc.stderr
     assert list(out.iterdir()) == []

@@ -22,23 +22,27 @@ from typing import Any
 import pytest
 from rdflib import Graph, Literal, URIRef
 
+# Wikidata's, Wikibase's and the vocabularies' IRIs, as the RDF writer of the JSON tests has them.
+from wikibase_json_writer import (
+    RDFS_LABEL,
+    SCHEMA_ABOUT,
+    SCHEMA_DESC,
+    SCHEMA_PART_OF,
+    SKOS_ALT,
+    WB,
+    WD,
+)
+
 DATA = Path(__file__).resolve().parents[1] / "python" / "kgbench" / "demo" / "data"
 SCHEMA = DATA / "wikidata_demo.wd2neo4j.json"
 INPUTS = [DATA / "Q42.ttl", DATA / "Q24628793.ttl", DATA / "triples-2022-05.nt"]
 
-WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 P = "http://www.wikidata.org/prop/"
 PS = "http://www.wikidata.org/prop/statement/"
 PSV = "http://www.wikidata.org/prop/statement/value/"
 PQ = "http://www.wikidata.org/prop/qualifier/"
 PQV = "http://www.wikidata.org/prop/qualifier/value/"
-WIKIBASE = "http://wikiba.se/ontology#"
-RDFS_LABEL = URIRef("http://www.w3.org/2000/01/rdf-schema#label")
-SKOS_ALT = URIRef("http://www.w3.org/2004/02/skos/core#altLabel")
-SCHEMA_DESC = URIRef("http://schema.org/description")
-SCHEMA_ABOUT = URIRef("http://schema.org/about")
-SCHEMA_PART_OF = URIRef("http://schema.org/isPartOf")
 ENWIKI = URIRef("https://en.wikipedia.org/")
 #: unit QID -> (unit label, factor to centimetre); the only units the demo data uses.
 UNITS_TO_CM = {"Q11573": 100.0, "Q174728": 1.0}
@@ -59,8 +63,8 @@ def _english(g: Graph, s: URIRef, pred: URIRef) -> list[str]:
 
 def _time(g: Graph, node: Any, min_precision: int) -> str | None:
     """ISO date of a wikibase:TimeValue node, or None if too coarse / BCE / absent."""
-    value = g.value(node, URIRef(WIKIBASE + "timeValue"))
-    precision = g.value(node, URIRef(WIKIBASE + "timePrecision"))
+    value = g.value(node, URIRef(WB + "timeValue"))
+    precision = g.value(node, URIRef(WB + "timePrecision"))
     if value is None or precision is None or int(precision) < min_precision:
         return None
     text = str(value)
@@ -76,9 +80,7 @@ def _values(g: Graph, item: URIRef, prop: dict[str, Any], labels: dict[Any, str]
     # best-rank statements: p:P statements typed wikibase:BestRank, and their wdt value
     truthy = set(g.objects(item, URIRef(WDT + pid)))
     statements = [
-        st
-        for st in g.objects(item, URIRef(P + pid))
-        if (st, None, URIRef(WIKIBASE + "BestRank")) in g
+        st for st in g.objects(item, URIRef(P + pid)) if (st, None, URIRef(WB + "BestRank")) in g
     ]
     if base == "date" or prop.get("is_year"):
         for st in statements:
@@ -91,8 +93,8 @@ def _values(g: Graph, item: URIRef, prop: dict[str, Any], labels: dict[Any, str]
     if prop.get("quantity_unit"):
         for st in statements:
             for node in g.objects(st, URIRef(PSV + pid)):
-                unit = g.value(node, URIRef(WIKIBASE + "quantityUnit"))
-                amount = g.value(node, URIRef(WIKIBASE + "quantityAmount"))
+                unit = g.value(node, URIRef(WB + "quantityUnit"))
+                amount = g.value(node, URIRef(WB + "quantityAmount"))
                 qid = str(unit).rsplit("/", 1)[-1] if unit is not None else None
                 if amount is None or qid not in UNITS_TO_CM:
                     continue
@@ -165,7 +167,7 @@ def expected_graph() -> dict[str, Any]:
                         relations.append((rel["label"], str(subj), str(obj), ()))
                 continue
             for st in g.objects(subj, URIRef(P + pid)):
-                if g.value(st, URIRef(WIKIBASE + "rank")) == URIRef(WIKIBASE + "DeprecatedRank"):
+                if g.value(st, URIRef(WB + "rank")) == URIRef(WB + "DeprecatedRank"):
                     continue
                 for obj in g.objects(st, URIRef(PS + pid)):
                     if obj in objects:

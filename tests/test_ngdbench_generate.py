@@ -6,11 +6,14 @@ the real WD50K Wikidata dump."""
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kgbench.convert import read_graph
 from kgbench.errors import InputError
 from kgbench.generate.ngdbench.analytic import (
     CleanIndex,
@@ -165,14 +168,39 @@ def test_noisy_dir_must_belong_to_the_clean_graph(
     spider: tuple[Path, Path], tmp_path: Path
 ) -> None:
     clean, noisy = spider
-    path, log = read_noisy_dir(noisy, clean)
-    assert path == noisy / "graph.json" and log["seed"] == 42
+    clean_graph, noisy_graph, log = read_noisy_dir(noisy, clean)
+    assert clean_graph == read_graph(clean) and noisy_graph == read_graph(noisy / "graph.json")
+    assert log["seed"] == 42
     other = tmp_path / "other.json"
     other.write_bytes(clean.read_bytes() + b"\n")
     with pytest.raises(InputError, match="not the clean graph"):
         read_noisy_dir(noisy, other)
     with pytest.raises(InputError, match="output directory of `kgbench noise`"):
         read_noisy_dir(tmp_path, clean)
+
+
+def test_noisy_dir_reads_each_graph_once(spider: tuple[Path, Path], tmp_path: Path) -> None:
+    """The SHA-256 checked is that of the bytes parsed: a clean graph that can be read only
+    once (a named pipe, written once by a thread) is checked and parsed."""
+    clean, noisy = spider
+    fifo = tmp_path / "clean.fifo"
+    os.mkfifo(fifo)
+    data = clean.read_bytes()
+
+    def feed() -> None:
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    result: list[Any] = []
+    reader = threading.Thread(
+        target=lambda: result.append(read_noisy_dir(noisy, fifo)[0]), daemon=True
+    )
+    reader.start()
+    reader.join(timeout=60)
+    assert not reader.is_alive(), "read_noisy_dir opened the clean graph a second time"
+    assert result == [read_graph(clean)]
 
 
 def _check_answers(tasks: list[dict[str, Any]], driver: Any, key: str) -> None:

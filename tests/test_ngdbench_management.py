@@ -21,6 +21,7 @@ from kgbench.errors import InputError
 from kgbench.evaluate.ngdbench import evaluate_ngdbench, load_ngdbench_tasks
 from kgbench.generate.ngdbench.management import (
     OPERATIONS,
+    RECORD_KEYS,
     generate_management,
     load_management_templates,
 )
@@ -123,18 +124,7 @@ def test_every_operator_yields_checked_batches(
         assert report["by_operation"][op]["kept"] == PER_OP
     assert len({r["qid"] for r in records}) == len(records)
     for r in records:
-        assert set(r) == {
-            "qid",
-            "operation",
-            "difficulty",
-            "template_id",
-            "title",
-            "initial_query",
-            "initial_answer",
-            "steps",
-            "parameters",
-            "nlp",
-        }
+        assert tuple(r) == RECORD_KEYS
         assert r["initial_answer"] not in (None, 0, [], "")
         assert r["initial_query"] == r["steps"][0]["valid_query"]
         if r["operation"] == "MIX":

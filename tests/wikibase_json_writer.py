@@ -287,7 +287,11 @@ GREGORIAN = "http://www.wikidata.org/entity/Q1985727"
 PROP = "http://www.wikidata.org/prop/"
 
 
-def _lit(text: str, suffix: str = "") -> str:
+def nt_escape(text: str, *, ascii_only: bool = False) -> str:
+    """``text`` with the N-Triples string escapes (W3C N-Triples §2.4, ECHAR / UCHAR): ``"``
+    and ``\\`` backslashed, line feed and carriage return as ``\\n`` / ``\\r``, the other
+    control characters below U+0020 as ``\\uXXXX``; with ``ascii_only`` also every character
+    above U+007E (``\\uXXXX``, or ``\\UXXXXXXXX`` beyond the BMP)."""
     out = []
     for ch in text:
         if ch in '"\\':
@@ -296,11 +300,15 @@ def _lit(text: str, suffix: str = "") -> str:
             out.append("\\n")
         elif ch == "\r":
             out.append("\\r")
-        elif ord(ch) < 0x20:
-            out.append(f"\\u{ord(ch):04X}")
+        elif ord(ch) < 0x20 or (ascii_only and ord(ch) > 0x7E):
+            out.append(f"\\u{ord(ch):04X}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08X}")
         else:
             out.append(ch)
-    return '"' + "".join(out) + '"' + suffix
+    return "".join(out)
+
+
+def _lit(text: str, suffix: str = "") -> str:
+    return '"' + nt_escape(text) + '"' + suffix
 
 
 def _iri(iri: str) -> str:

@@ -37,10 +37,10 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Literal
 
 from kgbench.errors import InputError, KgbenchError
+from kgbench.neo4j.server import StartStop
 
 __all__ = [
     "COUNTER_NAMES",
@@ -264,7 +264,7 @@ def _tx_memory_max(heap: str | None) -> str:
     return f"{max(64 << 20, n // 2) >> 20}m"
 
 
-class DisposableNeo4j:
+class DisposableNeo4j(StartStop):
     """A local Neo4j that kgbench creates, loads once and only ever writes to in rolled-back
     transactions (module docstring; spec ngdbench.md §7).
 
@@ -461,17 +461,6 @@ class DisposableNeo4j:
         if root is not None and not self.keep and (root / MARKER_FILE).is_file():
             shutil.rmtree(root, ignore_errors=True)
             self.root = None
-
-    def __enter__(self) -> DisposableNeo4j:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         where = self._uri or "stopped"

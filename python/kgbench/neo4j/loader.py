@@ -96,6 +96,35 @@ def read_graph_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     return read_graph(path)
 
 
+def read_graph_json_sha256(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
+    """Read a SimpleKG ``graph.json`` file (SPEC.md §2) once: the graph dict and the SHA-256 of
+    the bytes it was parsed from (64 lowercase hex digits), for checking a file against a
+    recorded sum without reading it twice (``kgbench generate ngdbench`` against the noise
+    log). The file is read whole, as :func:`kgbench.convert.read_graph` does.
+
+    Raises:
+        InputError: the file cannot be read, is not UTF-8 JSON, or is not a JSON object with
+            ``schema``, ``entities`` and ``relations`` (naming the file, line and column).
+    """
+    import hashlib
+    import json
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read graph: {exc.strerror or exc}") from exc
+    try:
+        graph = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p}: not UTF-8 text at byte offset {exc.start}") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{p}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+    if not isinstance(graph, dict) or not {"schema", "entities", "relations"} <= graph.keys():
+        raise InputError(f"{p}: not a SimpleKG graph (needs schema, entities, relations)")
+    return graph, hashlib.sha256(data).hexdigest()
+
+
 #: Key of the stand-in the graph's JSON text holds for a value that is not JSON (e.g. a
 #: ``datetime.date`` object): ``{NOT_JSON_KEY: repr(value)}``; the validator reports the value
 #: by its ``repr`` where its datatype is checked (kgbench_core::neo4j::value::NOT_JSON_KEY).

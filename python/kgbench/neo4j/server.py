@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from kgbench.errors import KgbenchError
 
@@ -516,7 +516,35 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class LocalNeo4j:
+_Started = TypeVar("_Started", bound="StartStop")
+
+
+class StartStop:
+    """A server used as a context manager: ``with X(...) as x`` calls :meth:`start` on entry
+    (``x`` is the object itself) and :meth:`stop` on exit, whether the block raised or not (the
+    exception, if any, propagates). Subclasses define ``start`` (returning ``self``) and a
+    ``stop`` that is harmless when called twice."""
+
+    def start(self) -> object:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Started) -> _Started:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class LocalNeo4j(StartStop):
     """A local Neo4j Community 5.26 server with Bolt on 127.0.0.1 (authentication disabled).
 
     Use as a context manager — ``with LocalNeo4j() as server: server.uri`` — or call
@@ -811,17 +839,6 @@ class LocalNeo4j:
         if self._proc is not None and self._proc.poll() is None:
             self._proc.kill()
             self._proc.wait()
-
-    def __enter__(self) -> LocalNeo4j:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         where = self.uri if self.port is not None else "stopped"

@@ -24,22 +24,28 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
-from kgbench.fileio import sha256_file, write_json_atomic
+from kgbench.fileio import write_json_atomic
 from kgbench.noise import graph_file
 
 __all__ = ["generate_ngdbench", "read_noisy_dir"]
 
 
-def read_noisy_dir(noisy: str | os.PathLike[str], clean_path: Path) -> tuple[Path, dict[str, Any]]:
-    """The noisy ``graph.json`` of a ``kgbench noise`` output directory and its noise log,
-    checked against the clean graph file.
+def read_noisy_dir(
+    noisy: str | os.PathLike[str], clean_path: Path
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The clean graph, the noisy graph (``graph.json`` of a ``kgbench noise`` output
+    directory) and its noise log (spec ngdbench.md §2), as ``(clean, noisy, log)``: each graph
+    file is read once, and the SHA-256 of the bytes parsed is checked against the log's.
 
     Raises:
         InputError: no ``noise_log.json`` / ``graph.json`` in the directory, a log that is not
             JSON, or SHA-256 sums that do not match the log's ``clean_sha256`` /
             ``noisy_sha256`` (the message says which file and what to pass instead — with
-            ``--opaque-ids`` the clean graph is ``DIR/clean_graph.json``).
+            ``--opaque-ids`` the clean graph is ``DIR/clean_graph.json``), or a graph file
+            that cannot be read or is not a SimpleKG graph.
     """
+    from kgbench.neo4j.loader import read_graph_json_sha256
+
     d = Path(noisy)
     log_path = d / "noise_log.json"
     graph_path = d / "graph.json"
@@ -54,8 +60,9 @@ def read_noisy_dir(noisy: str | os.PathLike[str], clean_path: Path) -> tuple[Pat
         raise InputError(f"{log_path}: not JSON ({exc})") from exc
     if not isinstance(log, dict):
         raise InputError(f"{log_path}: not a noise log (spec ngdbench.md §2)")
+    clean_graph, clean_sha = read_graph_json_sha256(clean_path)
     want_clean = log.get("clean_sha256")
-    if want_clean and sha256_file(clean_path) != want_clean:
+    if want_clean and clean_sha != want_clean:
         hint = (
             f" (the noise was run with --opaque-ids: pass --clean {d / 'clean_graph.json'})"
             if log.get("opaque_ids")
@@ -65,13 +72,14 @@ def read_noisy_dir(noisy: str | os.PathLike[str], clean_path: Path) -> tuple[Pat
             f"--clean {clean_path}: this is not the clean graph the noise log {log_path} was "
             f"made from (SHA-256 differs from its clean_sha256){hint}"
         )
+    noisy_graph, noisy_sha = read_graph_json_sha256(graph_path)
     want_noisy = log.get("noisy_sha256")
-    if want_noisy and sha256_file(graph_path) != want_noisy:
+    if want_noisy and noisy_sha != want_noisy:
         raise InputError(
             f"{graph_path}: the noisy graph was changed after `kgbench noise` wrote it "
             "(SHA-256 differs from the log's noisy_sha256)"
         )
-    return graph_path, log
+    return clean_graph, noisy_graph, log
 
 
 def generate_ngdbench(
@@ -138,13 +146,14 @@ def generate_ngdbench(
         collect_anchors,
         load_templates,
     )
-    from kgbench.neo4j import LocalNeo4j, QueryExecutor, load_graph, read_graph_file
+    from kgbench.neo4j import LocalNeo4j, QueryExecutor, load_graph
     from kgbench.neo4j.disposable import DisposableNeo4j
 
     say = log or (lambda m: print(m, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
     clean_path = graph_file(clean)
-    noisy_path, noise_log = read_noisy_dir(noisy, clean_path)
+    clean_graph, noisy_graph, noise_log = read_noisy_dir(noisy, clean_path)
+    noisy_path = Path(noisy) / "graph.json"
     lib = load_templates(templates)
     if max_answers is None:
         max_answers = COMPAT_REPO_MAX_ANSWERS if compat_repo else DEFAULT_MAX_ANSWERS
@@ -157,8 +166,6 @@ def generate_ngdbench(
     for stale in ("report.json", "tasks.json"):
         (out_dir / stale).unlink(missing_ok=True)
 
-    clean_graph = read_graph_file(clean_path)
-    noisy_graph = read_graph_file(noisy_path)
     index = CleanIndex.of(clean_graph)
     anchors, anchor_counts = collect_anchors(noise_log, index, seed=seed, max_anchors=max_anchors)
     say(

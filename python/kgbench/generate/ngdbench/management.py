@@ -78,6 +78,7 @@ __all__ = [
     "DEFAULT_BATCHES_PER_OPERATION",
     "DEFAULT_STEPS",
     "OPERATIONS",
+    "RECORD_KEYS",
     "ManagementTemplate",
     "generate_management",
     "load_management_templates",
@@ -93,6 +94,21 @@ DEFAULT_STEPS = 5
 DEFAULT_BATCHES_PER_OPERATION = 10
 #: Validation answers with more items than this discard the batch.
 DEFAULT_MAX_ANSWER_ITEMS = 100
+
+#: The members of one management record, in the order they are written (the module docstring,
+#: "Records").
+RECORD_KEYS = (
+    "qid",
+    "operation",
+    "difficulty",
+    "template_id",
+    "title",
+    "initial_query",
+    "initial_answer",
+    "steps",
+    "parameters",
+    "nlp",
+)
 
 _BATCH_KINDS = {
     "label": 0,
@@ -925,19 +941,7 @@ def generate_management(
 
 
 def _ordered(rec: dict[str, Any]) -> dict[str, Any]:
-    keys = (
-        "qid",
-        "operation",
-        "difficulty",
-        "template_id",
-        "title",
-        "initial_query",
-        "initial_answer",
-        "steps",
-        "parameters",
-        "nlp",
-    )
-    return {k: rec[k] for k in keys}
+    return {k: rec[k] for k in RECORD_KEYS}
 
 
 def _try_candidate(

@@ -310,6 +310,33 @@ impl V {
         l.to_string()
     }
 
+    /// The `properties` array of the entity or relation object `obj` at `path`: each
+    /// property checked by [`V::prop`] (the malformed ones left out, with their errors), and
+    /// an error for a label that an earlier enabled property already has.
+    fn props(&mut self, path: &str, obj: &Map<String, Value>, relation: bool) -> Vec<PropSchema> {
+        let mut properties = Vec::new();
+        let mut labels: HashMap<String, usize> = HashMap::new();
+        for (j, p) in self.array_field(path, obj, "properties").iter().enumerate() {
+            let pp = format!("{path}.properties[{j}]");
+            if let Some(ps) = self.prop(&pp, p, relation) {
+                if !ps.disable && !ps.label.is_empty() {
+                    if let Some(k) = labels.insert(ps.label.clone(), j) {
+                        self.err(
+                            &format!("{pp}.label"),
+                            format!(
+                                "duplicate property label {:?} (also {path}.properties[{k}]); \
+                                 only one property of that name could be kept",
+                                ps.label
+                            ),
+                        );
+                    }
+                }
+                properties.push(ps);
+            }
+        }
+        properties
+    }
+
     fn prop(&mut self, path: &str, v: &Value, relation: bool) -> Option<PropSchema> {
         let Some(obj) = v.as_object() else {
             self.err(path, "must be an object");
@@ -627,26 +654,7 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
                 RankFilter::Highest
             }
         };
-        let mut properties = Vec::new();
-        let mut prop_labels: HashMap<String, usize> = HashMap::new();
-        for (j, p) in v.array_field(&path, ro, "properties").iter().enumerate() {
-            let pp = format!("{path}.properties[{j}]");
-            if let Some(ps) = v.prop(&pp, p, true) {
-                if !ps.disable && !ps.label.is_empty() {
-                    if let Some(k) = prop_labels.insert(ps.label.clone(), j) {
-                        v.err(
-                            &format!("{pp}.label"),
-                            format!(
-                                "duplicate property label {:?} (also {path}.properties[{k}]); \
-                                 only one property of that name could be kept",
-                                ps.label
-                            ),
-                        );
-                    }
-                }
-                properties.push(ps);
-            }
-        }
+        let properties = v.props(&path, ro, true);
         let disable = v.bool_field(&path, ro, "disable", false);
         // The original engine's restrictions (resolver step 4 / model validators).
         if transitive {
@@ -823,26 +831,7 @@ pub fn parse_schema(text: &str) -> Result<Schema, SchemaErrors> {
                 ),
             }
         }
-        let mut properties = Vec::new();
-        let mut prop_labels: HashMap<String, usize> = HashMap::new();
-        for (j, p) in v.array_field(&path, eo, "properties").iter().enumerate() {
-            let pp = format!("{path}.properties[{j}]");
-            if let Some(ps) = v.prop(&pp, p, false) {
-                if !ps.disable && !ps.label.is_empty() {
-                    if let Some(k) = prop_labels.insert(ps.label.clone(), j) {
-                        v.err(
-                            &format!("{pp}.label"),
-                            format!(
-                                "duplicate property label {:?} (also {path}.properties[{k}]); \
-                                 only one property of that name could be kept",
-                                ps.label
-                            ),
-                        );
-                    }
-                }
-                properties.push(ps);
-            }
-        }
+        let properties = v.props(&path, eo, false);
         let disable = v.bool_field(&path, eo, "disable", false);
         ent_paths.push(path);
         entities.push(EntitySchema {

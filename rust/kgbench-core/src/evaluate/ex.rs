@@ -944,34 +944,18 @@ mod tests {
             let k = 1 + next(4) as usize;
             let n = 1 + next(6) as usize;
             let vals = 1 + next(4);
-            let gold: Vec<Vec<u64>> = (0..n)
-                .map(|_| (0..k).map(|_| next(vals)).collect())
-                .collect();
+            let gold = random_table(&mut next, k, n, vals);
             let ordered = next(4) == 0;
-            let mut perm: Vec<usize> = (0..k).collect();
-            for i in (1..k).rev() {
-                perm.swap(i, next(i as u64 + 1) as usize);
-            }
-            let mut pred: Vec<Vec<u64>> = gold
-                .iter()
-                .map(|row| perm.iter().map(|&c| row[c]).collect())
-                .collect();
+            let mut pred = permute_columns(&gold, &mut next);
             if !ordered || next(2) == 0 {
-                for i in (1..n).rev() {
-                    pred.swap(i, next(i as u64 + 1) as usize);
-                }
+                shuffle(&mut pred, &mut next);
             }
             match next(4) {
                 0 => {
                     let (r, c) = (next(n as u64) as usize, next(k as u64) as usize);
                     pred[r][c] = next(vals);
                 }
-                1 if n > 1 => {
-                    let (r1, r2, c) = (0, n - 1, next(k as u64) as usize);
-                    let t = pred[r1][c];
-                    pred[r1][c] = pred[r2][c];
-                    pred[r2][c] = t;
-                }
+                1 if n > 1 => swap_cells(&mut pred, 0, n - 1, next(k as u64) as usize),
                 2 => {
                     let r = next(n as u64) as usize;
                     let row = pred[r].clone();
@@ -979,23 +963,14 @@ mod tests {
                 }
                 _ => {}
             }
-            let js = |t: &Vec<Vec<u64>>| -> String {
-                let rows: Vec<String> = t
-                    .iter()
-                    .map(|r| {
-                        let cells: Vec<String> = r
-                            .iter()
-                            .map(|v| match v {
-                                0 => "1.0".to_string(),
-                                1 => "\"a\"".to_string(),
-                                2 => "[2, null]".to_string(),
-                                v => v.to_string(),
-                            })
-                            .collect();
-                        format!("[{}]", cells.join(","))
-                    })
-                    .collect();
-                format!("[{}]", rows.join(","))
+            // small codes stand for a float, a string and a list cell
+            let js = |t: &[Vec<u64>]| {
+                table_json(t, |v| match v {
+                    0 => "1.0".to_string(),
+                    1 => "\"a\"".to_string(),
+                    2 => "[2, null]".to_string(),
+                    v => v.to_string(),
+                })
             };
             let (g, p) = (
                 table_from_json(&js(&gold)).unwrap(),
@@ -1048,15 +1023,57 @@ mod tests {
         }
     }
 
-    fn table_of(t: &[Vec<u64>]) -> Table {
+    /// `t` as a JSON array of rows, each cell written by `cell`.
+    fn table_json(t: &[Vec<u64>], cell: impl Fn(u64) -> String) -> String {
         let rows: Vec<String> = t
             .iter()
             .map(|r| {
-                let cells: Vec<String> = r.iter().map(|v| v.to_string()).collect();
+                let cells: Vec<String> = r.iter().map(|&v| cell(v)).collect();
                 format!("[{}]", cells.join(","))
             })
             .collect();
-        table_from_json(&format!("[{}]", rows.join(","))).unwrap()
+        format!("[{}]", rows.join(","))
+    }
+
+    /// `t` as a table of integer cells.
+    fn table_of(t: &[Vec<u64>]) -> Table {
+        table_from_json(&table_json(t, |v| v.to_string())).unwrap()
+    }
+
+    /// Fisher-Yates shuffle of `v` in place, drawing from `next`.
+    fn shuffle<T>(v: &mut [T], next: &mut impl FnMut(u64) -> u64) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, next(i as u64 + 1) as usize);
+        }
+    }
+
+    /// `n` rows of `k` cells, each drawn from `0..vals`.
+    fn random_table(
+        next: &mut impl FnMut(u64) -> u64,
+        k: usize,
+        n: usize,
+        vals: u64,
+    ) -> Vec<Vec<u64>> {
+        (0..n)
+            .map(|_| (0..k).map(|_| next(vals)).collect())
+            .collect()
+    }
+
+    /// `t` with its columns in a random order (rows in place).
+    fn permute_columns(t: &[Vec<u64>], next: &mut impl FnMut(u64) -> u64) -> Vec<Vec<u64>> {
+        let mut perm: Vec<usize> = (0..t.first().map_or(0, Vec::len)).collect();
+        shuffle(&mut perm, next);
+        t.iter()
+            .map(|row| perm.iter().map(|&c| row[c]).collect())
+            .collect()
+    }
+
+    /// Exchanges the cells of column `c` between rows `r1` and `r2` (the column keeps its
+    /// multiset of values).
+    fn swap_cells(t: &mut [Vec<u64>], r1: usize, r2: usize, c: usize) {
+        let x = t[r1][c];
+        t[r1][c] = t[r2][c];
+        t[r2][c] = x;
     }
 
     /// The search (signature classes, interchangeable columns, the paired-rows completion)
@@ -1070,29 +1087,16 @@ mod tests {
             let k = 2 + next(6) as usize;
             let n = 1 + next(6) as usize;
             let vals = 2 + next(3);
-            let gold: Vec<Vec<u64>> = (0..n)
-                .map(|_| (0..k).map(|_| next(vals)).collect())
-                .collect();
+            let gold = random_table(&mut next, k, n, vals);
             let ordered = next(5) == 0;
-            let mut perm: Vec<usize> = (0..k).collect();
-            for i in (1..k).rev() {
-                perm.swap(i, next(i as u64 + 1) as usize);
-            }
-            let mut pred: Vec<Vec<u64>> = gold
-                .iter()
-                .map(|row| perm.iter().map(|&c| row[c]).collect())
-                .collect();
+            let mut pred = permute_columns(&gold, &mut next);
             if !ordered {
-                for i in (1..n).rev() {
-                    pred.swap(i, next(i as u64 + 1) as usize);
-                }
+                shuffle(&mut pred, &mut next);
             }
             if next(4) != 0 && n > 1 {
                 // swap two cells of one column between rows: same column multisets
-                let (r1, r2, c) = (1 + next(n as u64 - 1) as usize, 0, next(k as u64) as usize);
-                let t = pred[r1][c];
-                pred[r1][c] = pred[r2][c];
-                pred[r2][c] = t;
+                let (r1, c) = (1 + next(n as u64 - 1) as usize, next(k as u64) as usize);
+                swap_cells(&mut pred, r1, 0, c);
             }
             let (g, p) = (table_of(&gold), table_of(&pred));
             let mut s = ExScratch::default();
@@ -1116,14 +1120,8 @@ mod tests {
             (0..k).map(|c| (c * 7 + 3) % 1_000).collect(),
         ];
         let mut next = crate::testing::xorshift::<u64>(7);
-        let mut perm: Vec<usize> = (0..k as usize).collect();
-        for i in (1..perm.len()).rev() {
-            perm.swap(i, next(i as u64 + 1) as usize);
-        }
-        let pred: Vec<Vec<u64>> = [1, 0]
-            .iter()
-            .map(|&r: &usize| perm.iter().map(|&c| gold[r][c]).collect())
-            .collect();
+        let mut pred = permute_columns(&gold, &mut next);
+        pred.swap(0, 1);
         let (g, p) = (table_of(&gold), table_of(&pred));
         assert_eq!(
             compare_tables(g.as_ref(), p.as_ref(), false),
@@ -1139,9 +1137,7 @@ mod tests {
         let c2 = (c + 1..k as usize)
             .find(|&c2| bad[0][c2] != bad[1][c2] && bad[0][c2] != bad[0][c])
             .unwrap();
-        let t = bad[0][c2];
-        bad[0][c2] = bad[1][c2];
-        bad[1][c2] = t;
+        swap_cells(&mut bad, 0, 1, c2);
         let b = table_of(&bad);
         assert_eq!(
             compare_tables(g.as_ref(), b.as_ref(), false),
