@@ -60,6 +60,7 @@ __all__ = [
     "REPORT_FILE",
     "convert",
     "explain_empty_entities",
+    "parse_graph_json",
     "read_graph",
     "unit_table",
     "validate_schema",
@@ -744,14 +745,30 @@ def read_graph(path: str | os.PathLike[str]) -> dict[str, Any]:
                 f"{p}: no {GRAPH_FILE} and no {ENTITIES_PARQUET}/{RELATIONS_PARQUET} pair"
             )
     try:
-        with p.open(encoding="utf-8") as f:
-            graph = json.load(f)
+        data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"{p}: cannot read graph: {exc.strerror or exc}") from exc
+    return parse_graph_json(data, p)
+
+
+def parse_graph_json(data: bytes, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The SimpleKG graph (SPEC.md §2) of a ``graph.json`` file's bytes (``path`` names the
+    file in errors).
+
+    Raises:
+        InputError: the bytes are not UTF-8 JSON, or not a JSON object with ``schema``,
+            ``entities`` and ``relations`` (naming the file, byte offset or line and column).
+    """
+    try:
+        graph = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text at byte offset {exc.start}") from exc
     except json.JSONDecodeError as exc:
-        raise InputError(f"{p}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+        raise InputError(
+            f"{path}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
     if not isinstance(graph, dict) or not {"schema", "entities", "relations"} <= graph.keys():
-        raise InputError(f"{p}: not a SimpleKG graph (needs schema, entities, relations)")
+        raise InputError(f"{path}: not a SimpleKG graph (needs schema, entities, relations)")
     return graph
 
 

@@ -107,21 +107,15 @@ def read_graph_json_sha256(path: str | os.PathLike[str]) -> tuple[dict[str, Any]
             ``schema``, ``entities`` and ``relations`` (naming the file, line and column).
     """
     import hashlib
-    import json
+
+    from kgbench.convert import parse_graph_json
 
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"{p}: cannot read graph: {exc.strerror or exc}") from exc
-    try:
-        graph = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{p}: not UTF-8 text at byte offset {exc.start}") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
-    if not isinstance(graph, dict) or not {"schema", "entities", "relations"} <= graph.keys():
-        raise InputError(f"{p}: not a SimpleKG graph (needs schema, entities, relations)")
+    graph = parse_graph_json(data, p)
     return graph, hashlib.sha256(data).hexdigest()
 
 
