@@ -236,6 +236,8 @@ impl<K: Ord + Copy + Send, V: PartialEq + Send> Multi<K, V> {
 struct Store {
     direct: Multi<(ItemId, u32), Obj>,
     stmt_ids: FxHashMap<Key, u32>,
+    /// The statement [`Store::stmt`] gave last, and its id.
+    last_stmt: Option<(Key, u32)>,
     /// Statement IRIs by id (from the `p:` triple; empty if never seen).
     stmt_iris: Vec<Box<str>>,
     claims: Multi<(ItemId, u32), u32>,
@@ -262,6 +264,7 @@ impl Store {
         let Store {
             direct,
             stmt_ids,
+            last_stmt: _,
             stmt_iris,
             claims,
             claim_list,
@@ -309,11 +312,19 @@ impl Store {
     }
 
     fn stmt(&mut self, k: Key) -> u32 {
+        // The facts of one statement mostly come together (a JSON statement, the
+        // triples of one `wds:` node): the last statement is looked up first.
+        if let Some((last, id)) = self.last_stmt {
+            if last == k {
+                return id;
+            }
+        }
         let next = self.stmt_ids.len() as u32;
         let id = *self.stmt_ids.entry(k).or_insert(next);
         if id == next {
             self.stmt_iris.push(Box::from(""));
         }
+        self.last_stmt = Some((k, id));
         id
     }
 
