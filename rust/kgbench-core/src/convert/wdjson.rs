@@ -586,23 +586,17 @@ impl<'v> Mapper<'v> {
             };
             for (i, st) in stmts.iter().enumerate() {
                 let r = st.rank.as_deref().unwrap_or("normal");
-                let iri = match st.id.as_deref() {
-                    Some(g) => self.statement_iri(g),
+                let keep_iri = self.vocab.keeps_statement_iri(p);
+                let (stmt, iri) = match st.id.as_deref() {
+                    Some(g) => self.statement_key(g, keep_iri),
                     // Wikibase refuses statements without a GUID; give one that
                     // cannot clash with a real GUID (they have no '/').
-                    None => format!("{}{id}/P{p}/{i}", self.statement_ns),
+                    None => {
+                        let iri = format!("{}{id}/P{p}/{i}", self.statement_ns);
+                        (key(&iri), if keep_iri { iri.into() } else { Box::from("") })
+                    }
                 };
-                let stmt = key(&iri);
-                out.push(Fact::Claim {
-                    s,
-                    p,
-                    stmt,
-                    iri: if self.vocab.keeps_statement_iri(p) {
-                        iri.into()
-                    } else {
-                        Box::from("")
-                    },
-                });
+                out.push(Fact::Claim { s, p, stmt, iri });
                 if let Some(v) = self.snak_value(&st.mainsnak, counts)? {
                     if r == best {
                         out.push(Fact::Direct {
@@ -661,19 +655,34 @@ impl<'v> Mapper<'v> {
         Ok(())
     }
 
-    /// `wds:` IRI of a statement GUID (Wikibase's `getStatementLName`:
-    /// `preg_replace('/[^\w-]/', '-', $guid)`, byte-wise).
-    fn statement_iri(&self, guid: &str) -> String {
-        let mut s = String::with_capacity(self.statement_ns.len() + guid.len());
-        s.push_str(&self.statement_ns);
-        for b in guid.bytes() {
-            s.push(if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
-                b as char
+    /// The [`Key`] of the `wds:` IRI of a statement GUID (Wikibase's
+    /// `getStatementLName`: `preg_replace('/[^\w-]/', '-', $guid)`, byte-wise), and
+    /// the IRI itself when `keep` (else empty). Without `keep`, an IRI of up to
+    /// 256 bytes is built on the stack (no allocation per statement).
+    fn statement_key(&self, guid: &str, keep: bool) -> (Key, Box<str>) {
+        let ns = self.statement_ns.as_bytes();
+        let lname = guid.bytes().map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
+                b
             } else {
-                '-'
-            });
+                b'-'
+            }
+        });
+        let mut buf = [0u8; 256];
+        let n = ns.len() + guid.len();
+        if !keep && n <= buf.len() {
+            buf[..ns.len()].copy_from_slice(ns);
+            for (d, b) in buf[ns.len()..n].iter_mut().zip(lname) {
+                *d = b;
+            }
+            // ASCII replacements of ASCII bytes: still UTF-8.
+            let iri = std::str::from_utf8(&buf[..n]).expect("UTF-8 statement IRI");
+            return (key(iri), Box::from(""));
         }
-        s
+        let mut iri = String::with_capacity(n);
+        iri.push_str(&self.statement_ns);
+        iri.extend(lname.map(char::from));
+        (key(&iri), if keep { iri.into() } else { Box::from("") })
     }
 
     fn entity_obj(&self, id: &str) -> Obj {
@@ -1227,13 +1236,20 @@ fn parse_block<T>(
     f: &JsonExtract<'_, T>,
     stop_at_first: bool,
 ) -> super::input::BlockResult<T> {
-    let mut out = super::input::BlockResult::with_capacity(0);
+    // About one fact per 120 bytes of entity JSON (Wikidata's and the bench dump's).
+    let mut out = super::input::BlockResult::with_capacity(block.len() / 128);
     let mut pos = 0;
     let mut line_no = 0u64;
+    // One UTF-8 check for the whole block; lines split at '\n' stay valid.
+    let whole = std::str::from_utf8(block).ok();
     while pos < block.len() {
         let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
         let bytes = &block[pos..end];
-        match std::str::from_utf8(bytes) {
+        let text = match whole {
+            Some(w) => Ok(&w[pos..end]),
+            None => std::str::from_utf8(bytes),
+        };
+        match text {
             Ok(line) => {
                 if let Some(t) = entity_line(line) {
                     if let Err(msg) = f(t, &mut out.facts, &mut out.entities) {
@@ -1382,6 +1398,28 @@ mod tests {
         assert_eq!(php_float(0.0001), "0.0001");
         assert_eq!(php_float(1.5e20), "1.5E+20");
         assert_eq!(php_float(51.50072222222222), "51.500722222222");
+    }
+
+    #[test]
+    fn statement_keys_are_those_of_the_whole_iri() {
+        let vocab = Vocab::new(
+            "http://www.wikidata.org/entity/",
+            "http://www.wikidata.org/prop/",
+            Default::default(),
+        );
+        let m = Mapper::new(&vocab);
+        let iri =
+            "http://www.wikidata.org/entity/statement/Q42-F078E5B3-F9A8-480E-B7AC-D97778CBBEF9";
+        let guid = "Q42$F078E5B3-F9A8-480E-B7AC-D97778CBBEF9";
+        assert_eq!(m.statement_key(guid, false), (key(iri), Box::from("")));
+        assert_eq!(m.statement_key(guid, true), (key(iri), Box::from(iri)));
+        // Longer than the stack buffer: the same key.
+        let long = format!("Q1${}", "x".repeat(300));
+        let long_iri = format!(
+            "http://www.wikidata.org/entity/statement/Q1-{}",
+            "x".repeat(300)
+        );
+        assert_eq!(m.statement_key(&long, false).0, key(&long_iri));
     }
 
     #[test]
