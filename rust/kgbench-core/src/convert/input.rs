@@ -300,6 +300,37 @@ pub(super) fn read_line_blocks<T: Send>(
     Ok(())
 }
 
+/// Call `each` with every line of `block` (split at `\n`): its 0-based number, its
+/// byte offset, its bytes and its text (the UTF-8 error when it is not UTF-8; the
+/// whole block is checked once, lines split at `\n` stay valid). With
+/// `stop_at_first`, stops after the first line that leaves an error in `out`;
+/// otherwise sets `out.newlines`.
+pub(super) fn for_each_line<T>(
+    block: &[u8],
+    out: &mut BlockResult<T>,
+    stop_at_first: bool,
+    mut each: impl FnMut(&mut BlockResult<T>, u64, usize, &[u8], Result<&str, std::str::Utf8Error>),
+) {
+    let whole = std::str::from_utf8(block).ok();
+    let mut line_no: u64 = 0;
+    let mut pos = 0usize;
+    while pos < block.len() {
+        let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
+        let line = &block[pos..end];
+        let text = match whole {
+            Some(w) => Ok(&w[pos..end]),
+            None => std::str::from_utf8(line),
+        };
+        each(out, line_no, pos, line, text);
+        if stop_at_first && !out.errors.is_empty() {
+            return;
+        }
+        line_no += 1;
+        pos = end + 1;
+    }
+    out.newlines = line_no - u64::from(block.last().is_some_and(|&b| b != b'\n'));
+}
+
 /// Parse a block: each line with the fast path; a line it rejects is parsed
 /// again with oxttl (the reference), which gives the triples or the error.
 pub(super) fn parse_block<T>(
@@ -308,28 +339,23 @@ pub(super) fn parse_block<T>(
     stop_at_first: bool,
 ) -> BlockResult<T> {
     let mut out = BlockResult::with_capacity(block.len() / 256);
-    let mut line_no: u64 = 0;
-    let mut pos = 0usize;
-    // One UTF-8 check for the whole block; lines split at '\n' stay valid.
-    let whole = std::str::from_utf8(block).ok();
-    while pos < block.len() {
-        let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
-        let line = &block[pos..end];
-        let text = match whole {
-            Some(w) => Some(&w[pos..end]),
-            None => std::str::from_utf8(line).ok(),
-        };
-        let fast = text.and_then(|text| super::ntfast::parse_line(text, extract).ok());
-        match fast {
-            Some(Some(f)) => {
-                out.triples += 1;
-                if let Some(f) = f {
-                    out.facts.push(f);
+    for_each_line(
+        block,
+        &mut out,
+        stop_at_first,
+        |out, line_no, pos, line, text| {
+            let fast = text
+                .ok()
+                .and_then(|text| super::ntfast::parse_line(text, extract).ok());
+            match fast {
+                Some(Some(f)) => {
+                    out.triples += 1;
+                    if let Some(f) = f {
+                        out.facts.push(f);
+                    }
                 }
-            }
-            Some(None) => {}
-            None => {
-                match parse_line_reference(line) {
+                Some(None) => {}
+                None => match parse_line_reference(line) {
                     Ok(ts) => {
                         for t in ts {
                             out.triples += 1;
@@ -338,24 +364,15 @@ pub(super) fn parse_block<T>(
                             }
                         }
                     }
-                    Err(e) => {
-                        let loc = e.location();
-                        out.errors.push((
-                            line_no,
-                            pos as u64 + loc.start.offset,
-                            e.message().to_string(),
-                        ));
-                    }
-                }
-                if stop_at_first && !out.errors.is_empty() {
-                    return out;
-                }
+                    Err(e) => out.errors.push((
+                        line_no,
+                        pos as u64 + e.location().start.offset,
+                        e.message().to_string(),
+                    )),
+                },
             }
-        }
-        line_no += 1;
-        pos = end + 1;
-    }
-    out.newlines = line_no - u64::from(block.last().is_some_and(|&b| b != b'\n'));
+        },
+    );
     out
 }
 

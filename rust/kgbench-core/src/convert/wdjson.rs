@@ -1238,18 +1238,11 @@ fn parse_block<T>(
 ) -> super::input::BlockResult<T> {
     // About one fact per 120 bytes of entity JSON (Wikidata's and the bench dump's).
     let mut out = super::input::BlockResult::with_capacity(block.len() / 128);
-    let mut pos = 0;
-    let mut line_no = 0u64;
-    // One UTF-8 check for the whole block; lines split at '\n' stay valid.
-    let whole = std::str::from_utf8(block).ok();
-    while pos < block.len() {
-        let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
-        let bytes = &block[pos..end];
-        let text = match whole {
-            Some(w) => Ok(&w[pos..end]),
-            None => std::str::from_utf8(bytes),
-        };
-        match text {
+    super::input::for_each_line(
+        block,
+        &mut out,
+        stop_at_first,
+        |out, line_no, pos, _, text| match text {
             Ok(line) => {
                 if let Some(t) = entity_line(line) {
                     if let Err(msg) = f(t, &mut out.facts, &mut out.entities) {
@@ -1266,14 +1259,8 @@ fn parse_block<T>(
                 (pos + e.valid_up_to()) as u64,
                 "invalid UTF-8".into(),
             )),
-        }
-        if stop_at_first && !out.errors.is_empty() {
-            return out;
-        }
-        line_no += 1;
-        pos = end + 1;
-    }
-    out.newlines = line_no - u64::from(block.last().is_some_and(|&b| b != b'\n'));
+        },
+    );
     out
 }
 
@@ -1359,26 +1346,19 @@ mod tests {
     fn wikibase_date_cleaning() {
         // Values from Wikibase's DateTimeValueCleanerTest / Q8_baddates fixtures.
         let g = GREGORIAN;
-        assert_eq!(
-            standard_time("+1952-03-11T00:00:00Z", 11, g).unwrap(),
-            "1952-03-11T00:00:00Z"
-        );
-        assert_eq!(
-            standard_time("-0200-00-00T00:00:00Z", 9, g).unwrap(),
-            "-0199-01-01T00:00:00Z"
-        );
-        assert_eq!(
-            standard_time("-0001-01-01T00:00:00Z", 9, g).unwrap(),
-            "0000-01-01T00:00:00Z"
-        );
-        assert_eq!(
-            standard_time("+2015-02-31T00:00:00Z", 11, g).unwrap(),
-            "2015-02-28T00:00:00Z"
-        );
-        assert_eq!(
-            standard_time("+2016-02-31T00:00:00Z", 11, g).unwrap(),
-            "2016-02-29T00:00:00Z"
-        );
+        for (time, precision, standard) in [
+            ("+1952-03-11T00:00:00Z", 11, "1952-03-11T00:00:00Z"),
+            ("-0200-00-00T00:00:00Z", 9, "-0199-01-01T00:00:00Z"),
+            ("-0001-01-01T00:00:00Z", 9, "0000-01-01T00:00:00Z"),
+            ("+2015-02-31T00:00:00Z", 11, "2015-02-28T00:00:00Z"),
+            ("+2016-02-31T00:00:00Z", 11, "2016-02-29T00:00:00Z"),
+        ] {
+            assert_eq!(
+                standard_time(time, precision, g).unwrap(),
+                standard,
+                "{time}"
+            );
+        }
         assert!(standard_time("+0000-01-01T00:00:00Z", 9, g).is_none());
         // Julian 1 January 1582 is Gregorian 11 January 1582.
         assert_eq!(
