@@ -3,8 +3,10 @@
 - N-Triples blocks of any size (down to one byte, i.e. one line per block) and any
   thread count give byte-identical ``graph.json`` / ``report.json`` and the same
   syntax error positions;
-- the Parquet pair made from the native table rows equals the one
-  :func:`kgbench.convert.write_parquet` makes from the Python graph;
+- the Parquet pair made from the native table rows (CSV) equals the one
+  :func:`kgbench.convert.write_parquet` makes from the Python graph, also for strings
+  CSV must quote (commas, quotes, line ends, empty strings, control characters) and
+  awkward numbers;
 - ``return_graph=False`` writes the same files and returns no graph.
 """
 
@@ -14,11 +16,14 @@ import copy
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from convert_helpers import BORN, DATE_OF_BIRTH, HEIGHT_CM, MALE, person_schema
 from kgbench.convert import convert, read_graph, write_parquet
@@ -144,6 +149,93 @@ def test_parquet_from_native_rows_equals_parquet_from_graph(
         assert rels.schema["prop.citizenOf(Person->Country).starts"] == pl.List(pl.String)
     (tmp_path / "fast" / "graph.json").unlink()
     assert read_graph(tmp_path / "fast") == graph
+
+
+#: Strings the CSV rows must carry unchanged: quoting, line ends, escapes, words a CSV
+#: reader might take for null, control characters, JSON-looking text.
+AWKWARD = [
+    "",
+    ",",
+    '"',
+    '""',
+    "a,b",
+    "line\nbreak",
+    "cr\r\nlf",
+    "\r",
+    "back\\slash",
+    "NA",
+    "null",
+    " padded ",
+    "[1,2]",
+    '["x"]',
+    "Zoë ß 東京",
+    "\x00",
+    "\x1f\x7f",
+    "#hash",
+    "tab\there",
+    "'",
+]
+#: xsd:decimal lexical forms of Wikidata quantities (P2048 read as a float).
+DECIMALS = ["+0.0000001", "-0", "+1.5", "+123456789012345678901234567890", "-2.5e0", "+0.1"]
+WD = "http://www.wikidata.org/entity/"
+P = "http://www.wikidata.org/prop/"
+WDT = P + "direct/"
+
+
+def _nt_literal(text: str) -> str:
+    """``text`` as an N-Triples string (control characters as ``\\uXXXX``)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(AWKWARD), st.text(max_size=6)), min_size=1, max_size=8),
+    st.lists(st.sampled_from(DECIMALS), min_size=1, max_size=8),
+)
+def test_parquet_rows_carry_any_string_and_number(texts: list[str], decimals: list[str]) -> None:
+    schema = person_schema(
+        {"label": "nickname", "wd_source": "P1449", "datatype": "str"},
+        {"label": "nicknames", "wd_source": "P1449", "datatype": "list[str]"},
+        {"label": "x", "wd_source": "P2048", "datatype": "float"},
+    )
+    lines = []
+    for i, text in enumerate(texts):
+        q = f"<{WD}Q{i + 1}>"
+        others = [texts[(i + k) % len(texts)] for k in (1, 2)]
+        decimal = f'"{decimals[i % len(decimals)]}"^^<http://www.w3.org/2001/XMLSchema#decimal>'
+        lines += [
+            f"{q} <{WDT}P31> <{WD}Q5> .",
+            f"{q} <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(text or 'n')}@en .",
+            f"{q} <http://www.w3.org/2004/02/skos/core#altLabel> {_nt_literal(others[0])}@en .",
+            f"{q} <http://schema.org/description> {_nt_literal(others[1])}@en .",
+            f"{q} <{WDT}P1449> {_nt_literal(text)}@en .",
+            f"{q} <{WDT}P1449> {_nt_literal(others[0])}@en .",
+            f"{q} <{P}P2048> <{WD}statement/Q{i + 1}-x> .",
+            f"<{WD}statement/Q{i + 1}-x> <{P}statement/P2048> {decimal} .",
+            f"{q} <{WDT}P2048> {decimal} .",
+        ]
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "in.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        graph, _ = convert(schema, d / "in.nt", d / "fast")
+        assert graph is not None and len(graph["entities"]) == len(texts)
+        (d / "slow").mkdir()
+        write_parquet(graph, d / "slow")
+        fast, slow = _frames(d / "fast"), _frames(d / "slow")
+        for a, b in zip(fast[:2], slow[:2], strict=True):
+            assert a.schema == b.schema
+            assert a.equals(b)
+        names = sorted(fast[0]["name"].to_list())
+        assert names == sorted(e["name"] for e in graph["entities"])
+        assert fast[0]["prop.Person.x"].null_count() < len(texts)
 
 
 def _q42_schema() -> dict[str, Any]:

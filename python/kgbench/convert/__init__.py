@@ -690,10 +690,12 @@ def _table_types(
 def _write_parquet_rows(
     schema: dict[str, Any], entity_rows: bytes, relation_rows: bytes, out: Path
 ) -> None:
-    """Write the Parquet pair of :func:`write_parquet` from the NDJSON table rows
-    the native converter makes (one object per entity / relation, flattened column
-    names, dates as ``YYYY-MM-DD`` strings): polars parses them with the tables'
-    column types (dates read as strings, then cast), no Python graph involved."""
+    """Write the Parquet pair of :func:`write_parquet` from the CSV tables the native
+    converter makes (a header line with the same columns as :func:`write_parquet`, one
+    row per entity / relation, lists as JSON text, dates as ``YYYY-MM-DD`` strings;
+    see ``kgbench_core::convert::tables``): polars parses them with the tables' column
+    types (lists decoded from their JSON text, dates cast from strings), no Python graph
+    involved."""
     import polars as pl
 
     ent_types, ent_props, rel_types, rel_props = _table_types(schema)
@@ -703,22 +705,29 @@ def _write_parquet_rows(
         (relation_rows, rel_types, rel_props, RELATIONS_PARQUET),
     ):
         dates = {col: dt for col, _, _, dt in props if dt in ("date", "list[date]")}
+        # Column types as read: lists as their JSON text, dates as strings.
         read_types = {
-            col: (pl.List(pl.String) if dates.get(col) == "list[date]" else pl.String)
-            if col in dates
-            else t
+            col: pl.String if col in dates or isinstance(t, pl.List) else t
             for col, t in types.items()
         }
-        if rows:
-            frame = pl.read_ndjson(io.BytesIO(rows), schema=read_types)
-        else:
-            frame = pl.DataFrame(schema=read_types)
-        casts = [
-            pl.col(col).list.eval(pl.element().str.to_date("%Y-%m-%d"))
-            if dt == "list[date]"
-            else pl.col(col).str.to_date("%Y-%m-%d")
-            for col, dt in dates.items()
-        ]
+        frame = pl.read_csv(io.BytesIO(rows), schema_overrides=read_types, infer_schema_length=0)
+        if frame.columns != list(types):
+            raise RuntimeError(
+                f"kgbench internal error: the native {name} columns {frame.columns} are "
+                f"not the schema's {list(types)}"
+            )
+        casts = []
+        for col, t in types.items():
+            if dates.get(col) == "list[date]":
+                casts.append(
+                    pl.col(col)
+                    .str.json_decode(pl.List(pl.String))
+                    .list.eval(pl.element().str.to_date("%Y-%m-%d"))
+                )
+            elif col in dates:
+                casts.append(pl.col(col).str.to_date("%Y-%m-%d"))
+            elif isinstance(t, pl.List):
+                casts.append(pl.col(col).str.json_decode(t))
         if casts:
             frame = frame.with_columns(casts)
         frame.write_parquet(out / name, metadata=meta)

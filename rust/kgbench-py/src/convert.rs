@@ -17,8 +17,8 @@ type ConvertResult = (
 ///
 /// Returns `(graph_json, report_json, schema_json, entity_rows, relation_rows)`:
 /// `graph.json` as UTF-8 bytes, the report and the graph's schema block as text,
-/// and, when `tables` is true and every value fits JSON numbers, the NDJSON rows
-/// of the Parquet tables as bytes (else `None`; see `kgbench_core::convert::tables`).
+/// and, when `tables` is true and every value fits the rows (finite floats), the
+/// Parquet tables as CSV bytes (else `None`; see `kgbench_core::convert::tables`).
 /// Raises `ValueError` for an invalid schema (every problem with its JSON path),
 /// malformed RDF or entity JSON (file, line, byte offset, excerpt) or unreadable / truncated
 /// input. The GIL is released while converting.
