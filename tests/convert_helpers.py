@@ -3,8 +3,8 @@
 - :func:`person_schema` — a conversion schema (SPEC.md §1) with one ``Person`` entity (items
   of class Q5, subclasses not followed) and the given properties; the property dicts below are
   the Q42 facts the tests read (tests/data/wikidata/Q42.ttl, see its NOTICE).
-- :func:`run_kgbench` / :func:`write_schema` — ``python -m kgbench ARGS`` in a subprocess, and a
-  schema written to a file for its ``--schema`` option.
+- :func:`run_kgbench` / :func:`write_schema` — ``python -m kgbench ARGS`` in a subprocess (used
+  by every CLI test), and a schema written to a file for its ``--schema`` option.
 """
 
 from __future__ import annotations
@@ -56,11 +56,16 @@ def write_schema(path: Path, schema: dict[str, Any]) -> Path:
     return path
 
 
-def run_kgbench(*args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m kgbench ARGS`` with this interpreter; stdout and stderr captured as text, the
-    exit status not checked."""
+def run_kgbench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m kgbench ARGS`` with this interpreter (and ``env`` as the whole environment
+    when given); stdout and stderr captured as text, the exit status not checked. Every CLI
+    test runs the CLI through this."""
     return subprocess.run(
-        [sys.executable, "-m", "kgbench", *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "kgbench", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
     )
 
 

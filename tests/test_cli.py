@@ -8,13 +8,12 @@ import sys
 import pytest
 
 import kgbench
+from convert_helpers import run_kgbench
 from kgbench.cli import build_parser, main
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kgbench", *args], capture_output=True, text=True, check=False
-    )
+    return run_kgbench(*args)
 
 
 def test_version_matches_native_module() -> None:

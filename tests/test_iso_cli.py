@@ -11,19 +11,15 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-import sys
 from pathlib import Path
+
+from convert_helpers import run_kgbench
 
 DATA = Path(__file__).parent / "data" / "iso" / "gtsqa_sample.jsonl"
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kgbench", "iso", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_kgbench("iso", *args)
 
 
 def test_frequency_table_and_out(tmp_path: Path) -> None:

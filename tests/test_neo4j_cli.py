@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from convert_helpers import run_kgbench
+
 pytestmark = pytest.mark.neo4j
 
 
-def kgbench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kgbench", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+kgbench = run_kgbench
 
 
 def test_load_cli_reports_verified_counts(

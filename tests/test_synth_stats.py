@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from convert_helpers import run_kgbench
 from kgbench.errors import InputError
 from kgbench.generate.synth.stats import format_item_stats, item_stats
 
@@ -174,12 +174,7 @@ def write(path: Path, records: list[dict[str, Any]]) -> Path:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kgbench", "synth", "stats", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_kgbench("synth", "stats", *args)
 
 
 def test_stats_by_hand(tmp_path: Path) -> None:
