@@ -189,3 +189,80 @@ def test_load_offline_stops_on_sigint(tmp_path: Path) -> None:
     assert seconds < 10, seconds
     assert not list(tmp.rglob("*.csv"))
     assert not (data / "data" / "databases" / "neo4j").exists()
+
+
+# Calls of the Python API whose commands need a Neo4j server and an LLM (``kgbench generate
+# pipe`` selects with select_diverse, ``kgbench generate cypherbench`` samples with
+# SampleGraph) or that no command makes in bulk (execution_accuracy_batch): the same check in
+# a child interpreter that ends like the CLI on KeyboardInterrupt.
+_CHILD = """
+import sys
+try:
+{body}
+except KeyboardInterrupt:
+    print("kgbench: interrupted", file=sys.stderr)
+    sys.exit(130)
+print("finished", file=sys.stderr)
+"""
+
+
+def _interrupt_call(body: str) -> tuple[int, str, float]:
+    code = _CHILD.format(body="\n".join("    " + line for line in body.strip().splitlines()))
+    return _interrupt([], command=[sys.executable, "-c", code])
+
+
+def test_select_diverse_stops_on_sigint() -> None:
+    """PIPE-Cypher's greedy selection (O(candidates x target) per group) stops on Ctrl-C."""
+    code, err, seconds = _interrupt_call(
+        """
+from kgbench._core.select import select_diverse
+cands = [
+    ("g", f"c{i}", f"sig{i % 997}", f"fam{i % 89}", f"op{i % 7}", [f"s{i % 31}", f"s{i % 17}"],
+     [f"a{i % 53}"], [f"v{i}"], [f"w{i % 101}", f"w{i % 13}", f"w{i}"], (i % 10) / 10)
+    for i in range(15_000)
+]
+select_diverse(cands, 5_000)
+"""
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+
+
+def test_sample_instantiate_stops_on_sigint() -> None:
+    """The CypherBench sampler's pattern enumeration (a 3-hop path over 120k relationships,
+    no pivot cap) stops on Ctrl-C."""
+    code, err, seconds = _interrupt_call(
+        """
+import random
+from kgbench._core.sample import SampleGraph
+rng = random.Random(7)
+n, m = 20_000, 120_000
+src = [rng.randrange(n) for _ in range(m)]
+dst = [rng.randrange(n) for _ in range(m)]
+g = SampleGraph(
+    [i % 3 for i in range(n)], [list(range(1, n + 1))], src, dst, [i % 4 for i in range(m)],
+    [], [b""] + [f"value {i}".encode() for i in range(n)], ["A", "B", "C"],
+    ["r0", "r1", "r2", "r3"],
+)
+g.instantiate(4, [(0, 1), (1, 2), (2, 3)], [], [], [(False, 0, 0), (False, 3, 0)], "", 5)
+"""
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+
+
+def test_execution_accuracy_batch_stops_on_sigint() -> None:
+    """A batch of 100k EX comparisons stops on Ctrl-C."""
+    code, err, seconds = _interrupt_call(
+        """
+from kgbench.evaluate import execution_accuracy_batch
+gold = [[[i, f"name {i}", j / 3] for j in range(20)] for i in range(100_000)]
+pred = [list(reversed(t)) for t in gold]
+execution_accuracy_batch(gold, pred, False)
+"""
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
