@@ -1,4 +1,5 @@
-"""Issue 18, defect 10: long native commands stop on Ctrl-C.
+"""Issue 18, defect 10 (and the commands and calls that still ignored it): long native
+commands stop on Ctrl-C.
 
 Each test starts a ``kgbench`` command, waits until its native call is running (the worker
 thread ``kgbench-native`` of ``kgbench._core`` shows up in ``/proc/PID/task``), then sends
@@ -33,13 +34,24 @@ def _native_running(pid: int) -> bool:
     return False
 
 
-def _interrupt(args: list[str], after: float = 0.05) -> tuple[int, str, float]:
-    """Run ``kgbench ARGS``; once its native call runs, wait ``after`` seconds and send
-    SIGINT; (exit code, stderr, seconds from the signal to the exit)."""
+def _interrupt(
+    args: list[str],
+    after: float = 0.05,
+    *,
+    command: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> tuple[int, str, float]:
+    """Run ``kgbench ARGS`` (or ``command + ARGS``, with ``env``); once its native call runs,
+    wait ``after`` seconds and send SIGINT; (exit code, stderr, seconds from the signal to the
+    exit)."""
     if not Path("/proc/self/task").is_dir():
         pytest.skip("needs Linux /proc to see when the native call runs")
     proc = subprocess.Popen(
-        [*KGBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*(KGBENCH if command is None else command), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     deadline = time.monotonic() + 120
     while not _native_running(proc.pid):
@@ -120,3 +132,137 @@ def test_convert_stops_on_sigint(tmp_path: Path) -> None:
     assert seconds < 10, seconds
     assert not (out / "graph.json").exists()
     assert not (out / "report.json").exists()
+
+
+SPIDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "spider"
+
+
+def test_rdb_stops_on_sigint(tmp_path: Path) -> None:
+    """``kgbench rdb`` on a real Spider database (flight_4) whose routes table is repeated
+    12 times (800k rows): interrupted while Rust reads and writes, it publishes neither the
+    N-Triples file nor graph.json nor the report, and leaves no temporary file."""
+    import shutil
+    import sqlite3
+
+    src = SPIDER / "train-databases" / "flight_4" / "flight_4.sqlite"
+    if not src.exists():
+        pytest.skip(f"the shared Spider databases are absent ({src})")
+    db = tmp_path / "flight_4.sqlite"
+    shutil.copyfile(src, db)
+    db.chmod(0o644)
+    with sqlite3.connect(db) as conn:
+        cols = "dst_apid, dst_ap, src_apid, src_ap, alid, airline, codeshare"
+        for k in range(1, 13):
+            conn.execute(
+                f"INSERT INTO routes (rid, {cols}) SELECT rid + {k * 1_000_000}, {cols} "
+                "FROM routes WHERE rid < 1000000"
+            )
+    out = tmp_path / "out"
+    code, err, seconds = _interrupt(["rdb", str(db), "--out", str(out)])
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+    assert not (out / "flight_4.nt").exists()
+    assert not (out / "graph.json").exists()
+    assert not (out / "report.json").exists()
+    assert not out.exists() or not list(out.iterdir())  # no temporary file either
+
+
+def test_load_offline_stops_on_sigint(tmp_path: Path) -> None:
+    """``kgbench load --offline``: interrupted while Rust validates the graph and writes the
+    import tool's CSV files, it leaves no CSV file and no database (no server is needed: the
+    import tool would only start after the CSV files)."""
+    import os
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_noise import _graph
+
+    path, data, tmp = tmp_path / "graph.json", tmp_path / "srv", tmp_path / "tmp"
+    tmp.mkdir()
+    path.write_text(json.dumps(_graph(200_000)), "utf-8")
+    code, err, seconds = _interrupt(
+        ["load", str(path), "--offline", "--data", str(data)],
+        env={**os.environ, "TMPDIR": str(tmp)},  # where the CSV files go
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+    assert not list(tmp.rglob("*.csv"))
+    assert not (data / "data" / "databases" / "neo4j").exists()
+
+
+# Calls of the Python API whose commands need a Neo4j server and an LLM (``kgbench generate
+# pipe`` selects with select_diverse, ``kgbench generate cypherbench`` samples with
+# SampleGraph) or that no command makes in bulk (execution_accuracy_batch): the same check in
+# a child interpreter that ends like the CLI on KeyboardInterrupt.
+_CHILD = """
+import sys
+try:
+{body}
+except KeyboardInterrupt:
+    print("kgbench: interrupted", file=sys.stderr)
+    sys.exit(130)
+print("finished", file=sys.stderr)
+"""
+
+
+def _interrupt_call(body: str) -> tuple[int, str, float]:
+    code = _CHILD.format(body="\n".join("    " + line for line in body.strip().splitlines()))
+    return _interrupt([], command=[sys.executable, "-c", code])
+
+
+def test_select_diverse_stops_on_sigint() -> None:
+    """PIPE-Cypher's greedy selection (O(candidates x target) per group) stops on Ctrl-C."""
+    code, err, seconds = _interrupt_call(
+        """
+from kgbench._core.select import select_diverse
+cands = [
+    ("g", f"c{i}", f"sig{i % 997}", f"fam{i % 89}", f"op{i % 7}", [f"s{i % 31}", f"s{i % 17}"],
+     [f"a{i % 53}"], [f"v{i}"], [f"w{i % 101}", f"w{i % 13}", f"w{i}"], (i % 10) / 10)
+    for i in range(15_000)
+]
+select_diverse(cands, 5_000)
+"""
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+
+
+def test_sample_instantiate_stops_on_sigint() -> None:
+    """The CypherBench sampler's pattern enumeration (a 3-hop path over 120k relationships,
+    no pivot cap) stops on Ctrl-C."""
+    code, err, seconds = _interrupt_call(
+        """
+import random
+from kgbench._core.sample import SampleGraph
+rng = random.Random(7)
+n, m = 20_000, 120_000
+src = [rng.randrange(n) for _ in range(m)]
+dst = [rng.randrange(n) for _ in range(m)]
+g = SampleGraph(
+    [i % 3 for i in range(n)], [list(range(1, n + 1))], src, dst, [i % 4 for i in range(m)],
+    [], [b""] + [f"value {i}".encode() for i in range(n)], ["A", "B", "C"],
+    ["r0", "r1", "r2", "r3"],
+)
+g.instantiate(4, [(0, 1), (1, 2), (2, 3)], [], [], [(False, 0, 0), (False, 3, 0)], "", 5)
+"""
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds
+
+
+def test_execution_accuracy_batch_stops_on_sigint() -> None:
+    """A batch of 100k EX comparisons stops on Ctrl-C."""
+    code, err, seconds = _interrupt_call(
+        """
+from kgbench.evaluate import execution_accuracy_batch
+gold = [[[i, f"name {i}", j / 3] for j in range(20)] for i in range(100_000)]
+pred = [list(reversed(t)) for t in gold]
+execution_accuracy_batch(gold, pred, False)
+"""
+    )
+    assert code == 130, err
+    assert err.strip().endswith("kgbench: interrupted"), err
+    assert seconds < 10, seconds

@@ -490,3 +490,49 @@ def test_real_wd50k_conversion(tmp_path: Path) -> None:
     again = inject_noise(graph, tmp_path / "n2")
     assert again["noisy_sha256"] == report["noisy_sha256"]
     assert (tmp_path / "n" / LOG_FILE).read_bytes() == (tmp_path / "n2" / LOG_FILE).read_bytes()
+
+
+def test_input_truncated_while_running_is_no_crash(tmp_path: Path) -> None:
+    """The input graph is truncated by another process while ``kgbench noise`` runs on it: the
+    command ends with an error naming the file, or with the bytes it had already read (or on
+    the Ctrl-C sent after the truncation), never killed by SIGBUS. Before, inputs of 64 MiB and
+    more were memory-mapped, and the truncation killed the process with SIGBUS."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("needs Linux /proc to see when the native call runs")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_interrupt import _native_running
+
+    src, out = tmp_path / "g", tmp_path / "out"
+    src.mkdir()
+    path = src / GRAPH_FILE
+    path.write_text(json.dumps(_graph(110_000)), "utf-8")
+    assert path.stat().st_size >= 64 << 20  # the size from which the input used to be mapped
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kgbench", "noise", str(src), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not _native_running(proc.pid):
+        assert proc.poll() is None, "the command ended before its native call was seen"
+        assert time.monotonic() < deadline, "the native call did not start within 120 s"
+        time.sleep(0.002)
+    time.sleep(0.3)  # the input is being read or worked on
+    os.truncate(path, 1000)
+    try:
+        _, err = proc.communicate(timeout=1)
+    except subprocess.TimeoutExpired:  # still running on the bytes it read: stop it
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode != -signal.SIGBUS, "killed by SIGBUS"
+    assert proc.returncode in (0, 1, 130), (proc.returncode, err)
+    if proc.returncode == 1:
+        assert str(path) in err, err
+    if proc.returncode != 0:  # nothing published
+        assert not (out / GRAPH_FILE).exists()

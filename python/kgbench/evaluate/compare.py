@@ -124,7 +124,9 @@ def execution_accuracy_batch(
     (metrics.md §1; :func:`execution_accuracy` raises ``InputError`` for it instead).
 
     Raises ``kgbench.errors.InputError`` when the sequences differ in length or a table is
-    ragged (message names the table index), ``TypeError`` for unsupported values.
+    ragged (message names the table index), ``TypeError`` for unsupported values;
+    ``KeyboardInterrupt`` promptly on Ctrl-C during the comparisons (as
+    :func:`execution_accuracy` does for tables of more than 10,000 cells).
     """
     if not isinstance(order_matters, bool):
         order_matters = [bool(x) for x in order_matters]

@@ -28,6 +28,8 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
+use crate::cancel::Cancelled;
+
 /// The weights of the selection score (spec §4 defaults).
 #[derive(Debug, Clone, Copy)]
 pub struct Weights {
@@ -207,8 +209,11 @@ fn hex_sha256(s: &str) -> [u8; 32] {
 
 /// Select per group; groups are processed in sorted key order (in parallel)
 /// and returned in that order.
-#[must_use]
-pub fn select(cands: &[Candidate], params: &Params) -> Vec<GroupReport> {
+///
+/// Errors: [`crate::cancel::Cancelled`] once [`crate::cancel::request`] was called (polled
+/// before every pick: a pick scans the group's candidates, so a group of `n` candidates and
+/// target `t` costs O(n·t)).
+pub fn select(cands: &[Candidate], params: &Params) -> Result<Vec<GroupReport>, Cancelled> {
     let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, c) in cands.iter().enumerate() {
         groups.entry(c.group.as_str()).or_default().push(i);
@@ -220,7 +225,12 @@ pub fn select(cands: &[Candidate], params: &Params) -> Vec<GroupReport> {
         .collect()
 }
 
-fn select_group(cands: &[Candidate], members: &[usize], group: &str, p: &Params) -> GroupReport {
+fn select_group(
+    cands: &[Candidate],
+    members: &[usize],
+    group: &str,
+    p: &Params,
+) -> Result<GroupReport, Cancelled> {
     let n = members.len();
     let target = p.target_per_group.min(n);
     let w = p.weights;
@@ -269,6 +279,7 @@ fn select_group(cands: &[Candidate], members: &[usize], group: &str, p: &Params)
         ..GroupReport::default()
     };
     while report.picked.len() < target {
+        crate::cancel::check()?;
         let mut best: Option<(usize, f64)> = None;
         for c in 0..n {
             if !alive[c] {
@@ -325,7 +336,7 @@ fn select_group(cands: &[Candidate], members: &[usize], group: &str, p: &Params)
     report.template_families = fam_count.iter().filter(|c| **c > 0).count();
     report.structural_substructures = subs.seen_count();
     report.operator_combinations = op_seen.iter().filter(|s| **s).count();
-    report
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -364,7 +375,7 @@ mod tests {
             cand("b", "s1", "f1", &["x"], "who owns b"),
             cand("c", "s2", "f2", &["y"], "how many posts"),
         ];
-        let r = select(&c, &params(2));
+        let r = select(&c, &params(2)).unwrap();
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].picked.len(), 2);
         assert!(r[0].picked.contains(&2));
@@ -377,7 +388,7 @@ mod tests {
             .map(|i| cand(&format!("s{i}"), "same", "fam", &["x"], &format!("q {i}")))
             .collect();
         c.push(cand("other", "diff", "fam2", &["x"], "q 0"));
-        let r = select(&c, &params(5));
+        let r = select(&c, &params(5)).unwrap();
         assert_eq!(r[0].picked.len(), 5);
         assert!(r[0].picked.contains(&10));
         // cap = max(2, ceil(0.2*5)) = 2 per signature: the 4th pick of "same" is over cap
@@ -388,8 +399,8 @@ mod tests {
     fn deterministic_and_groups_sorted() {
         let mut c = vec![cand("a", "s", "f", &[], "x"), cand("b", "s", "f", &[], "x")];
         c[1].group = "a::first".into();
-        let r1 = select(&c, &params(1));
-        let r2 = select(&c, &params(1));
+        let r1 = select(&c, &params(1)).unwrap();
+        let r2 = select(&c, &params(1)).unwrap();
         assert_eq!(r1[0].group, "a::first");
         assert_eq!(
             r1.iter().map(|g| g.picked.clone()).collect::<Vec<_>>(),

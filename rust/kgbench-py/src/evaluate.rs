@@ -177,11 +177,20 @@ fn execution_accuracy(
     check_tol(py, rel_tol)?;
     let g = table_from_py(gold_rows, "gold_rows")?;
     let p = table_from_py(pred_rows, "pred_rows")?;
-    let run = || ex::verdict_tol(g.as_ref(), p.as_ref(), order_matters, rel_tol);
-    let verdict = if g.nrows() * g.ncols() > 10_000 {
-        py.detach(run)
+    let (verdict, g) = if g.nrows() * g.ncols() > 10_000 {
+        // a big table: compared on a worker thread, Ctrl-C raises KeyboardInterrupt at once
+        // (the column-bijection search polls `kgbench_core::cancel`)
+        crate::interrupt::detach_interruptible(py, move || {
+            (
+                ex::verdict_tol(g.as_ref(), p.as_ref(), order_matters, rel_tol),
+                g,
+            )
+        })?
     } else {
-        run()
+        (
+            ex::verdict_tol(g.as_ref(), p.as_ref(), order_matters, rel_tol),
+            g,
+        )
     };
     match verdict {
         ex::Verdict::Equal => Ok(1.0),
@@ -258,21 +267,26 @@ fn execution_accuracy_batch<'py>(
         }
         v
     };
-    let scores: Vec<f64> = py.detach(|| {
+    // on a worker thread: Ctrl-C raises KeyboardInterrupt at once, and the remaining pairs
+    // are skipped (polled per pair; the column-bijection search polls too)
+    let scores: Vec<f64> = crate::interrupt::detach_interruptible(py, move || {
         use rayon::prelude::*;
         gold.par_iter()
             .zip(pred.par_iter())
             .zip(orders.par_iter())
             .with_min_len(256)
-            .map(
-                |((g, p), &o)| match ex::verdict_tol(g.as_ref(), p.as_ref(), o, rel_tol) {
+            .map(|((g, p), &o)| {
+                if kgbench_core::cancel::requested() {
+                    return f64::NAN; // the result is dropped: the caller raises
+                }
+                match ex::verdict_tol(g.as_ref(), p.as_ref(), o, rel_tol) {
                     ex::Verdict::Equal => 1.0,
                     ex::Verdict::Different => 0.0,
                     ex::Verdict::Undecided => f64::NAN,
-                },
-            )
+                }
+            })
             .collect()
-    });
+    })?;
     let bytes: Vec<u8> = scores.iter().flat_map(|x| x.to_le_bytes()).collect();
     Ok(PyBytes::new(py, &bytes))
 }

@@ -5,14 +5,16 @@
 //! - `write_import_csv(graph, out_dir, id_type=, threads=) -> GraphCheck`: the same, then,
 //!   when the graph is valid, the import tool's CSV files.
 //!
-//! The GIL is released while reading, parsing, validating and writing.
+//! The GIL is released while reading, parsing, validating and writing, which stop on Ctrl-C
+//! (`KeyboardInterrupt`; no CSV file is left).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use kgbench_core::neo4j::{self as core, CsvError, GraphError, IdType, ReadError, Report};
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 
 use crate::input_error;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
@@ -49,10 +51,11 @@ struct GraphCheck {
     timings: Py<PyDict>,
 }
 
-/// The graph argument: a `graph.json` path or JSON text.
-enum Input<'b> {
+/// The graph argument: a `graph.json` path or JSON text (the `bytes` object itself, shared
+/// with the worker thread: no copy).
+enum Input {
     Path(PathBuf),
-    Bytes(&'b [u8]),
+    Bytes(PyBackedBytes),
 }
 
 enum Failure {
@@ -62,7 +65,7 @@ enum Failure {
 }
 
 fn run(
-    input: Input<'_>,
+    input: Input,
     source: &str,
     csv: Option<(&Path, IdType)>,
     threads: Option<usize>,
@@ -77,7 +80,7 @@ fn run(
                 timings.push(("read_s", t.elapsed().as_secs_f64()));
                 (owned.as_slice(), true)
             }
-            Input::Bytes(b) => (b, false),
+            Input::Bytes(ref b) => (&b[..], false),
         };
         let mut report =
             core::check_graph(bytes, source, require_keys, csv).map_err(Failure::Graph)?;
@@ -148,6 +151,7 @@ fn failure_to_py(py: Python<'_>, f: Failure) -> PyErr {
             ArrayDelimiterError::new_err(CsvError::NoArrayDelimiter.to_string())
         }
         Failure::Graph(GraphError::Csv(e)) => PyOSError::new_err(e.to_string()),
+        Failure::Graph(GraphError::Interrupted) => PyKeyboardInterrupt::new_err("interrupted"),
         Failure::Options(e) => PyValueError::new_err(e),
     }
 }
@@ -162,16 +166,19 @@ fn check(
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be >= 1"));
     }
-    let csv_ref = csv.as_ref().map(|(d, t)| (d.as_path(), *t));
-    let result = if let Ok(b) = graph.cast::<PyBytes>() {
+    let (input, source) = if let Ok(b) = graph.cast::<PyBytes>() {
         let source = source.unwrap_or_else(|| "graph".to_string());
-        let bytes = b.as_bytes();
-        py.detach(|| run(Input::Bytes(bytes), &source, csv_ref, threads))
+        (Input::Bytes(PyBackedBytes::from(b.clone())), source)
     } else {
         let path: PathBuf = graph.extract()?;
         let source = source.unwrap_or_else(|| path.display().to_string());
-        py.detach(|| run(Input::Path(path), &source, csv_ref, threads))
+        (Input::Path(path), source)
     };
+    // Ctrl-C raises KeyboardInterrupt at once; the core stops and removes its CSV files
+    let result = crate::interrupt::detach_interruptible(py, move || {
+        let csv_ref = csv.as_ref().map(|(d, t)| (d.as_path(), *t));
+        run(input, &source, csv_ref, threads)
+    })?;
     match result {
         Ok(report) => to_py(py, report),
         Err(f) => Err(failure_to_py(py, f)),

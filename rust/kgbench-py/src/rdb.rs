@@ -8,7 +8,8 @@
 //!   "columns": [{"kind", "promoted", "trimmed", "cells"}], "mismatches": [{"column",
 //!   "count", "examples": [int | float | str | bytes]}], "pg_columns": [{"column", "dtype",
 //!   "widened_from"}]}], "fk_matches": [int], "type_triples", "data_triples",
-//!   "ref_triples", "relationships"}`. The GIL is released during the run.
+//!   "ref_triples", "relationships"}`. The GIL is released during the run, which stops on
+//!   Ctrl-C (`KeyboardInterrupt`; neither output file is published).
 //!
 //! Errors: `kgbench.errors.InputError` with a one-line message naming the database and the
 //! table or foreign key (`<db>: table t: cannot read: ...`, `<db>: foreign key t(c) -> p:
@@ -40,6 +41,7 @@ fn message(job: &Job, e: &RdbError) -> String {
             let short = text.split(" (os error").next().unwrap_or(&text).to_string();
             format!("{path}: cannot write: {short}")
         }
+        RdbError::Interrupted => format!("{}: interrupted", job.db),
     }
 }
 
@@ -110,7 +112,10 @@ fn outcome<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
 fn convert<'py>(py: Python<'py>, job_json: &str) -> PyResult<Bound<'py, PyDict>> {
     let job: Job = serde_json::from_str(job_json)
         .map_err(|e| PyValueError::new_err(format!("bad rdb job: {e}")))?;
-    match py.detach(|| rdb::convert(&job)) {
+    // Ctrl-C raises KeyboardInterrupt at once; the core stops and publishes neither file
+    let job = std::sync::Arc::new(job);
+    let run = std::sync::Arc::clone(&job);
+    match crate::interrupt::detach_interruptible(py, move || rdb::convert(&run))? {
         Ok(o) => outcome(py, &o),
         Err(e) => Err(input_error(py, message(&job, &e))),
     }

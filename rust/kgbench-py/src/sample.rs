@@ -8,10 +8,14 @@
 //!   the node variables, then types of the relationship variables) the `k` distinct rows of
 //!   projected value ids with the largest MD5, largest first.
 //!
-//! The GIL is released while building and enumerating. Bad ids or columns raise
-//! `kgbench.errors.InputError` (a `ValueError`).
+//! The GIL is released while building and enumerating, which stop on Ctrl-C
+//! (`KeyboardInterrupt`). Bad ids or columns raise `kgbench.errors.InputError` (a
+//! `ValueError`).
+
+use std::sync::Arc;
 
 use kgbench_core::sample::{self as core, Columns, Pattern, Projected, Req};
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 
 use crate::input_error;
@@ -22,7 +26,8 @@ type Ranked = (Vec<u32>, Vec<Vec<u32>>);
 /// An in-memory graph snapshot; see `python/kgbench/_core/sample.pyi`.
 #[pyclass(frozen, module = "kgbench._core.sample")]
 struct SampleGraph {
-    graph: core::Graph,
+    /// Shared with the worker thread of [`SampleGraph::instantiate`].
+    graph: Arc<core::Graph>,
 }
 
 fn req(code: u8) -> PyResult<Req> {
@@ -67,10 +72,12 @@ impl SampleGraph {
             type_text: type_text.into_iter().map(String::into_bytes).collect(),
             node_keys,
         };
-        let graph = py
-            .detach(|| core::Graph::new(cols, salt))
-            .map_err(|e| input_error(py, e.to_string()))?;
-        Ok(SampleGraph { graph })
+        let graph =
+            crate::interrupt::detach_interruptible(py, move || core::Graph::new(cols, salt))?
+                .map_err(|e| input_error(py, e.to_string()))?;
+        Ok(SampleGraph {
+            graph: Arc::new(graph),
+        })
     }
 
     /// Number of nodes.
@@ -116,9 +123,16 @@ impl SampleGraph {
                 .collect(),
         };
         let suffix = suffix.as_bytes().to_vec();
-        let out = py
-            .detach(|| core::instantiate(&self.graph, &pattern, &suffix, k, pivot_cap))
-            .map_err(|e| input_error(py, e.to_string()))?;
+        let graph = Arc::clone(&self.graph);
+        // on a worker thread: Ctrl-C raises KeyboardInterrupt at once (the search polls
+        // `kgbench_core::cancel` and stops)
+        let out = crate::interrupt::detach_interruptible(py, move || {
+            core::instantiate(&graph, &pattern, &suffix, k, pivot_cap)
+        })?
+        .map_err(|e| match e {
+            core::SampleError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+            e => input_error(py, e.to_string()),
+        })?;
         Ok(out.into_iter().map(|i| (i.assignment, i.rows)).collect())
     }
 }

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use kgbench_core::select::{select, Candidate, Params, Weights};
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -32,7 +33,8 @@ type CandidateTuple = (
 /// spec §4 defaults (keys `query_signature`, `template_family`,
 /// `structural_substructure`, `schema_atom`, `value_atom`, `lexical_novelty`,
 /// `quality`, `operator_combination`, `cap_penalty`). Raises
-/// `kgbench.errors.InputError` for an unknown weight or a target of 0.
+/// `kgbench.errors.InputError` for an unknown weight or a target of 0; `KeyboardInterrupt`
+/// on Ctrl-C (the GIL is released while selecting).
 #[pyfunction]
 #[pyo3(signature = (candidates, target_per_group, seed="13".to_string(), weights=None, max_signature_share=0.2, max_family_share=0.25))]
 fn select_diverse<'py>(
@@ -93,7 +95,10 @@ fn select_diverse<'py>(
         max_family_share,
         weights: w,
     };
-    let reports = py.detach(|| select(&cands, &params));
+    // on a worker thread: Ctrl-C raises KeyboardInterrupt at once (the core stops at its
+    // next pick)
+    let reports = crate::interrupt::detach_interruptible(py, move || select(&cands, &params))?
+        .map_err(|_| PyKeyboardInterrupt::new_err("interrupted"))?;
     reports
         .into_iter()
         .map(|r| {

@@ -72,6 +72,8 @@ pub enum CsvError {
         /// The error.
         source: io::Error,
     },
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C); the files of the call were removed.
+    Interrupted,
 }
 
 impl fmt::Display for CsvError {
@@ -82,6 +84,7 @@ impl fmt::Display for CsvError {
                  Bolt instead",
             ),
             CsvError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            CsvError::Interrupted => f.write_str("interrupted"),
         }
     }
 }
@@ -454,6 +457,10 @@ pub struct FileRows<'r> {
 /// Write the files (in parallel, one writer per file) into `out_dir` (created if needed) and
 /// return the import tool's arguments: the files' then `--array-delimiter`, then
 /// `--multiline-fields=true` when `multiline`, then `--id-type=ACTUAL` for actual node ids.
+///
+/// Errors: [`CsvError::Io`] naming the file or directory; [`CsvError::Interrupted`] once
+/// [`crate::cancel::request`] was called (polled between row pieces; the call's files are
+/// then removed, so no CSV file that looks complete is left).
 pub fn write_files(
     out_dir: &Path,
     files: &[FileRows<'_>],
@@ -463,17 +470,27 @@ pub fn write_files(
 ) -> Result<ImportCsv, CsvError> {
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let paths: Vec<PathBuf> = files.iter().map(|f| out_dir.join(&f.name)).collect();
-    files
-        .par_iter()
-        .zip(paths.par_iter())
-        .try_for_each(|(f, path)| -> Result<(), CsvError> {
-            let mut out = File::create(path).map_err(io_err(path))?;
-            out.write_all(&f.header).map_err(io_err(path))?;
-            for piece in &f.pieces {
-                out.write_all(piece).map_err(io_err(path))?;
-            }
-            Ok(())
-        })?;
+    let written =
+        files
+            .par_iter()
+            .zip(paths.par_iter())
+            .try_for_each(|(f, path)| -> Result<(), CsvError> {
+                crate::cancel::check().map_err(|_| CsvError::Interrupted)?;
+                let mut out = File::create(path).map_err(io_err(path))?;
+                out.write_all(&f.header).map_err(io_err(path))?;
+                for piece in &f.pieces {
+                    crate::cancel::check().map_err(|_| CsvError::Interrupted)?;
+                    out.write_all(piece).map_err(io_err(path))?;
+                }
+                Ok(())
+            });
+    if crate::cancel::requested() {
+        for path in &paths {
+            let _ = std::fs::remove_file(path);
+        }
+        return Err(CsvError::Interrupted);
+    }
+    written?;
     let mut args: Vec<String> = files
         .iter()
         .zip(&paths)

@@ -66,6 +66,8 @@ pub enum GraphError {
     Read(ReadError),
     /// The CSV files could not be written.
     Csv(CsvError),
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C): no CSV file is left.
+    Interrupted,
 }
 
 impl std::fmt::Display for GraphError {
@@ -73,6 +75,7 @@ impl std::fmt::Display for GraphError {
         match self {
             GraphError::Read(e) => e.fmt(f),
             GraphError::Csv(e) => e.fmt(f),
+            GraphError::Interrupted => f.write_str("interrupted"),
         }
     }
 }
@@ -170,6 +173,9 @@ fn item_chunks<'a, Id: Send>(
                 rows: vec![Vec::new(); if rows { kinds } else { 0 }],
                 ..Default::default()
             };
+            if crate::cancel::requested() {
+                return c; // the caller reports it (`run`)
+            }
             for i in lo..hi {
                 let done = items.with(i, |item| {
                     check(i, item, &mut c);
@@ -444,6 +450,7 @@ fn run<'a>(
     };
     let mut p = pass(doc, &schema, format(csv::ARRAY_DELIMITERS[0]));
     timings.append(&mut p.timings);
+    crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
     if p.bad_json {
         return Ok(None); // an item is not JSON: the caller parses the whole text for the error
     }
@@ -487,11 +494,16 @@ fn run<'a>(
                 .for_each(|(k, _)| *k = "reformat_s");
             timings.append(&mut again.timings);
             p = again;
+            crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
         }
         let t = Instant::now();
         let fs = files(&schema, &p, &nodes, &relationships, id_type);
-        written =
-            Some(csv::write_files(dir, &fs, delim, p.newline, id_type).map_err(GraphError::Csv)?);
+        written = Some(
+            csv::write_files(dir, &fs, delim, p.newline, id_type).map_err(|e| match e {
+                CsvError::Interrupted => GraphError::Interrupted,
+                e => GraphError::Csv(e),
+            })?,
+        );
         timings.push(("write_s", t.elapsed().as_secs_f64()));
     }
     let t = Instant::now();
@@ -533,8 +545,10 @@ fn tree_doc<'t, 'a>(tree: &'t Val<'a>) -> Doc<'t, 'a> {
 /// `graph.json` file), else any JSON value is validated.
 ///
 /// Errors: [`GraphError::Read`] for text that is not JSON (line and column) or not a graph
-/// object; [`GraphError::Csv`] when no array delimiter is free or writing fails. Invalid graphs
-/// are no error: their problems are in the report (and nothing is written).
+/// object; [`GraphError::Csv`] when no array delimiter is free or writing fails;
+/// [`GraphError::Interrupted`] once [`crate::cancel::request`] was called (polled per chunk of
+/// items and per CSV row piece; no CSV file is left). Invalid graphs are no error: their
+/// problems are in the report (and nothing is written).
 pub fn check_graph(
     bytes: &[u8],
     source: &str,
@@ -545,6 +559,7 @@ pub fn check_graph(
     let t = Instant::now();
     let members = split::split(bytes);
     timings.push(("split_s", t.elapsed().as_secs_f64()));
+    crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
     let name_source = |e: GraphError| match e {
         GraphError::Read(ReadError::Json { error, .. }) => GraphError::Read(ReadError::Json {
             source: source.to_string(),
@@ -581,6 +596,7 @@ pub fn check_graph(
         }
     }
     // Not a plain document, or an item is not JSON: parse it whole (the error, if any).
+    crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
     let t = Instant::now();
     let tree =
         super::parse_graph_sequential(bytes, source, require_keys).map_err(GraphError::Read)?;

@@ -128,6 +128,9 @@ impl<'a> Scan<'a> {
             let start = self.pos;
             self.value()?;
             items.push((start, self.pos));
+            if items.len().is_multiple_of(4096) && crate::cancel::requested() {
+                return None; // the caller checks for the stop before falling back
+            }
             self.ws();
             match self.peek()? {
                 b',' => self.pos += 1,
@@ -152,7 +155,8 @@ pub enum Member<'a> {
 /// Split a graph document: its top-level members in order, the `entities` / `relations`
 /// arrays as item ranges. `None` when the document is not a plain top-level object this
 /// splitter handles, or not valid JSON around the items (the items themselves are checked
-/// when they are parsed).
+/// when they are parsed), or once [`crate::cancel::request`] was called (polled every 4096
+/// items).
 pub fn split(b: &[u8]) -> Option<Vec<(&str, Member<'_>)>> {
     let mut s = Scan { b, pos: 0 };
     s.ws();

@@ -272,51 +272,6 @@ impl Report {
     }
 }
 
-/// The input file's bytes: mapped when large (no copy: the page cache's pages are read in
-/// place), else read.
-enum Input {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
-
-/// Files from this size on are mapped.
-const MAP_FROM: u64 = 64 << 20;
-
-impl Input {
-    fn open(path: &Path) -> Result<Input, NoiseError> {
-        let err = |error| {
-            NoiseError::Read(ReadError::Io {
-                source: path.display().to_string(),
-                error,
-            })
-        };
-        let file = std::fs::File::open(path).map_err(err)?;
-        let meta = file.metadata().map_err(err)?;
-        if meta.is_file() && meta.len() >= MAP_FROM {
-            // SAFETY: the mapping is read-only and private to this call; like any reader of a
-            // file, the noise assumes its input is not modified while it runs (a concurrent
-            // truncation would fault instead of reporting an I/O error; the output directory
-            // may not hold the input, checked above). The bytes are only used as `&[u8]`.
-            if let Ok(m) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
-                return Ok(Input::Mapped(m));
-            }
-        }
-        read_graph_file(path)
-            .map(Input::Read)
-            .map_err(NoiseError::Read)
-    }
-}
-
-impl std::ops::Deref for Input {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Input::Mapped(m) => m,
-            Input::Read(v) => v,
-        }
-    }
-}
-
 /// Inject noise into the graph at `graph` (a `graph.json` file, or a directory holding one)
 /// and write `graph.json`, `noise_log.json` (and with opaque ids `clean_graph.json`) into
 /// `out_dir` (created if needed). See the module documentation for the semantics.
@@ -348,7 +303,9 @@ pub fn inject(graph: &Path, out_dir: &Path, opts: &Options) -> Result<Report, No
             )));
         }
     }
-    let input = Input::open(&path)?;
+    // read, not memory-mapped: a file truncated or rewritten by another process while the
+    // run uses it then gives the bytes read (or a read error naming it), never a SIGBUS
+    let input = read_graph_file(&path).map_err(NoiseError::Read)?;
     let bytes: &[u8] = &input;
     lap("read", &mut timings);
     let (input_sha256, built) = rayon::join(

@@ -218,6 +218,9 @@ pub enum RdbError {
     Join(usize, String),
     /// An output file cannot be written.
     Io { path: String, error: std::io::Error },
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C): neither output file was published
+    /// (the temporary files are removed).
+    Interrupted,
 }
 
 impl fmt::Display for RdbError {
@@ -227,6 +230,7 @@ impl fmt::Display for RdbError {
             RdbError::Read(t, m) => write!(f, "table {t}: cannot read: {m}"),
             RdbError::Join(k, m) => write!(f, "foreign key {k}: join failed: {m}"),
             RdbError::Io { path, error } => write!(f, "{path}: cannot write: {error}"),
+            RdbError::Interrupted => f.write_str("interrupted"),
         }
     }
 }
@@ -301,9 +305,22 @@ enum Done {
 /// Convert `job` (module docs): write `job.nt_path` and `job.graph_path`, return the counts.
 ///
 /// Errors: [`RdbError`] (the database cannot be opened or a statement fails, naming the
-/// table or foreign key by index; an output file cannot be written, naming it). Nothing is
-/// left at the targets on error (a previous file stays).
+/// table or foreign key by index; an output file cannot be written, naming it;
+/// [`RdbError::Interrupted`] once [`crate::cancel::request`] was called, polled while rows are
+/// read and between output chunks). Nothing is left at the targets on error (a previous file
+/// stays, except that an interrupted run removes the N-Triples file it already published: the
+/// pair is published whole or not at all).
 pub fn convert(job: &Job) -> Result<Outcome, RdbError> {
+    convert_inner(job).map_err(|e| {
+        if crate::cancel::requested() {
+            RdbError::Interrupted
+        } else {
+            e
+        }
+    })
+}
+
+fn convert_inner(job: &Job) -> Result<Outcome, RdbError> {
     let mut timer = Timer::new();
     // read the tables and run the joins, biggest work first
     let tasks: Vec<Task> = (0..job.tables.len())
@@ -314,6 +331,7 @@ pub fn convert(job: &Job) -> Result<Outcome, RdbError> {
         .par_iter()
         .with_max_len(1)
         .map(|task| -> Result<Done, RdbError> {
+            crate::cancel::check().map_err(|_| RdbError::Interrupted)?;
             let conn = sqlite::Connection::open(&job.db).map_err(RdbError::Open)?;
             match *task {
                 Task::Table(t) => table::read(&conn, &job.tables[t], job.trim, job.promote)
@@ -334,6 +352,7 @@ pub fn convert(job: &Job) -> Result<Outcome, RdbError> {
         }
     }
     timer.lap("read");
+    crate::cancel::check().map_err(|_| RdbError::Interrupted)?;
     tables
         .par_iter_mut()
         .zip(&job.tables)
@@ -349,6 +368,7 @@ pub fn convert(job: &Job) -> Result<Outcome, RdbError> {
         })
         .collect::<Result<_, _>>()?;
     timer.lap("resolve");
+    crate::cancel::check().map_err(|_| RdbError::Interrupted)?;
     let out = write::write_outputs(job, &tables, &matches, &mut timer);
     timer.print();
     out

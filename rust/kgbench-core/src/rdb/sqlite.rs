@@ -19,6 +19,9 @@ pub enum Value<'a> {
     Blob(&'a [u8]),
 }
 
+/// How many rows [`Connection::query`] reads between two polls of [`crate::cancel`].
+const POLL_ROWS: usize = 4096;
+
 /// A read-only connection.
 pub struct Connection {
     db: rusqlite::Connection,
@@ -36,7 +39,9 @@ impl Connection {
 
     /// Run `sql` and call `row` with the values of each result row, in order.
     ///
-    /// Errors: SQLite's message (bad SQL, a corrupt file...) or the first error of `row`.
+    /// Errors: SQLite's message (bad SQL, a corrupt file...), the first error of `row`, or
+    /// `"interrupted"` once [`crate::cancel::request`] was called (polled every
+    /// [`POLL_ROWS`] rows; the caller tells it apart with [`crate::cancel::requested`]).
     pub fn query<F>(&self, sql: &str, mut row: F) -> Result<(), String>
     where
         F: FnMut(&[Value<'_>]) -> Result<(), String>,
@@ -44,7 +49,12 @@ impl Connection {
         let mut stmt = self.db.prepare(sql).map_err(|e| e.to_string())?;
         let n = stmt.column_count();
         let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
+        let mut seen = 0usize;
         while let Some(r) = rows.next().map_err(|e| e.to_string())? {
+            seen += 1;
+            if seen.is_multiple_of(POLL_ROWS) && crate::cancel::requested() {
+                return Err(crate::cancel::Cancelled.to_string());
+            }
             let mut values: Vec<Value<'_>> = Vec::with_capacity(n);
             for i in 0..n {
                 values.push(match r.get_ref(i).map_err(|e| e.to_string())? {

@@ -697,7 +697,7 @@ struct Sink<'f> {
 
 impl Sink<'_> {
     fn send(&mut self, buf: Vec<u8>) {
-        if self.error.is_none() {
+        if self.error.is_none() && !crate::cancel::requested() {
             if let Err(e) = self.file.write_all_at(&buf, self.offset) {
                 self.error = Some(e);
             }
@@ -714,6 +714,9 @@ impl Sink<'_> {
         let batch = 4 * rayon::current_num_threads().max(1);
         let mut start = 0;
         while start < n {
+            if crate::cancel::requested() {
+                return; // `write_file` reports it and removes the temporary file
+            }
             let end = (start + batch).min(n);
             let bufs: Vec<Vec<u8>> = (start..end).into_par_iter().map(&f).collect();
             let mut at = Vec::with_capacity(bufs.len());
@@ -743,7 +746,8 @@ fn io_err(path: &Path, error: std::io::Error) -> RdbError {
 }
 
 /// Write `path` atomically (a temporary file beside it, then a rename) from the chunks
-/// `produce` gives the sink.
+/// `produce` gives the sink. [`RdbError::Interrupted`] (nothing renamed, the temporary file
+/// removed) when [`crate::cancel::request`] was called before the rename.
 fn write_file<F>(path: &Path, produce: F) -> Result<(), RdbError>
 where
     F: FnOnce(&mut Sink<'_>),
@@ -779,6 +783,11 @@ where
         error: None,
     };
     produce(&mut sink);
+    if crate::cancel::requested() {
+        drop(file);
+        let _ = fs::remove_file(&tmp);
+        return Err(RdbError::Interrupted);
+    }
 
     let result = match sink.error.take() {
         Some(e) => Err(e),
@@ -829,6 +838,9 @@ pub(crate) fn write_outputs(
     let gen_all = |t: usize| -> Vec<u8> {
         let mut buf = Vec::new();
         for i in 0..tables[t].n {
+            if i.is_multiple_of(4096) && crate::cancel::requested() {
+                break; // `write_file` reports it
+            }
             row_lines(i, t, &job.tables[t], &plans[t], tables, &mut buf);
         }
         buf
@@ -893,7 +905,7 @@ pub(crate) fn write_outputs(
     }
     let kept = distinct_relations(job, tables, matches);
     let relationships = kept.len();
-    write_file(Path::new(&job.graph_path), |sink| {
+    let graph_written = write_file(Path::new(&job.graph_path), |sink| {
         sink.send(graph_head(job, &plans));
         let mut first = true;
         for (t, data) in tables.iter().enumerate() {
@@ -961,7 +973,12 @@ pub(crate) fn write_outputs(
             buf
         });
         sink.send(b"]}\n".to_vec());
-    })?;
+    });
+    if let Err(RdbError::Interrupted) = graph_written {
+        // the pair is published whole or not at all: no lone N-Triples file that looks done
+        let _ = fs::remove_file(&job.nt_path);
+    }
+    graph_written?;
     timer.lap("graph_json");
 
     Ok(Outcome {

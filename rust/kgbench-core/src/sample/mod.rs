@@ -90,6 +90,9 @@ pub enum SampleError {
     /// A pattern that refers to a missing variable or slot.
     #[error("pattern: {0}")]
     Pattern(String),
+    /// [`instantiate`] was stopped by [`crate::cancel::request`] (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// An in-memory snapshot of a property graph (see the module documentation).
@@ -503,7 +506,14 @@ struct Search<'a> {
     row: Vec<u32>,
     assignment: Vec<u32>,
     out: HashMap<Vec<u32>, TopK>,
+    /// Search steps since the last poll of [`crate::cancel`].
+    ticks: u32,
+    /// A stop was requested: every step returns at once.
+    stopped: bool,
 }
+
+/// Search steps between two polls of [`crate::cancel`].
+const POLL_STEPS: u32 = 4096;
 
 impl Search<'_> {
     fn node_ok(&self, var: usize, node: u32) -> bool {
@@ -525,6 +535,14 @@ impl Search<'_> {
     }
 
     fn step(&mut self, depth: usize) {
+        self.ticks += 1;
+        if self.ticks >= POLL_STEPS {
+            self.ticks = 0;
+            self.stopped |= crate::cancel::requested();
+        }
+        if self.stopped {
+            return;
+        }
         let Some(&step) = self.plan.steps.get(depth) else {
             self.emit();
             return;
@@ -707,7 +725,9 @@ impl Search<'_> {
 /// exact). Runs on the rayon pool, split over the first variable's nodes; the result does not
 /// depend on the thread count. Output sorted by assignment.
 ///
-/// Errors: [`SampleError::Pattern`] for a variable or slot out of range.
+/// Errors: [`SampleError::Pattern`] for a variable or slot out of range;
+/// [`SampleError::Interrupted`] once [`crate::cancel::request`] was called (polled every
+/// [`POLL_STEPS`] search steps).
 pub fn instantiate(
     graph: &Graph,
     pattern: &Pattern,
@@ -743,8 +763,13 @@ pub fn instantiate(
                 row: Vec::new(),
                 assignment: Vec::new(),
                 out: HashMap::new(),
+                ticks: 0,
+                stopped: crate::cancel::requested(),
             };
             for node in lo..hi {
+                if s.stopped {
+                    break;
+                }
                 if s.node_ok(first, node) {
                     s.nodes[first] = node;
                     s.labels[first] = graph.label[node as usize];
@@ -768,6 +793,9 @@ pub fn instantiate(
             }
             a
         });
+    if crate::cancel::requested() {
+        return Err(SampleError::Interrupted);
+    }
     let mut out: Vec<Instantiation> = merged
         .into_iter()
         .map(|(assignment, top)| Instantiation {
