@@ -247,6 +247,7 @@ pub(super) fn read_line_blocks<T: Send>(
     let mut next =
         read_group(reader, &mut carry, &mut eof, group, block, &mut pool).map_err(io_err)?;
     while !next.is_empty() {
+        super::check_cancel()?;
         let blocks = std::mem::take(&mut next);
         // Parse this group while the next one is read (and decompressed).
         let (results, read) = rayon::join(

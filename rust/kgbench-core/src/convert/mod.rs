@@ -121,6 +121,15 @@ pub enum ConvertError {
     },
     #[error("{0}")]
     Options(String),
+    /// Stopped by [`crate::cancel::request`] (Ctrl-C); nothing was returned.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// [`ConvertError::Interrupted`] once [`crate::cancel::request`] was called: polled
+/// between groups of input blocks and between the conversion's phases.
+pub(crate) fn check_cancel() -> Result<(), ConvertError> {
+    crate::cancel::check().map_err(|_| ConvertError::Interrupted)
 }
 
 /// Options of [`convert`].
@@ -581,6 +590,7 @@ pub fn convert(
         (merger.join().expect("fact merger thread panicked"), read)
     });
     read?;
+    check_cancel()?;
     timer.lap("read+parse+store");
     let mut store = store;
     store.finish();
@@ -604,6 +614,7 @@ pub fn convert(
         item_edges,
     };
     let (graph, mut report) = r.run();
+    check_cancel()?;
     timer.lap("resolve");
     drop(r);
     let facts_kept = store.facts;

@@ -636,6 +636,7 @@ pub fn read<T>(
     let mut line = 0u64;
     let mut offset = offset0;
     while !eof || !buf.is_empty() {
+        super::check_cancel()?;
         // Fill to at least GROUP_BYTES unscanned-or-pending bytes.
         while !eof && buf.len() < GROUP_BYTES {
             let chunk = reader.fill_buf().map_err(io_err)?;
