@@ -315,8 +315,8 @@ def main() -> None:
             ratio = rates[label, name]
             print(
                 f"  target {name} conversion >= 0.8x its decompression-only rate, {label}: "
-                f"{'met' if ratio >= 0.8 else 'NOT met'} ({ratio:.2f}x end to end; reading "
-                f"phase alone {rates[label, name + ' reading']:.2f}x)"
+                f"{'met' if ratio >= 0.8 else 'NOT met'} ({ratio:.3f}x end to end; reading "
+                f"phase alone {rates[label, name + ' reading']:.3f}x)"
             )
         rate = rates[label, "json"]
         print(
