@@ -115,7 +115,11 @@ def test_syntax_error_position_does_not_depend_on_blocks(
     assert r_skip["invalid_skipped"] == 1 and r_skip["triples_read"] == r_clean["triples_read"]
 
 
-def _frames(d: Path) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, str], dict[str, str]]:
+#: The two Parquet tables of an output directory and their key-value metadata.
+Frames = tuple[pl.DataFrame, pl.DataFrame, dict[str, str], dict[str, str]]
+
+
+def _frames(d: Path) -> Frames:
     return (
         pl.read_parquet(d / "entities.parquet"),
         pl.read_parquet(d / "relations.parquet"),
@@ -124,19 +128,29 @@ def _frames(d: Path) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, str], dict[s
     )
 
 
+def _both_parquet_forms(
+    schema: dict[str, Any], src: Path, tmp: Path
+) -> tuple[dict[str, Any], Frames, Frames]:
+    """Convert ``src`` into ``tmp/fast`` (Parquet from the native rows) and write the
+    Parquet pair of the returned graph into ``tmp/slow`` (:func:`write_parquet`); assert
+    the two tables are equal, with equal column types. (graph, fast frames, slow frames)"""
+    graph, _ = convert(schema, src, tmp / "fast")
+    assert graph is not None
+    (tmp / "slow").mkdir()
+    write_parquet(graph, tmp / "slow")
+    fast, slow = _frames(tmp / "fast"), _frames(tmp / "slow")
+    for a, b in zip(fast[:2], slow[:2], strict=True):
+        assert a.schema == b.schema
+        assert a.equals(b)
+    return graph, fast, slow
+
+
 @pytest.mark.parametrize("which", ["synthetic", "q42"])
 def test_parquet_from_native_rows_equals_parquet_from_graph(
     which: str, dump: Path, tmp_path: Path
 ) -> None:
     schema, src = (SCHEMA, dump) if which == "synthetic" else (_q42_schema(), Q42)
-    graph, _ = convert(schema, src, tmp_path / "fast")
-    assert graph is not None
-    (tmp_path / "slow").mkdir()
-    write_parquet(graph, tmp_path / "slow")
-    fast, slow = _frames(tmp_path / "fast"), _frames(tmp_path / "slow")
-    for a, b in zip(fast[:2], slow[:2], strict=True):
-        assert a.schema == b.schema
-        assert a.equals(b)
+    graph, fast, slow = _both_parquet_forms(schema, src, tmp_path)
     assert fast[0].height > 0  # (Q42 has no relations: the empty table path)
     assert fast[2:] == slow[2:]
     ents = fast[0]
@@ -225,14 +239,8 @@ def test_parquet_rows_carry_any_string_and_number(texts: list[str], decimals: li
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         (d / "in.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        graph, _ = convert(schema, d / "in.nt", d / "fast")
-        assert graph is not None and len(graph["entities"]) == len(texts)
-        (d / "slow").mkdir()
-        write_parquet(graph, d / "slow")
-        fast, slow = _frames(d / "fast"), _frames(d / "slow")
-        for a, b in zip(fast[:2], slow[:2], strict=True):
-            assert a.schema == b.schema
-            assert a.equals(b)
+        graph, fast, _ = _both_parquet_forms(schema, d / "in.nt", d)
+        assert len(graph["entities"]) == len(texts)
         names = sorted(fast[0]["name"].to_list())
         assert names == sorted(e["name"] for e in graph["entities"])
         assert fast[0]["prop.Person.x"].null_count() < len(texts)
