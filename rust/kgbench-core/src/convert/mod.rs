@@ -127,7 +127,8 @@ pub enum ConvertError {
 }
 
 /// [`ConvertError::Interrupted`] once [`crate::cancel::request`] was called: polled
-/// between groups of input blocks and between the conversion's phases.
+/// between groups of input blocks, between the conversion's phases, and (as
+/// `cancel::requested`) per entity and per relation subject while resolving.
 pub(crate) fn check_cancel() -> Result<(), ConvertError> {
     crate::cancel::check().map_err(|_| ConvertError::Interrupted)
 }
@@ -1063,6 +1064,10 @@ impl Resolver<'_> {
         }
     }
 
+    /// Resolve the graph and the report's counts. Once [`crate::cancel::request`] was
+    /// called it skips the remaining work (per entity, per subject, between phases) and
+    /// returns an incomplete result, which [`convert`] discards with
+    /// [`ConvertError::Interrupted`].
     fn run(&mut self) -> (J, Vec<(JKey, J)>) {
         let mut timer = Timer::new();
         let s = self.s;
@@ -1132,6 +1137,9 @@ impl Resolver<'_> {
             kept[i] = named;
         }
         timer.lap("  candidates");
+        if crate::cancel::requested() {
+            return (J::Null, Vec::new());
+        }
         let kept_sets: Vec<FxHashSet<ItemId>> =
             kept.iter().map(|v| v.iter().copied().collect()).collect();
         let enabled: Vec<bool> = s.entities.iter().map(|e| !e.disable).collect();
@@ -1161,6 +1169,9 @@ impl Resolver<'_> {
             let done: Vec<(J, Vec<(usize, &'static str)>)> = kept[i]
                 .par_iter()
                 .map(|&q| {
+                    if crate::cancel::requested() {
+                        return (J::Null, Vec::new()); // discarded: `convert` checks after `run`
+                    }
                     let mut drops: Vec<(usize, &'static str)> = Vec::new();
                     let mut props: Vec<(String, PV, bool)> = Vec::new();
                     let mut lists: Vec<(String, Vec<PV>)> = Vec::new();
@@ -1237,6 +1248,9 @@ impl Resolver<'_> {
         }
 
         timer.lap("  entities");
+        if crate::cancel::requested() {
+            return (J::Null, Vec::new());
+        }
         // Relations.
         let mut rels: Vec<Rel> = Vec::new();
         let mut rel_counts_raw: Vec<(String, usize)> = Vec::new();
@@ -1267,7 +1281,13 @@ impl Resolver<'_> {
             let this: &Resolver = self;
             let per_subject: Vec<SubjectRels> = subj_pool
                 .par_iter()
-                .map(|&a| this.relations_of(r, si, oi, a, &cand_sets, &kept_sets))
+                .map(|&a| {
+                    if crate::cancel::requested() {
+                        SubjectRels::default() // discarded: `convert` checks after `run`
+                    } else {
+                        this.relations_of(r, si, oi, a, &cand_sets, &kept_sets)
+                    }
+                })
                 .collect();
             // (subj, obj, statement iri) -> props
             let mut found: BTreeMap<(String, String, String), PropMaps> = BTreeMap::new();
@@ -1312,6 +1332,9 @@ impl Resolver<'_> {
             }
         }
         timer.lap("  relations");
+        if crate::cancel::requested() {
+            return (J::Null, Vec::new());
+        }
         // Merge (the original's convert_wd_to_simple_kg).
         let before_merge = rels.len();
         // Relations of one (label, subj_id, obj_id) are adjacent in `rels`: they come
