@@ -89,7 +89,11 @@ fn write_json(out: &mut String, v: &J, lossy: &mut bool) {
             use std::fmt::Write;
             let _ = write!(out, "{i}");
         }
-        J::Float(f) => out.push_str(&float_text(*f, lossy)),
+        J::Float(f) if f.is_finite() => out.push_str(&py_float_repr(*f)),
+        J::Float(_) => {
+            *lossy = true;
+            out.push_str("null");
+        }
         J::Str(s) => write_json_str(out, s),
         J::Arr(_) | J::Obj(_) => {
             // Never a list element of a property value; kept out of the tables.
@@ -99,32 +103,11 @@ fn write_json(out: &mut String, v: &J, lossy: &mut bool) {
     }
 }
 
-/// `repr` of a finite float; `null` (and `lossy` set) for the others.
-fn float_text(f: f64, lossy: &mut bool) -> String {
-    if f.is_finite() {
-        py_float_repr(f)
-    } else {
-        *lossy = true;
-        "null".into()
-    }
-}
-
 /// One CSV cell: empty for a missing or null value, the value's text for a
 /// scalar, the compact JSON text for a list.
 fn write_cell(out: &mut String, v: Option<&J>, lossy: &mut bool, scratch: &mut String) {
     match v {
         None | Some(J::Null) => {}
-        Some(J::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
-        Some(J::Int(i)) => {
-            use std::fmt::Write;
-            let _ = write!(out, "{i}");
-        }
-        Some(J::Float(f)) => {
-            let t = float_text(*f, lossy);
-            if t != "null" {
-                out.push_str(&t);
-            }
-        }
         Some(J::Str(s)) => write_field(out, s),
         Some(J::Arr(a)) => {
             scratch.clear();
@@ -138,10 +121,10 @@ fn write_cell(out: &mut String, v: Option<&J>, lossy: &mut bool, scratch: &mut S
             scratch.push(']');
             write_field(out, scratch);
         }
-        Some(J::Obj(_)) => {
-            // Never a property value; kept out of the tables.
-            *lossy = true;
-        }
+        Some(J::Float(f)) if !f.is_finite() => *lossy = true, // (an empty cell)
+        Some(J::Obj(_)) => *lossy = true, // never a property value; kept out of the tables
+        // booleans, integers, finite floats: their JSON text is their CSV text
+        Some(x) => write_json(out, x, lossy),
     }
 }
 
