@@ -124,6 +124,13 @@ def test_cli_writes_cypherbench_files(uri: str, tmp_path: Path, capsys: Any) -> 
         "connection_errors": 0,
     }
     assert aggregated.pop("excluded") == []
+    # every gold result of the nine tasks is informative (metrics.md §1)
+    assert aggregated.pop("informative") == {
+        "overall": AGGREGATED["overall"],
+        "tasks": 9,
+        "uninformative": 0,
+        "by_reason": {},
+    }
     assert aggregated == AGGREGATED
     records = json.loads((out / "result_with_metrics.json").read_text())
     assert [r["qid"] for r in records] == [f"t{i}" for i in range(1, 10)]

@@ -56,6 +56,7 @@ __all__ = [
     "score_files",
     "smape",
     "step_accuracy",
+    "uninformative_reason",
     "values_equal",
 ]
 
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
         execution_accuracy_batch,
         order_matters,
         score_files,
+        uninformative_reason,
         values_equal,
     )
     from kgbench.evaluate.metrics import (
@@ -107,6 +109,7 @@ _LAZY = {
             "execution_accuracy_batch",
             "order_matters",
             "score_files",
+            "uninformative_reason",
             "values_equal",
         ),
         "compare",

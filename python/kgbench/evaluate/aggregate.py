@@ -89,6 +89,44 @@ def aggregate_metrics(
     return {"overall": overall, "by_graph": by_graph, "by_match": by_match, "by_return": by_return}
 
 
+def informative_metrics(
+    records: Sequence[Mapping[str, Any]], metrics: Sequence[str]
+) -> dict[str, Any]:
+    """The ``informative`` object of ``aggregated_metrics.json``: the metrics over the tasks
+    whose gold result is informative, beside ``overall`` over all tasks
+    (``shared/spec/test-suite.md``, "Uninformative tasks"; metrics.md §1).
+
+    ``records``: scored records, each with ``metrics`` and ``uninformative`` (``None`` or a
+    reason of :func:`kgbench.evaluate.uninformative_reason`). Returns ``{"overall": {metric:
+    mean over informative tasks, 4 decimals, NaN when none}, "tasks": number of informative
+    tasks, "uninformative": number of the others, "by_reason": {reason: count}}`` (reasons in
+    the order of the rules, only those that occur).
+    """
+    from kgbench.evaluate.compare import UNINFORMATIVE_REASONS
+
+    kept = [r for r in records if not r.get("uninformative")]
+    reasons = [r["uninformative"] for r in records if r.get("uninformative")]
+    return {
+        "overall": {m: mean4([r["metrics"][m] for r in kept]) for m in metrics},
+        "tasks": len(kept),
+        "uninformative": len(reasons),
+        "by_reason": {k: reasons.count(k) for k in UNINFORMATIVE_REASONS if k in reasons},
+    }
+
+
+def format_informative(informative: Mapping[str, Any]) -> str:
+    """The ``informative`` object of :func:`informative_metrics` as table lines."""
+    lines = [
+        f"informative tasks ({informative['tasks']}; {informative['uninformative']} "
+        "uninformative gold results left out)"
+    ]
+    for name, value in informative["overall"].items():
+        lines.append(f"  {name:<32} {value:>8.4f}")
+    for reason, count in informative["by_reason"].items():
+        lines.append(f"  uninformative: {reason:<17} {count:>8d}")
+    return "\n".join(lines)
+
+
 def format_table(aggregated: Mapping[str, Mapping[str, float]], metric_for_agg: str) -> str:
     """A plain-text table of aggregated metrics for the terminal. ``by_match`` and
     ``by_return`` group the tasks that carry CypherBench's ``from_template``; when none does,

@@ -80,6 +80,25 @@ def order_matters(gold_cypher: str) -> bool:
     return _core.order_matters(gold_cypher)
 
 
+#: The reasons :func:`uninformative_reason` gives, in the order its rules are tried.
+UNINFORMATIVE_REASONS = ("empty", "all_null", "single_zero", "single_false", "single_empty_list")
+
+
+def uninformative_reason(gold_rows: Iterable[Any]) -> str | None:
+    """Why a gold result cannot tell a right prediction from many wrong ones on its graph, or
+    ``None`` when it can (``shared/spec/test-suite.md``, "Uninformative tasks"; metrics.md §1).
+
+    ``gold_rows``: rows as for :func:`execution_accuracy`. First rule that holds: no row ->
+    ``"empty"``; every cell null -> ``"all_null"``; one row of one cell equal to 0 (``0``,
+    ``0.0``, ``-0.0``) -> ``"single_zero"``; ``false`` -> ``"single_false"``; an empty list ->
+    ``"single_empty_list"``. Decided in Rust on the canonical cell keys
+    (``kgbench_core::evaluate::informative``).
+
+    Raises the errors of :func:`execution_accuracy` for rows it cannot read.
+    """
+    return _core.uninformative_reason(gold_rows)
+
+
 def execution_accuracy(
     gold_rows: Iterable[Any],
     pred_rows: Iterable[Any],
@@ -145,7 +164,11 @@ class ScoreResult:
     ``n_missing`` (no prediction; scored 0), ``n_pred_error`` (prediction carries an
     ``error``; 0), ``n_gold_error`` (gold carries an ``error``; 0), ``n_undecided`` (the
     column-bijection search stopped at its bound, metrics.md §1; 0), ``n_extra_pred``
-    (predictions whose qid is not in the gold file; not scored) and ``ex`` (mean EX).
+    (predictions whose qid is not in the gold file; not scored), ``ex`` (mean EX),
+    ``n_informative`` (gold lines without an error whose result is informative, metrics.md
+    §1), ``n_uninformative`` (``{reason: count}`` of the others without an error, only the
+    reasons that occur) and ``ex_informative`` (mean EX over the ``n_informative`` lines; 0
+    when there are none).
     """
 
     summary: dict[str, Any]
@@ -173,8 +196,9 @@ def score_files(
     scores 1 without comparison, as in CypherBench. Unknown fields are ignored. ``out``:
     optional JSONL written in gold order, ``{"qid", "ex", "status"}`` with status one of
     ``match``, ``mismatch``, ``identical_query``, ``missing``, ``pred_error``,
-    ``gold_error``, ``undecided``. ``rel_tol``: optional relative tolerance on numbers
-    (module docstring).
+    ``gold_error``, ``undecided``, plus ``"uninformative": reason`` when the gold result is
+    uninformative (:func:`uninformative_reason`). ``rel_tol``: optional relative tolerance
+    on numbers (module docstring).
 
     Gold lines are parsed and compared with their predictions chunk by chunk, in parallel
     and cache-friendly: predictions in the same order are paired by line, others by qid

@@ -42,7 +42,12 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError, KgbenchError
-from kgbench.evaluate.aggregate import aggregate_metrics, format_table
+from kgbench.evaluate.aggregate import (
+    aggregate_metrics,
+    format_informative,
+    format_table,
+    informative_metrics,
+)
 from kgbench.evaluate.provenance import (
     ExecutorLike,
     Failure,
@@ -126,6 +131,7 @@ class EvaluationResult:
     counts: dict[str, int] = field(default_factory=dict)
     excluded: list[dict[str, Any]] = field(default_factory=list)
     gold_cache: dict[str, dict[str, Any]] = field(default_factory=dict)
+    informative: dict[str, Any] = field(default_factory=dict)
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``
@@ -136,6 +142,8 @@ class EvaluationResult:
         results_path = out / "result_with_metrics.json"
         agg_path = out / "aggregated_metrics.json"
         aggregated: dict[str, Any] = dict(self.aggregated)
+        if self.informative:
+            aggregated["informative"] = self.informative
         if self.counts:
             aggregated["counts"] = self.counts
             aggregated["excluded"] = self.excluded
@@ -159,6 +167,8 @@ class EvaluationResult:
     def table(self) -> str:
         """The summary line, aggregated metrics, error counts and the tasks left out."""
         text = self.summary() + "\n" + format_table(self.aggregated, self.metric_for_agg)
+        if self.informative:
+            text += "\n" + format_informative(self.informative)
         if self.error_counts:
             text += "\nscored tasks with a 0 from an error, by error class"
             for name, count in sorted(self.error_counts.items()):
@@ -379,7 +389,11 @@ def _score_graph(
             right after that batch, before the next one is sent).
     """
     from kgbench._core.evaluate import ex_set  # EX_set core (Rust)
-    from kgbench.evaluate import execution_accuracy, order_matters  # EX core (Rust)
+    from kgbench.evaluate import (  # EX core (Rust)
+        execution_accuracy,
+        order_matters,
+        uninformative_reason,
+    )
 
     def run(
         executor: ExecutorLike, queries: Iterable[str], what: str, show: bool = progress
@@ -557,6 +571,9 @@ def _score_graph(
         t["pred_cypher"] = pred
         t["metrics"] = {**t.get("metrics", {}), **{m: scores[m] for m in metrics}}
         t["errors"] = errors
+        t["uninformative"] = (
+            uninformative_reason(gres.rows) if gres is not None and gres.ok else None
+        )
     return excluded
 
 
@@ -762,6 +779,10 @@ def evaluate(
     for t in records:
         counts.update({err["error_class"] for err in t["errors"].values()})
     aggregated = aggregate_metrics(records, metric_names, metric_for_agg)
+    # the gold results exist (and tasks carry their `uninformative` reason) when EX or EX_set
+    # is computed
+    want_gold_rows = any(m in ("execution_accuracy", "ex_set") for m in metric_names)
+    informative = informative_metrics(records, metric_names) if want_gold_rows else {}
     return EvaluationResult(
         records,
         aggregated,
@@ -776,6 +797,7 @@ def evaluate(
         },
         excluded=left,
         gold_cache=gold_cache,
+        informative=informative,
     )
 
 

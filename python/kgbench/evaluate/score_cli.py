@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
                 else []
             ),
             f"extra predictions {s['n_extra_pred']}  (qid not in gold; not scored)",
+            f"EX informative    {s['ex_informative']:.4f}  (of {s['n_informative']} gold "
+            "results that are informative; metrics.md §1)",
+            *(f"  uninformative: {reason:<17} {n}" for reason, n in s["n_uninformative"].items()),
         ]
     seconds = time.perf_counter() - t0
     rate = s["n_gold"] / seconds if seconds > 0 else float("inf")

@@ -17,8 +17,11 @@ with its error class. ``execution_accuracy`` is
 ``executable`` is 1 when the prediction ran. Hardness is the task's ``hardness`` field, else
 Spider's hardness of ``gold_sql`` (:mod:`kgbench.rdb.hardness`), else ``unknown``.
 
-Outputs: ``result_with_metrics.json`` (the task records with ``metrics`` and ``error``) and
-``aggregated_metrics.json`` ``{overall, by_graph, by_hardness, excluded}``.
+Outputs: ``result_with_metrics.json`` (the task records with ``metrics``, ``error`` and
+``uninformative``: ``null`` or why the gold result cannot tell right from wrong,
+:func:`kgbench.evaluate.uninformative_reason`) and ``aggregated_metrics.json`` ``{overall,
+by_graph, by_hardness, informative, excluded}`` (``informative``:
+:func:`kgbench.evaluate.aggregate.informative_metrics`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
-from kgbench.evaluate.aggregate import group_means, mean4
+from kgbench.evaluate.aggregate import (
+    format_informative,
+    group_means,
+    informative_metrics,
+    mean4,
+)
 
 #: Spider's hardness levels, in order.
 HARDNESS = ("easy", "medium", "hard", "extra")
@@ -122,6 +130,8 @@ class SparqlEvaluation:
         lines = [f"overall ({agg['scored']} tasks scored, {len(self.excluded)} excluded)"]
         for name, value in agg["overall"].items():
             lines.append(f"  {name:<32} {value:>8.4f}")
+        if "informative" in agg:
+            lines.append(format_informative(agg["informative"]))
         for section in ("by_hardness", "by_graph"):
             lines.append(f"{section} (execution_accuracy)")
             for key, value in agg[section].items():
@@ -147,6 +157,7 @@ def evaluate_sparql(
     Raises:
         InputError: unreadable or malformed task / prediction files, a graph without RDF
             in ``rdf_dir``, RDF that does not parse."""
+    from kgbench.evaluate.compare import uninformative_reason
     from kgbench.evaluate.sparql import (
         SparqlExecutor,
         rdf_files_of,
@@ -202,6 +213,7 @@ def evaluate_sparql(
                     errors[error] = errors.get(error, 0) + 1
                 rec["metrics"] = {"execution_accuracy": ex_value, "executable": executable}
                 rec["error"] = error
+                rec["uninformative"] = uninformative_reason([list(r) for r in gold.rows])
                 scored.append(rec)
                 if progress is not None:
                     progress(done, len(items))
@@ -217,6 +229,7 @@ def evaluate_sparql(
         },
         "by_graph": group_means((r["graph"], r["metrics"]["execution_accuracy"]) for r in scored),
         "by_hardness": hard,
+        "informative": informative_metrics(scored, ("execution_accuracy", "executable")),
         "scored": len(scored),
         "excluded": excluded,
         "compat": compat or "kgbench",

@@ -95,6 +95,12 @@ def register(subparsers: Any) -> None:
         help="default mode: relationships expanded per (node, direction, type, "
         "neighbour label) when sampling (default: 64)",
     )
+    cb.add_argument(
+        "--allow-uninformative",
+        action="store_true",
+        help="keep tasks whose gold result is all null or a single 0 / false / empty list "
+        "(default: rejected as 'uninformative', see metrics.md §1; compat mode keeps them)",
+    )
     llm_args(cb, "the question rewrite and verify steps")
     cb.add_argument("--quiet", action="store_true", help="no progress output")
     cb.set_defaults(func=_cypherbench)
@@ -147,6 +153,7 @@ def _cypherbench(args: argparse.Namespace) -> int:
         per_category=args.per_category,
         compat=args.compat,
         pivot_cap=args.pivot_cap,
+        allow_uninformative=args.allow_uninformative,
         llm=llm,
         progress=not args.quiet,
         log=log,

@@ -39,6 +39,9 @@ quirks. The default mode differs in these ways, each fixing a defect of the orig
    default drops duplicate gold queries (counted under ``duplicate``); compat keeps them.
 5. **Rounding.** Both modes keep the original's ``int()`` truncation of rounded thresholds
    (spec §6.5); validation drops the empty results it causes.
+6. **Uninformative gold results.** The original keeps any non-empty result; the default also
+   rejects results that are all null or a single 0 / false / empty list (counted under
+   ``uninformative``; metrics.md §1), unless ``allow_uninformative``; compat keeps them.
 
 Both modes: qids are ``uuid5(graph, gold_cypher)`` (the original's uuid4 is not reproducible);
 ``answer_json`` holds the validated gold rows (never filled by the original); a relation missing
@@ -112,6 +115,7 @@ REJECTION_REASONS = (
     "realism_c_leaf",
     "realism_d_group_by",
     "empty",
+    "uninformative",
     "too_many_rows",
     "timeout",
     "error",
@@ -290,6 +294,7 @@ class CypherBenchGenerator:
         compat: str | None = None,
         per_category: int | None = None,
         pivot_cap: int = 64,
+        allow_uninformative: bool = False,
         categorical_threshold: float = 0.1,
         batch_size: int = 500,
         workers: int = 4,
@@ -313,6 +318,8 @@ class CypherBenchGenerator:
         )
         self.cfg = cfg
         self.pivot_cap = None if self.compat else pivot_cap
+        # compat mode keeps what the original keeps (any non-empty result)
+        self.allow_uninformative = allow_uninformative or self.compat
         self.categorical_threshold = categorical_threshold
         self.batch_size = batch_size
         self.workers = workers
@@ -826,7 +833,10 @@ class CypherBenchGenerator:
 
     def validate(self, candidates: list[Candidate]) -> list[tuple[Candidate, list[list[Any]]]]:
         """Keep candidates whose MATCH part has ≤ 100,000 records and whose gold query runs
-        within 30 s with a non-empty result; return them with their gold rows."""
+        within 30 s with a non-empty result that is informative (all null, a single 0 /
+        false / empty list: :func:`kgbench.evaluate.uninformative_reason`; kept with
+        ``allow_uninformative`` and in compat mode); return them with their gold rows."""
+        from kgbench.evaluate.compare import uninformative_reason
         from kgbench.neo4j.executor import to_plain
 
         out = []
@@ -844,6 +854,9 @@ class CypherBenchGenerator:
                 self.counters.reject("empty", c.mc.pattern)
                 continue
             rows = [[to_plain(v) for v in r.values()] for r in recs]
+            if not self.allow_uninformative and uninformative_reason(rows) is not None:
+                self.counters.reject("uninformative", c.mc.pattern)
+                continue
             if "ORDER BY" not in c.gold_cypher.upper():
                 # an unordered result: a canonical order, independent of the store's layout
                 rows.sort(key=lambda row: json.dumps(row, sort_keys=True, ensure_ascii=False))
@@ -1233,6 +1246,7 @@ def generate_cypherbench(
     per_category: int | None = None,
     compat: str | None = None,
     pivot_cap: int = 64,
+    allow_uninformative: bool = False,
     llm: Any = None,
     verify_rounds: int | None = None,
     progress: bool = False,
@@ -1246,7 +1260,9 @@ def generate_cypherbench(
     directory for ``tasks.json`` and ``report.json`` (written atomically, only when the run
     succeeds; None: nothing written). ``split`` ``test`` (cap 60 per MATCH category, k 2) or
     ``train`` (10000, k 10); ``per_category`` overrides the cap. ``compat="cypherbench"``
-    reproduces the original (module docstring). ``llm`` a :class:`kgbench.llm.LLMClient`
+    reproduces the original (module docstring). Gold results that are uninformative (all
+    null, a single 0 / false / empty list; metrics.md §1) are rejected (``uninformative``)
+    unless ``allow_uninformative`` or compat mode. ``llm`` a :class:`kgbench.llm.LLMClient`
     for the rewrite and verify steps (None: offline, ``nl_question`` = template text);
     ``verify_rounds`` defaults to 3 (test, failures take the correct rewrite) or 1 (train,
     failures dropped). ``reader`` an open :class:`GraphReader` (then ``uri`` is only recorded).
@@ -1272,6 +1288,7 @@ def generate_cypherbench(
         compat=compat,
         per_category=per_category,
         pivot_cap=pivot_cap,
+        allow_uninformative=allow_uninformative,
         progress=progress,
         log=log,
     )

@@ -88,6 +88,7 @@ DIMENSIONS = (
     "NGDBench family",
     "same as clean graph",
     "operation",
+    "gold result",
 )
 
 #: Verdicts of a task (besides an error class): the prediction is right, wrong, or partly
@@ -467,6 +468,7 @@ def read_evaluate(path: Path, label: str) -> Run:
                 row.groups["RETURN template"] = mapped
         if isinstance(rec.get("graph_isomorphism"), str):
             row.groups["isomorphism type"] = rec["graph_isomorphism"]
+        _gold_result_group(row, rec)
         found = [
             (name, err) for name, err in sorted(errors.items(), key=lambda kv: kv[0] != primary)
         ]
@@ -490,7 +492,35 @@ def read_evaluate(path: Path, label: str) -> Run:
     overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in metrics}
     run = Run(label, path, "evaluate (CypherBench)", metrics, overall, rows)
     _count_errors(run, classes)
+    _informative_note(run, agg)
     return run
+
+
+def _gold_result_group(row: TaskRow, rec: Mapping[str, Any]) -> None:
+    """Put ``row`` in the ``gold result`` group: ``informative`` or ``uninformative: <reason>``
+    (the record's ``uninformative``; metrics.md §1). Records of older files, without the
+    field, get no group."""
+    if "uninformative" not in rec:
+        return
+    reason = rec["uninformative"]
+    row.groups["gold result"] = f"uninformative: {reason}" if reason else "informative"
+
+
+def _informative_note(run: Run, agg: Mapping[str, Any]) -> None:
+    """A note with the metrics over the informative tasks beside those over all (the
+    ``informative`` object of ``aggregated_metrics.json``), when the file has it."""
+    info = _dict(agg.get("informative"))
+    if not info:
+        return
+    means = ", ".join(
+        f"{k} {v:.4f}" for k, v in _dict(info.get("overall")).items() if isinstance(v, float)
+    )
+    reasons = ", ".join(f"{k} {n}" for k, n in _dict(info.get("by_reason")).items())
+    run.notes.append(
+        f"on the {info.get('tasks')} tasks whose gold result is informative: {means}; "
+        f"{info.get('uninformative')} uninformative gold result(s) ({reasons or 'none'}) "
+        "stay in the overall figures"
+    )
 
 
 def read_evaluate_sparql(path: Path, label: str) -> Run:
@@ -520,6 +550,7 @@ def read_evaluate_sparql(path: Path, label: str) -> Run:
                 row.groups[dim] = rec[key]
         if isinstance(rec.get("graph_isomorphism"), str):
             row.groups["isomorphism type"] = rec["graph_isomorphism"]
+        _gold_result_group(row, rec)
         if rec.get("error"):
             row.error_class = str(rec["error"])
         score = row.metrics.get(EX.key)
@@ -530,6 +561,7 @@ def read_evaluate_sparql(path: Path, label: str) -> Run:
         classes.append((row, [row.error_class] if row.error_class else []))
     overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in metrics}
     run = Run(label, path, "evaluate --language sparql", metrics, overall, rows)
+    _informative_note(run, agg)
     excluded = agg.get("excluded") or []
     if excluded:
         run.notes.append(

@@ -291,6 +291,15 @@ fn execution_accuracy_batch<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// uninformative_reason(gold_rows) -> str | None: why a gold result is uninformative
+/// (`"empty"`, `"all_null"`, `"single_zero"`, `"single_false"`, `"single_empty_list"`), or
+/// None (kgbench_core::evaluate::informative).
+#[pyfunction]
+fn uninformative_reason(gold_rows: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
+    let g = table_from_py(gold_rows, "gold_rows")?;
+    Ok(kgbench_core::evaluate::uninformative(g.as_ref()).map(|u| u.as_str()))
+}
+
 /// order_matters(gold_cypher) -> bool: `'order by' in gold_cypher.lower()` (SPEC.md §4).
 #[pyfunction]
 fn order_matters(gold_cypher: &str) -> bool {
@@ -328,6 +337,21 @@ fn score_files<'py>(
     d.set_item("n_undecided", s.n_undecided)?;
     d.set_item("n_extra_pred", s.n_extra_pred)?;
     d.set_item("ex", s.ex)?;
+    let by_reason = PyDict::new(py);
+    for (u, n) in kgbench_core::evaluate::Uninformative::ALL
+        .iter()
+        .zip(s.n_uninformative)
+    {
+        if n > 0 {
+            by_reason.set_item(u.as_str(), n)?;
+        }
+    }
+    d.set_item(
+        "n_informative",
+        s.n_gold - s.n_uninformative.iter().sum::<usize>(),
+    )?;
+    d.set_item("n_uninformative", by_reason)?;
+    d.set_item("ex_informative", s.ex_informative)?;
     let bytes: Vec<u8> = statuses
         .iter()
         .flat_map(|st| st.ex().to_le_bytes())
@@ -555,6 +579,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(execution_accuracy, &m)?)?;
     m.add_function(wrap_pyfunction!(execution_accuracy_batch, &m)?)?;
     m.add_function(wrap_pyfunction!(order_matters, &m)?)?;
+    m.add_function(wrap_pyfunction!(uninformative_reason, &m)?)?;
     m.add_function(wrap_pyfunction!(score_files, &m)?)?;
     m.add_function(wrap_pyfunction!(set_scores, &m)?)?;
     m.add_function(wrap_pyfunction!(gtsqa_scores, &m)?)?;

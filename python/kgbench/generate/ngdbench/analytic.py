@@ -37,7 +37,8 @@ elements the noise did not touch. A noisy edge that exists in the clean graph is
 there; an added (false) edge with its noisy type.
 
 **Gold** (spec §4): every instantiated query runs on the clean graph G*; kept are queries that
-succeed with a non-empty result, not all null, not an all-zero aggregate, and (NoAgg) at most
+succeed with an informative result (not empty, not all null, not a single 0 — the all-zero
+aggregate —, ``false`` or empty list: metrics.md §1), and (NoAgg) at most
 ``max_answers`` distinct rows (32; ``--compat-repo``: 20). Duplicated query texts are made
 once. Kept queries run again on the noisy graph G̃ → ``noise_answer``; ``same_as_cleangraph``
 is multiset equality (``compat_repo``: list equality in order, as the repo compares).
@@ -680,16 +681,18 @@ def _rows_answer(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Any:
 def _gold_filter(
     family: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], max_answers: int
 ) -> str | None:
-    """Why a clean result is not kept (spec §4 Gold), or None."""
-    if not rows:
-        return "empty"
-    if all(all(v is None for v in row) for row in rows):
-        return "all_null"
+    """Why a clean result is not kept (spec §4 Gold), or None: an uninformative result
+    (:func:`kgbench.evaluate.uninformative_reason`: ``empty``, ``all_null``, ``single_zero``
+    — the spec's all-zero aggregate —, ``single_false``, ``single_empty_list``), an
+    aggregate that is not one number, or too many answers."""
+    from kgbench.evaluate.compare import uninformative_reason
+
+    reason = uninformative_reason([list(r) for r in rows])
+    if reason is not None:
+        return reason
     if family == "agg":
         if len(rows) != 1 or len(rows[0]) != 1 or not _is_number(rows[0][0]):
             return "not_one_number"
-        if rows[0][0] == 0:
-            return "all_zero"
         return None
     distinct = {_canon(list(r)) for r in rows}
     if len(distinct) > max_answers:

@@ -6,6 +6,8 @@
 //! - [`ex`]: execution accuracy (exact, deterministic column-bijection search).
 //! - [`score`]: EX over two JSONL result files (`kgbench score`), in parallel.
 //! - [`ex_set`]: PIPE-Cypher's EX_set (row-key sets; how it differs from EX).
+//! - [`informative`]: uninformative gold results (empty, all null, a single 0 / false /
+//!   empty list), flagged beside EX (`shared/spec/test-suite.md`).
 //! - [`metrics`]: answer-set P/R/F1/Jaccard, GTSQA and NGDBench metric families.
 //!
 //! - [`tolerance`]: the optional relative tolerance on numbers (off by default: floats
@@ -13,6 +15,7 @@
 
 pub mod ex;
 pub mod ex_set;
+pub mod informative;
 pub mod json;
 pub mod metrics;
 pub mod score;
@@ -21,5 +24,6 @@ pub mod tolerance;
 pub mod value;
 
 pub use ex::{compare_tables, execution_accuracy, order_matters, tables_equivalent, Verdict};
+pub use informative::{uninformative, Uninformative};
 pub use table::{RecordCells, Table, TableBuilder, TableError};
 pub use value::Value;

@@ -10,7 +10,11 @@
 //! Outcomes per gold record, in gold-file order: `match`/`mismatch` (EX 1/0),
 //! `identical_query` (1), `missing` (no prediction: 0), `pred_error` (the prediction carries a
 //! non-null `error`: 0), `gold_error` (the gold carries an error: 0, reported separately).
-//! Predictions whose qid is not in the gold file are counted (`n_extra_pred`).
+//! Predictions whose qid is not in the gold file are counted (`n_extra_pred`). A gold record
+//! without an error whose result is uninformative ([`super::informative`]: empty, all null, a
+//! single 0 / false / empty list) is flagged: its scores line gets `"uninformative":
+//! "<reason>"`, and the summary counts it and gives EX over the informative records beside EX
+//! over all.
 //! Malformed lines, rows of unequal width and duplicate qids are errors naming the file and
 //! line.
 //!
@@ -23,6 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::ex::{compare_tables_with, order_matters, verdict_tol, ExScratch, Verdict};
+use super::informative::{uninformative, Uninformative};
 use super::json::{skip_ws, JsonError, Reader};
 use super::table::{TableArena, TableRef, TableSpan};
 use rayon::prelude::*;
@@ -113,6 +118,10 @@ pub struct ScoreSummary {
     pub n_extra_pred: usize,
     /// Mean EX over gold records (0 when there are none).
     pub ex: f64,
+    /// Gold records flagged uninformative, per reason in [`Uninformative::ALL`] order.
+    pub n_uninformative: [usize; 5],
+    /// Mean EX over the gold records not flagged uninformative (0 when there are none).
+    pub ex_informative: f64,
 }
 
 /// Bad input to scoring.
@@ -460,6 +469,15 @@ fn parse_indexed(
     Ok(file)
 }
 
+/// Whether a gold record's result is uninformative ([`super::informative`]); `None` for an
+/// informative result and for a gold record that carries an error.
+pub fn gold_flag(gold_file: &ResultFile, gold: &ResultRecord) -> Option<Uninformative> {
+    if gold.error.is_some() {
+        return None;
+    }
+    uninformative(gold_file.table(gold))
+}
+
 /// Score one gold record (of `gold_file`) against its prediction (of `pred_file`), if any.
 pub fn score_record(
     gold_file: &ResultFile,
@@ -549,7 +567,8 @@ pub fn score_records(
             .count();
         (st, extra)
     };
-    let s = summarize(&statuses, gold.len(), pred.len(), n_extra_pred);
+    let flags: Vec<Option<Uninformative>> = gold.iter().map(|g| gold_flag(gold_file, g)).collect();
+    let s = summarize(&statuses, &flags, gold.len(), pred.len(), n_extra_pred);
     (statuses, s)
 }
 
@@ -639,7 +658,11 @@ pub fn score_files_chunked(
             .iter()
             .flat_map(|c| c.statuses.iter().copied())
             .collect();
-        let summary = summarize(&statuses, n, n_pred, n_extra_pred);
+        let flags: Vec<Option<Uninformative>> = chunks
+            .iter()
+            .flat_map(|c| c.flags.iter().copied())
+            .collect();
+        let summary = summarize(&statuses, &flags, n, n_pred, n_extra_pred);
         timer.phase("summary");
         interrupted()?;
         if let Some(out_path) = out {
@@ -670,7 +693,9 @@ pub fn score_files_chunked(
     if let Some(out_path) = out {
         write_scores(
             out_path,
-            gold.records.iter().map(|r| r.qid.as_str()),
+            gold.records
+                .iter()
+                .map(|r| (r.qid.as_str(), gold_flag(&gold, r))),
             &statuses,
         )
         .map_err(|source| ScoreError::Io {
@@ -779,6 +804,8 @@ struct QidChunk {
     ends: Vec<u32>,
     lines: Vec<u32>,
     statuses: Vec<Status>,
+    /// The uninformative flag of each gold record.
+    flags: Vec<Option<Uninformative>>,
     /// Hash of each qid, for the duplicate check.
     hashes: Vec<u64>,
     /// The chunk's lines of the scores file.
@@ -918,6 +945,7 @@ fn score_paired(
             ends: Vec::with_capacity(gc.len()),
             lines: Vec::with_capacity(gc.len()),
             statuses: Vec::with_capacity(gc.len()),
+            flags: Vec::with_capacity(gc.len()),
             hashes: Vec::with_capacity(gc.len()),
             out: Vec::with_capacity(if write { gc.len() * 48 } else { 0 }),
             matched: Vec::new(),
@@ -957,13 +985,15 @@ fn score_paired(
                 }
                 None => Status::Missing,
             };
+            let flag = gold_flag(&ga, &g);
             out.statuses.push(st);
+            out.flags.push(flag);
             out.text.push_str(&g.qid);
             out.ends.push(u32::try_from(out.text.len()).ok()?);
             out.lines.push(gno);
             out.hashes.push(qid_hash(&g.qid));
             if write {
-                push_score_line(&mut out.out, &g.qid, &tails[st as usize]);
+                push_score_line(&mut out.out, &g.qid, &tails[st as usize], flag);
             }
         }
         Some(out)
@@ -1014,6 +1044,7 @@ fn unmatched_predictions(pred: &Loaded, text: &str, chunks: &[QidChunk]) -> Opti
 
 fn summarize(
     statuses: &[Status],
+    flags: &[Option<Uninformative>],
     n_gold: usize,
     n_pred: usize,
     n_extra_pred: usize,
@@ -1024,9 +1055,16 @@ fn summarize(
         n_extra_pred,
         ..Default::default()
     };
-    let mut total = 0.0;
-    for st in statuses {
+    let (mut total, mut total_informative, mut n_informative) = (0.0, 0.0, 0usize);
+    for (st, flag) in statuses.iter().zip(flags) {
         total += st.ex();
+        match flag {
+            Some(u) => s.n_uninformative[*u as usize] += 1,
+            None => {
+                total_informative += st.ex();
+                n_informative += 1;
+            }
+        }
         match st {
             Status::Match => s.n_match += 1,
             Status::Mismatch => s.n_mismatch += 1,
@@ -1041,6 +1079,11 @@ fn summarize(
         0.0
     } else {
         total / n_gold as f64
+    };
+    s.ex_informative = if n_informative == 0 {
+        0.0
+    } else {
+        total_informative / n_informative as f64
     };
     s
 }
@@ -1057,13 +1100,14 @@ fn status_tails() -> Vec<String> {
         Status::Undecided,
     ]
     .iter()
-    .map(|st| format!(",\"ex\":{:.1},\"status\":\"{}\"}}\n", st.ex(), st.as_str()))
+    .map(|st| format!(",\"ex\":{:.1},\"status\":\"{}\"", st.ex(), st.as_str()))
     .collect()
 }
 
-/// Append `{"qid":"<q>"` + `tail` (one line of the scores file).
+/// Append `{"qid":"<q>"` + `tail` + the uninformative flag, if any + `}` (one line of the
+/// scores file).
 #[inline]
-fn push_score_line(w: &mut Vec<u8>, q: &str, tail: &str) {
+fn push_score_line(w: &mut Vec<u8>, q: &str, tail: &str, flag: Option<Uninformative>) {
     w.extend_from_slice(b"{\"qid\":");
     if q.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
         // nothing to escape: the JSON string is the text in quotes
@@ -1075,20 +1119,26 @@ fn push_score_line(w: &mut Vec<u8>, q: &str, tail: &str) {
         let _ = serde_json::to_writer(&mut *w, q);
     }
     w.extend_from_slice(tail.as_bytes());
+    if let Some(u) = flag {
+        w.extend_from_slice(b",\"uninformative\":\"");
+        w.extend_from_slice(u.as_str().as_bytes());
+        w.push(b'"');
+    }
+    w.extend_from_slice(b"}\n");
 }
 
 fn write_scores<'q>(
     path: &Path,
-    qids: impl Iterator<Item = &'q str>,
+    qids: impl Iterator<Item = (&'q str, Option<Uninformative>)>,
     statuses: &[Status],
 ) -> std::io::Result<()> {
     let file = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let tails = status_tails();
     let mut line = Vec::with_capacity(256);
-    for (q, st) in qids.zip(statuses) {
+    for ((q, flag), st) in qids.zip(statuses) {
         line.clear();
-        push_score_line(&mut line, q, &tails[*st as usize]);
+        push_score_line(&mut line, q, &tails[*st as usize], flag);
         w.write_all(&line)?;
     }
     w.flush()
@@ -1130,6 +1180,73 @@ mod tests {
         assert_eq!(s.n_extra_pred, 1);
         assert_eq!(s.n_missing, 1);
         assert!((s.ex - 0.4).abs() < 1e-12);
+        // qid 3's empty gold is uninformative (and matched): EX over the other four is 1/4
+        assert_eq!(s.n_uninformative, [1, 0, 0, 0, 0]);
+        assert!((s.ex_informative - 0.25).abs() < 1e-12);
+    }
+
+    /// Each reason is counted and written on its scores line, the same on every path; gold
+    /// lines with an error are not flagged.
+    #[test]
+    fn uninformative_gold_lines_are_flagged() {
+        let dir = std::env::temp_dir().join(format!("kgbench-score-uninf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let gold = concat!(
+            "{\"qid\": \"a\", \"rows\": []}\n",
+            "{\"qid\": \"b\", \"rows\": [[null, null]]}\n",
+            "{\"qid\": \"c\", \"rows\": [[0.0]]}\n",
+            "{\"qid\": \"d\", \"rows\": [{\"x\": false}]}\n",
+            "{\"qid\": \"e\", \"rows\": [[[]]]}\n",
+            "{\"qid\": \"f\", \"rows\": [[7]]}\n",
+            "{\"qid\": \"g\", \"rows\": [], \"error\": \"timeout\"}\n",
+        );
+        let pred = concat!(
+            "{\"qid\": \"a\", \"rows\": []}\n",
+            "{\"qid\": \"b\", \"rows\": [[null, null]]}\n",
+            "{\"qid\": \"c\", \"rows\": [[0]]}\n",
+            "{\"qid\": \"d\", \"rows\": [[false]]}\n",
+            "{\"qid\": \"e\", \"rows\": [[[]]]}\n",
+            "{\"qid\": \"f\", \"rows\": [[8]]}\n",
+            "{\"qid\": \"g\", \"rows\": []}\n",
+        );
+        let (gp, pp) = (dir.join("g.jsonl"), dir.join("p.jsonl"));
+        std::fs::write(&gp, gold).unwrap();
+        // aligned, by qid (reversed predictions) and the general path (a blank line first)
+        let reversed: String = pred.lines().rev().map(|l| format!("{l}\n")).collect();
+        let mut outs = Vec::new();
+        for (k, p) in [pred.to_string(), reversed, format!("\n{pred}")]
+            .iter()
+            .enumerate()
+        {
+            std::fs::write(&pp, p).unwrap();
+            let op = dir.join(format!("o{k}.jsonl"));
+            let (_, s) = score_files(&gp, &pp, Some(&op), None).unwrap();
+            assert_eq!(s.n_uninformative, [1, 1, 1, 1, 1]);
+            assert_eq!(s.ex_informative, 0.0); // f: 7 vs 8
+            assert!((s.ex - 5.0 / 7.0).abs() < 1e-12);
+            outs.push(std::fs::read_to_string(&op).unwrap());
+        }
+        assert!(outs.iter().all(|o| o == &outs[0]));
+        let lines: Vec<&str> = outs[0].lines().collect();
+        assert_eq!(
+            lines[2],
+            r#"{"qid":"c","ex":1.0,"status":"match","uninformative":"single_zero"}"#
+        );
+        assert_eq!(lines[5], r#"{"qid":"f","ex":0.0,"status":"mismatch"}"#);
+        assert_eq!(lines[6], r#"{"qid":"g","ex":0.0,"status":"gold_error"}"#);
+        for (line, reason) in lines.iter().zip([
+            "empty",
+            "all_null",
+            "single_zero",
+            "single_false",
+            "single_empty_list",
+        ]) {
+            assert!(
+                line.ends_with(&format!(",\"uninformative\":\"{reason}\"}}")),
+                "{line}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
