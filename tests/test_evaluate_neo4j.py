@@ -168,3 +168,20 @@ def test_predictions_inside_the_task_records(uri: str) -> None:
     ]
     # The aggregation metric falls back to the first computed one (psjs).
     assert result.aggregated["by_graph"] == {"nba_mini": 0.7}
+
+
+def test_returned_nodes_are_compared_as_maps(uri: str) -> None:
+    """metrics.md §1: a returned node is the map of its element id, labels and properties. It
+    equals the same node returned by another query, and not its name: EX 0 with no error."""
+    gold_nodes = "MATCH (n:Team) RETURN n"
+    gold_names = "MATCH (n:Team) RETURN n.name"
+    tasks = [
+        {"qid": "nodes", "graph": "nba_mini", "nl_question": "?", "gold_cypher": gold_nodes},
+        {"qid": "names", "graph": "nba_mini", "nl_question": "?", "gold_cypher": gold_names},
+    ]
+    preds = {"nodes": "MATCH (team:Team) RETURN team", "names": "MATCH (t:Team) RETURN t"}
+    result = evaluate(tasks, preds, uri=uri, metrics="ex,exec", workers=1)
+    by_qid = {r["qid"]: r for r in result.records}
+    assert by_qid["nodes"]["metrics"] == {"execution_accuracy": 1.0, "executable": 1.0}
+    assert by_qid["names"]["metrics"] == {"execution_accuracy": 0.0, "executable": 1.0}
+    assert by_qid["names"]["errors"] == {}

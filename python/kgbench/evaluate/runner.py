@@ -74,7 +74,8 @@ METRICS = ("execution_accuracy", "psjs", "executable")
 #: Every metric ``evaluate`` can compute.
 ALL_METRICS = (*METRICS, "ex_set")
 
-#: Error class of a result the EX comparison cannot handle (e.g. a returned node).
+#: Error class of a result the EX comparison cannot read (nested deeper than 256 levels;
+#: nodes, relationships and paths are compared as maps, metrics.md §1).
 UNSUPPORTED_VALUE = "unsupported-value"
 
 #: The error class of an EX comparison whose column-bijection search stopped at its bound
@@ -530,8 +531,8 @@ def _score_graph(
                 try:
                     scores[name] = compare(gres, pred_res, gold)
                 except (TypeError, ValueError) as exc:
-                    # A value outside the result model (e.g. a node, or nested too deep): 0,
-                    # as the reference; or a comparison the EX search could not decide
+                    # A value the comparison cannot read (nested too deep): 0, as the
+                    # reference; or a comparison the EX search could not decide
                     text = " ".join(str(exc).split())
                     kind = UNDECIDED if text.startswith("EX undecided") else UNSUPPORTED_VALUE
                     scores[name] = 0.0
