@@ -320,6 +320,27 @@ MANUAL = [
     "SHOW TRANSACTIONS",
     "SHOW DATABASES",
     "EXPLAIN MATCH (n:{S}) RETURN n",
+    # scope after DISTINCT / aggregation, ORDER BY on what is not returned
+    "MATCH (n:{S}) RETURN DISTINCT n.name ORDER BY n.{sp}",
+    "MATCH (n:{S}) RETURN n.name ORDER BY n.{sp}",
+    "MATCH (n:{S}) RETURN count(n) AS c ORDER BY n.name",
+    "MATCH (n:{S}) WITH DISTINCT n.name AS name RETURN name ORDER BY name",
+    "MATCH (n:{S}) RETURN n.name AS name ORDER BY toLower(name) LIMIT toInteger('2')",
+    "MATCH (n:{S}) RETURN n.name SKIP $skip LIMIT $limit",
+    # more subqueries and combinations
+    "MATCH (n:{S}) WITH n, COUNT {{ (n)-[:{R}]->() }} AS degree RETURN n.name ORDER BY degree DESC",
+    "MATCH (n:{S}) WHERE COLLECT {{ MATCH (n)-[:{R}]->(m) RETURN m.name }} <> [] RETURN n.name",
+    "MATCH (n:{S}) RETURN n.name, [(n)-[:{R}]->(m) | m.name][0] AS first",
+    "MATCH (n:{S}) CALL (n) {{ MATCH (n)-[:{R}]->(m) RETURN m.name AS x UNION "
+    "MATCH (n)<-[:{R}]-(m) RETURN m.name AS x }} RETURN n.name, collect(x) AS xs",
+    "MATCH (n:{S}) CALL (n) {{ RETURN n.name AS nm }} IN TRANSACTIONS RETURN nm",
+    "CALL db.labels() YIELD * RETURN *",
+    "UNWIND range(1, 3) AS i WITH i WHERE i > 1 RETURN collect(i) AS l, sum(i) AS s",
+    "MATCH (n:{S}) RETURN keys(n), size(keys(n)), n.name + ' (' + toString(n.{sp}) + ')' AS label",
+    "MATCH (n:{S}) WITH n.name AS name, n.{sp} AS value ORDER BY value DESC RETURN collect(name)",
+    "MATCH (a:{S})-[:{R}]->(b:{O}) WITH b, collect(a) AS members "
+    "RETURN b.name, [m IN members | m.name] AS names, size(members) AS n",
+    "MATCH (a:{S})-[:{R}]->(b:{O}) RETURN b.name, count(*) AS n ORDER BY n DESC, b.name ASC",
 ]
 
 
@@ -602,6 +623,15 @@ WRITES = [
     "MATCH (n:{S}) WITH n, count(*) AS count SET n.count = count",
     "MATCH (n:{S}) SET n.set = 1, n.create = 2",
     "MATCH (n:{S}) FOREACH (x IN CASE WHEN true THEN [1] ELSE [] END | SET n.flag = x)",
+    "\\u004DERGE (n:{S} {{name: 'x'}})",
+    "MATCH (n:{S}) \\u0063reate (m:Thing) RETURN n",
+    "MATCH (n:{S}) C\\u0052EATE (m:Thing) RETURN n",
+    "MATCH (n:{S}) /* read only */ CREATE (m:Thing) RETURN n // really",
+    "MATCH (n:{S}) WHERE n.name = 'x' WITH n LIMIT 1 DELETE n",
+    "OPTIONAL MATCH (n:{S}) SET n.flag = 1 RETURN count(*)",
+    "MATCH (n:{S}) CALL (n) {{ CALL (n) {{ SET n.flag = 1 }} }} RETURN n.name",
+    "MATCH (n:{S}) MERGE (n)-[:{R}]->(:{O} {{name: 'x'}})",
+    "MATCH (n:{S}) SET n.name = toUpper(n.name) RETURN n.name AS count ORDER BY count",
 ]
 
 NOT_WRITES = [
@@ -858,6 +888,31 @@ LLM = [
     "MATCH (p:Player) WITH p, 1 AS exists RETURN exists { (p)-->() } AS has, exists",
     "MATCH (p:Player) WITH collect(p.name) AS collect "
     "RETURN collect { UNWIND collect AS x RETURN x }",
+    "MATCH (p:Player)-[:playsFor]->(t:Team) RETURN t.name AS Team, COUNT(p) AS Count "
+    "ORDER BY Count DESC",
+    "MATCH (p:Player)-[:playsFor]->(t:Team) WITH t, COUNT(DISTINCT p) AS count "
+    "ORDER BY count DESC LIMIT 1 RETURN t.name",
+    "MATCH (p:Player)-[:receivesAward]->(a:Award) WITH a, collect(p.name) AS players, "
+    "count(p) AS count RETURN a.name, players, count ORDER BY count DESC",
+    "MATCH (p:Player)-[:playsFor]->(t:Team) RETURN t.name, size(collect(p)) AS size ORDER BY size",
+    "MATCH (p:Player) RETURN p.name, labels(p) AS type",
+    "MATCH (p:Player)-[r]->(x) RETURN type(r) AS type, count(*) AS count ORDER BY count DESC",
+    "MATCH (p:Player) WITH p.name AS name, p.height_cm AS height RETURN name, height "
+    "ORDER BY height DESC LIMIT 1",
+    "MATCH (n:Player)-[r0:playsFor]->(m0:Team {name: 'Toronto Raptors'}) "
+    "WITH DISTINCT n RETURN n.name AS name ORDER BY name",
+    "MATCH (n:Player)-[r0:playsFor]->(m0:Team) WHERE m0.name = 'Toronto Raptors' "
+    "WITH DISTINCT n RETURN count(n) AS count",
+    "MATCH (n:Player)-[:playsFor]->(m0:Team {name: 'Toronto Raptors'}) "
+    "WITH DISTINCT n RETRUN n.name",
+    "MATCH (n:Player)-[:playsFor]->(m0:Team {name: 'Toronto Raptors'}) WITH DISTINCT n "
+    "RETURN n.name ORDER BY n.height_cm DESC LIMT 1",
+    "MATCH (n:Player)-[:playsFor]->(m0:Team {name: 'Toronto Raptors') RETURN n.name",
+    "MATCH (n:Player)-[:playsFor]->(m0:Team {name: 'Toronto Raptors'}) RETURN n.name,",
+    "MATCH (n:Player)-[:playsFor]->(m0:Team {name: 'Toronto Raptors'}) RETURN n.name AS name "
+    "ORDER BY name DESC;",
+    "MATCH (n:Player)-[:playsFor]->(:Team {name: 'Toronto Raptors'}) RETURN DISTINCT n.name AS "
+    "name UNION MATCH (n:Player)-[:receivesAward]->(:Award {name: 'MVP'}) RETURN n.name AS name",
 ]
 
 
