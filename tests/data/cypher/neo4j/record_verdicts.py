@@ -5,14 +5,15 @@ to a database loaded with ``tests/data/cypher/graph.json``. One line per query g
 ``verdicts-neo4j-<server version>.jsonl``::
 
     {"id", "accepted": bool, "query_type": "r" | "rw" | "w" | "s" | null,
-     "code": Neo4j status code | null, "gql_status": GQLSTATUS | null,
+     "code": Neo4j status code | null,
      "message": first line of the error (at most 200 characters) | null,
      "class": refusal class | null}
 
 ``query_type`` is the EXPLAIN summary's (``r`` read, ``rw`` read-write, ``w`` write, ``s``
-schema write); an accepted write keeps its write type: Neo4j plans a write under EXPLAIN in a
-READ session without complaint (the access mode is checked when a write operator runs, and
-EXPLAIN runs none), so ``query_type`` is how the server reports it. ``class`` is
+schema or DBMS: index and constraint commands, DBMS-mode procedures, ``SHOW``). Neo4j plans a
+write under EXPLAIN in a READ session without complaint (the access mode is checked when a
+write operator runs, and EXPLAIN runs none), so ``query_type`` is how the server reports a
+write. ``class`` is
 :func:`classify`'s: ``syntax``, one of :data:`SEMANTIC_CLASSES` (the server parsed the query
 and refused it in its semantic analysis), or ``write_in_read_mode``, ``administration``,
 ``other``.
@@ -154,7 +155,6 @@ def verdict(driver: Any, query: str, database: str | None = None) -> dict[str, A
         "accepted": False,
         "query_type": None,
         "code": None,
-        "gql_status": None,
         "message": None,
         "class": None,
     }
@@ -169,7 +169,6 @@ def verdict(driver: Any, query: str, database: str | None = None) -> dict[str, A
             message = (exc.message or "").strip()
             out.update(
                 code=exc.code,
-                gql_status=getattr(exc, "gql_status", None),
                 message=_first_line(message),
                 **{"class": classify(exc.code, message)},
             )
@@ -193,7 +192,7 @@ def record(
         for n, rec in enumerate(read_corpus(corpus), 1):
             v = {"id": rec["id"], **verdict(driver, rec["query"], database)}
             tally[v["query_type"] if v["accepted"] else f"refused:{v['class']}"] += 1
-            fh.write(json.dumps(v, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(v, ensure_ascii=False, separators=(",", ":")) + "\n")
             if n % 500 == 0:
                 print(f"  {n} queries ({time.perf_counter() - start:.0f} s)", file=sys.stderr)
     tmp.replace(out)
