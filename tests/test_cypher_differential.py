@@ -15,6 +15,8 @@ answers of kgbench's Python API must agree with the server's (rules in :data:`RU
   provenance query when it starts with MATCH (PSJS, SPEC.md §4);
 - ``write_refused``: a query the server plans as a write (``w`` / ``rw``) is refused by the
   gate and by G1;
+- ``write_parses``: it also parses for the analysis (the syntax verdict agrees; schema and
+  DBMS commands, ``s``, are outside the front end's grammar and not checked);
 - ``schema_refused``: a schema or DBMS query (``s``: index and constraint commands, DBMS-mode
   procedures, ``SHOW``) is refused by the gate and G1, except ``SHOW`` commands and calls of
   the procedures kgbench allows (``READ_ONLY_PROCEDURES``, e.g. ``dbms.components``), which
@@ -232,6 +234,10 @@ RULES: dict[str, Rule] = {
         lambda v, r: bool(v["accepted"]) and v["query_type"] in ("w", "rw") and not _is_policy(r),
         _write_refused,
     ),
+    "write_parses": (
+        lambda v, r: bool(v["accepted"]) and v["query_type"] in ("w", "rw") and not _is_policy(r),
+        _read_parses,
+    ),
     "schema_refused": (
         lambda v, r: (
             bool(v["accepted"])
@@ -263,6 +269,10 @@ KNOWN_FAILURES: dict[str, str] = {
         "prefixes, SHOW, LOAD CSV, standalone ORDER BY, IS TYPED"
     ),
     "write_refused": "issue 29: \\u-escaped write keywords pass G1 (`\\u0043REATE`)",
+    "write_parses": (
+        "issue 29: FOREACH, LOAD CSV, INSERT, NODETACH DELETE, SET n:$(expr) and \\u-escaped "
+        "keywords do not parse for the analysis"
+    ),
     "syntax_refused": "mutations that parse for the analysis, not for Neo4j (`IS NOT  RETURN`)",
     "paths_agree": (
         "issue 29: the analysis parses `[:A|:B]` and `WITH t, count(p) AS kw WHERE ...` "
