@@ -124,6 +124,10 @@ def test_cli_writes_cypherbench_files(uri: str, tmp_path: Path, capsys: Any) -> 
         "connection_errors": 0,
     }
     assert aggregated.pop("excluded") == []
+    ci95 = aggregated.pop("ci95")
+    assert list(ci95) == ["execution_accuracy", "psjs", "executable"]
+    for metric, (low, high) in ci95.items():
+        assert 0.0 <= low <= AGGREGATED["overall"][metric] <= high <= 1.0
     # every gold result of the nine tasks is informative (metrics.md §1)
     assert aggregated.pop("informative") == {
         "overall": AGGREGATED["overall"],

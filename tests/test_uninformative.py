@@ -236,3 +236,34 @@ def test_spider4sparql_gpt35_run_informative_ex(tmp_path: Path) -> None:
         f"on {agg['scored']} tasks; EX on informative {info['overall']['execution_accuracy']:.4f} "
         f"on {info['tasks']}; uninformative {info['by_reason']}, {len(coincided)} of them EX 1"
     )
+
+
+# -- bootstrap confidence intervals (issue 32) ---------------------------------------------
+
+
+def test_bootstrap_ci95_is_seeded_and_brackets_the_mean() -> None:
+    """metrics.md §5: the 95 % percentile-bootstrap interval of each metric's mean; the same
+    seed gives the same interval, the interval holds the mean, a constant metric has a
+    zero-width interval, and a larger sample gives a narrower interval."""
+    import random
+
+    from kgbench.evaluate.aggregate import bootstrap_ci95, mean4
+
+    rng = random.Random(7)
+    records = [
+        {"metrics": {"ex": float(rng.random() < 0.3), "exec": 1.0, "psjs": rng.random()}}
+        for _ in range(400)
+    ]
+    ci = bootstrap_ci95(records, ["ex", "exec", "psjs"])
+    assert ci == bootstrap_ci95(records, ["ex", "exec", "psjs"])
+    assert ci != bootstrap_ci95(records, ["ex", "exec", "psjs"], seed=1)
+    assert ci["exec"] == [1.0, 1.0]
+    for m in ("ex", "psjs"):
+        low, high = ci[m]
+        assert low < mean4([r["metrics"][m] for r in records]) < high
+    # the normal approximation for a proportion: 1.96 * sqrt(p (1 - p) / n), about 0.045 here
+    width = ci["ex"][1] - ci["ex"][0]
+    assert 0.06 < width < 0.12
+    small = bootstrap_ci95(records[:50], ["ex"])["ex"]
+    assert small[1] - small[0] > width
+    assert bootstrap_ci95([], ["ex"]) == {}

@@ -89,6 +89,60 @@ def aggregate_metrics(
     return {"overall": overall, "by_graph": by_graph, "by_match": by_match, "by_return": by_return}
 
 
+#: Bootstrap resamples of :func:`bootstrap_ci95` (issue 32: 1,000, seeded).
+BOOTSTRAP_RESAMPLES = 1000
+
+
+def bootstrap_ci95(
+    records: Sequence[Mapping[str, Any]],
+    metrics: Sequence[str],
+    *,
+    seed: int = 0,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> dict[str, list[float]]:
+    """The ``ci95`` object of ``aggregated_metrics.json``: for each metric, the 95 %
+    percentile-bootstrap confidence interval ``[low, high]`` of its mean over the tasks
+    (metrics.md §5).
+
+    ``resamples`` samples of ``len(records)`` tasks are drawn with replacement (numpy's
+    PCG64 generator seeded with ``seed``; the same draws for every metric, so the intervals
+    of one run are paired), each sample's mean is taken, and the 2.5th and 97.5th
+    percentiles of those means (linear interpolation) are the bounds, rounded to 4
+    decimals like the means. No record: ``{}``. Deterministic for the same records, order
+    and seed. Memory stays near 8 MB per metric whatever the number of tasks (the samples are
+    drawn in blocks).
+
+    Raises:
+        KeyError: a record lacks one of the metrics.
+    """
+    import numpy as np
+
+    n = len(records)
+    if n == 0:
+        return {}
+    values = np.array([[float(r["metrics"][m]) for m in metrics] for r in records])
+    rng = np.random.default_rng(seed)
+    means = np.empty((resamples, len(metrics)))
+    block = max(1, min(resamples, 1_000_000 // n))
+    for start in range(0, resamples, block):
+        k = min(block, resamples - start)
+        idx = rng.integers(0, n, size=(k, n))
+        means[start : start + k] = values[idx].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5], axis=0)
+    return {
+        m: [round(float(lo), 4), round(float(hi), 4)]
+        for m, lo, hi in zip(metrics, low, high, strict=True)
+    }
+
+
+def format_ci95(ci95: Mapping[str, Sequence[float]]) -> str:
+    """The ``ci95`` object of :func:`bootstrap_ci95` as table lines."""
+    lines = ["95% bootstrap confidence intervals (1,000 resamples over tasks)"]
+    for name, (low, high) in ci95.items():
+        lines.append(f"  {name:<32} [{low:.4f}, {high:.4f}]")
+    return "\n".join(lines)
+
+
 def informative_metrics(
     records: Sequence[Mapping[str, Any]], metrics: Sequence[str]
 ) -> dict[str, Any]:

@@ -44,6 +44,8 @@ from typing import Any
 from kgbench.errors import InputError, KgbenchError
 from kgbench.evaluate.aggregate import (
     aggregate_metrics,
+    bootstrap_ci95,
+    format_ci95,
     format_informative,
     format_table,
     informative_metrics,
@@ -133,6 +135,7 @@ class EvaluationResult:
     excluded: list[dict[str, Any]] = field(default_factory=list)
     gold_cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     informative: dict[str, Any] = field(default_factory=dict)
+    ci95: dict[str, list[float]] = field(default_factory=dict)
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``
@@ -143,6 +146,8 @@ class EvaluationResult:
         results_path = out / "result_with_metrics.json"
         agg_path = out / "aggregated_metrics.json"
         aggregated: dict[str, Any] = dict(self.aggregated)
+        if self.ci95:
+            aggregated["ci95"] = self.ci95
         if self.informative:
             aggregated["informative"] = self.informative
         if self.counts:
@@ -168,6 +173,8 @@ class EvaluationResult:
     def table(self) -> str:
         """The summary line, aggregated metrics, error counts and the tasks left out."""
         text = self.summary() + "\n" + format_table(self.aggregated, self.metric_for_agg)
+        if self.ci95:
+            text += "\n" + format_ci95(self.ci95)
         if self.informative:
             text += "\n" + format_informative(self.informative)
         if self.error_counts:
@@ -784,6 +791,7 @@ def evaluate(
     # is computed
     want_gold_rows = any(m in ("execution_accuracy", "ex_set") for m in metric_names)
     informative = informative_metrics(records, metric_names) if want_gold_rows else {}
+    ci95 = bootstrap_ci95(records, metric_names)
     return EvaluationResult(
         records,
         aggregated,
@@ -799,6 +807,7 @@ def evaluate(
         excluded=left,
         gold_cache=gold_cache,
         informative=informative,
+        ci95=ci95,
     )
 
 

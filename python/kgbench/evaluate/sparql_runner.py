@@ -20,7 +20,8 @@ Spider's hardness of ``gold_sql`` (:mod:`kgbench.rdb.hardness`), else ``unknown`
 Outputs: ``result_with_metrics.json`` (the task records with ``metrics``, ``error`` and
 ``uninformative``: ``null`` or why the gold result cannot tell right from wrong,
 :func:`kgbench.evaluate.uninformative_reason`) and ``aggregated_metrics.json`` ``{overall,
-by_graph, by_hardness, informative, excluded}`` (``informative``:
+by_graph, by_hardness, ci95, informative, excluded}`` (``ci95``:
+:func:`kgbench.evaluate.aggregate.bootstrap_ci95`) (``informative``:
 :func:`kgbench.evaluate.aggregate.informative_metrics`).
 """
 
@@ -33,6 +34,8 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.evaluate.aggregate import (
+    bootstrap_ci95,
+    format_ci95,
     format_informative,
     group_means,
     informative_metrics,
@@ -130,6 +133,8 @@ class SparqlEvaluation:
         lines = [f"overall ({agg['scored']} tasks scored, {len(self.excluded)} excluded)"]
         for name, value in agg["overall"].items():
             lines.append(f"  {name:<32} {value:>8.4f}")
+        if agg.get("ci95"):
+            lines.append(format_ci95(agg["ci95"]))
         if "informative" in agg:
             lines.append(format_informative(agg["informative"]))
         for section in ("by_hardness", "by_graph"):
@@ -229,6 +234,7 @@ def evaluate_sparql(
         },
         "by_graph": group_means((r["graph"], r["metrics"]["execution_accuracy"]) for r in scored),
         "by_hardness": hard,
+        "ci95": bootstrap_ci95(scored, ("execution_accuracy", "executable")),
         "informative": informative_metrics(scored, ("execution_accuracy", "executable")),
         "scored": len(scored),
         "excluded": excluded,
