@@ -413,8 +413,8 @@ def predict(
     run_path = write_json_atomic(out / "run.json", run)
     if error is not None:
         raise PredictError(
-            f"{error} ({received} of {len(jobs)} replies kept in {cache}; rerun the same "
-            "command to resume)"
+            f"{error} ({received} of {len(jobs)} replies received, all kept in {cache}; rerun "
+            "the same command to resume)"
         )
     records = _records(family, task_list, prompts, preds)
     pred_path = write_json_atomic(out / out_name, records)
