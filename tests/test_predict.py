@@ -401,3 +401,81 @@ def test_cli_predict(
     err = capsys.readouterr().err
     assert code == 1
     assert err.count("\n") == 1 and "graph 'mini_company' has no schema" in err
+
+
+@pytest.mark.neo4j
+def test_cypherbench_schema_from_server_and_result_json_read_by_evaluate(
+    server: ChatCompletionsTestDouble,
+    bench: dict[str, Path],
+    neo4j_load: Any,
+    neo4j_server: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The demo-style graph on a real Neo4j: the prompt's schema fetched from the server
+    equals CypherBench's rules applied to the file `kgbench schema` writes (which has `name`)
+    and to the same file without `name` (CypherBench's published layout); the result.json
+    written is scored by `kgbench evaluate` unchanged."""
+    neo4j_load(MINI)
+    uri = str(neo4j_server.uri)
+    assert (
+        main(["schema", "--uri", uri, "--name", "mini_company", "-o", str(tmp_path / "s.json")])
+        == 0
+    )
+    fetched = json.loads((tmp_path / "s.json").read_text())
+    assert all("name" in e["properties"] for e in fetched["entities"])
+    published_layout = json.loads(json.dumps(fetched))
+    for e in published_layout["entities"]:
+        del e["properties"]["name"]
+    expected = cypherbench_schema_str(published_layout)
+    assert schema_text(fetched, where="s.json") == expected
+
+    def prompts(out: Path, **kw: Any) -> list[str]:
+        before = len(server.requests)
+        run_cb(server, bench, out_dir=out, **kw)
+        return sorted(b["messages"][0]["content"] for b in server.requests[before:])
+
+    from_server = prompts(tmp_path / "a", schema_dir=None, uri=uri)
+    schema_dir = tmp_path / "layout"
+    schema_dir.mkdir()
+    (schema_dir / "mini_company_schema.json").write_text(json.dumps(published_layout))
+    from_file = prompts(tmp_path / "b", schema_dir=schema_dir)
+    assert from_server == from_file
+    assert from_file[0] == CYPHERBENCH_PROMPT.format(schema=expected, question="question 0")
+
+    # result.json is CypherBench's result format: kgbench evaluate reads it unchanged
+    server.reply = lambda m: (
+        "MATCH (n:Company) RETURN n.name" if question_of(m) == "question 0" else "RETURN 1 +"
+    )
+    result = run_cb(server, bench, out_dir=tmp_path / "c")
+    code = main(
+        [
+            "evaluate",
+            "--tasks",
+            str(result.predictions_path),
+            "--uri",
+            uri,
+            "--out",
+            str(tmp_path / "e"),
+        ]
+    )
+    assert code == 0
+    scored = json.loads((tmp_path / "e" / "result_with_metrics.json").read_text())
+    ex = {r["qid"]: r["metrics"]["execution_accuracy"] for r in scored}
+    assert ex == {"q0": 1.0, "q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0}
+    capsys.readouterr()
+
+
+def test_schema_from_an_unreachable_server_is_one_line(bench: dict[str, Path]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(InputError, match=r"graph 'mini_company': could not fetch its schema"):
+        predict(
+            "cypherbench",
+            bench["tasks"],
+            base_url="http://127.0.0.1:1/v1",
+            model="m",
+            out_dir=bench["out"],
+            uri=f"bolt://127.0.0.1:{port}",
+        )
