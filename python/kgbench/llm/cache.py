@@ -13,10 +13,11 @@ repeated sample, from 1; sample 0 has none), so a request without options keeps 
 always had. A line may also
 hold ``usage`` (``{"prompt_tokens", "completion_tokens"}`` as the endpoint reported them),
 ``finish_reason`` and ``unusable`` (why an empty response is empty: ``"no_content"``,
-``"refusal"``); they are replayed with the response. The file is read once at start; new answers are
-appended, one ``write`` per line under a lock and flushed, so a killed run keeps every answer it
-got. A prompt has one answer per cache: when a key is already present the first answer stays
-and is the one returned (so a run and its offline replay give the same text).
+``"refusal"``); they are replayed with the response. The file is read once at start; new
+answers are appended, one ``write`` per line under a lock and flushed, so a killed run keeps
+every answer it got (the file stays open for appending until :meth:`ReplayCache.close`). A
+prompt has one answer per cache: when a key is already present the first answer stays and is
+the one returned (so a run and its offline replay give the same text).
 
 Errors: :class:`kgbench.llm.LLMError` naming ``file:line`` for a line that is not a JSON object
 with a 64-hex ``key`` and a string ``response``, or whose ``key`` does not match its own model,
@@ -32,7 +33,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from kgbench.llm.errors import LLMError
 
@@ -98,6 +99,7 @@ class ReplayCache:
         self._meta: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._needs_newline = False
+        self._file: TextIO | None = None
         if self.path.exists():
             self._read()
 
@@ -139,6 +141,18 @@ class ReplayCache:
                 if meta:
                     self._meta[key] = meta
 
+    def close(self) -> None:
+        """Close the file kept open for appending (a later :meth:`put` opens it again)."""
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __del__(self) -> None:
+        f = getattr(self, "_file", None)
+        if f is not None:
+            f.close()
+
     def get(self, key: str) -> str | None:
         """The cached response for ``key``, or None."""
         with self._lock:
@@ -178,13 +192,15 @@ class ReplayCache:
                 },
                 ensure_ascii=False,
             )
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as f:
-                if self._needs_newline:
-                    f.write("\n")
-                    self._needs_newline = False
-                f.write(line + "\n")
-                f.flush()
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+            f = self._file
+            if self._needs_newline:
+                f.write("\n")
+                self._needs_newline = False
+            f.write(line + "\n")
+            f.flush()
             self._entries[key] = response
             if extra:
                 self._meta[key] = extra

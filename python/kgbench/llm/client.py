@@ -182,11 +182,13 @@ class LLMClient:
     # -- lifecycle ------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the HTTP connection pool (the cache needs no closing)."""
+        """Close the HTTP connection pool and the replay cache's file."""
         with self._http_lock:
             if self._http is not None:
                 self._http.close()
                 self._http = None
+        if self.cache is not None:
+            self.cache.close()
 
     def __enter__(self) -> LLMClient:
         return self
