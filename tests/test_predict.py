@@ -479,3 +479,43 @@ def test_schema_from_an_unreachable_server_is_one_line(bench: dict[str, Path]) -
             out_dir=bench["out"],
             uri=f"bolt://127.0.0.1:{port}",
         )
+
+
+@pytest.mark.neo4j
+def test_cypherbench_samples_give_pass_at_k_in_evaluate(
+    server: ChatCompletionsTestDouble,
+    bench: dict[str, Path],
+    neo4j_load: Any,
+    neo4j_server: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`kgbench evaluate --samples 2` on a result.json written with `--samples 2`."""
+    neo4j_load(MINI)
+    seen: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def reply(messages: Messages) -> str:
+        q = question_of(messages)
+        with lock:
+            nth = seen[q]
+            seen[q] += 1
+        # question 0: both samples right; question 1: only the second; others: none
+        good = (q == "question 0") or (q == "question 1" and nth == 1)
+        return "MATCH (n:Company) RETURN n.name" if good else "MATCH (n:Person) RETURN n.name"
+
+    server.reply = reply
+    result = run_cb(server, bench, samples=2, temperature=0.5, concurrency=1)
+    out = tmp_path / "e"
+    argv = ["evaluate", "--tasks", str(result.predictions_path), "--samples", "2"]
+    code = main([*argv, "--uri", str(neo4j_server.uri), "--out", str(out)])
+    assert code == 0
+    assert "pass@2" in capsys.readouterr().out
+    scored = {
+        r["qid"]: r["metrics"] for r in json.loads((out / "result_with_metrics.json").read_text())
+    }
+    assert [scored[f"q{i}"]["pass@1"] for i in range(5)] == [1.0, 0.5, 0.0, 0.0, 0.0]
+    assert [scored[f"q{i}"]["pass@2"] for i in range(5)] == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert scored["q1"]["execution_accuracy"] == 0.0  # EX is the first sample's
+    agg = json.loads((out / "aggregated_metrics.json").read_text())
+    assert agg["overall"]["pass@1"] == 0.3 and agg["overall"]["pass@2"] == 0.4

@@ -69,6 +69,7 @@ _COMMAND_MODULES = {
     "validate-translation": "kgbench.rdb.validate_cli",
     "report": "kgbench.report.cli",
     "predict": "kgbench.predict.cli",
+    "run": "kgbench.predict.cli",
     "demo": "kgbench.demo.cli",
 }
 

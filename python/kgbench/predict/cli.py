@@ -90,8 +90,32 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--request-timeout", type=float, default=120.0, help="seconds per request (120)")
 
 
+_RUN_EPILOG = """\
+OUT/predict/ holds what `kgbench predict` writes (the predictions, run.json, the replay
+cache), OUT/evaluation/ what `kgbench evaluate` writes (result_with_metrics.json,
+aggregated_metrics.json), OUT/report.html the HTML report of both. cypherbench runs are
+scored on Neo4j (--uri / --graph-uris, else the local server of `kgbench neo4j start`);
+spider4sparql runs on the --rdf-dir graphs in memory. With --samples K, pass@k for k <= K
+is reported beside EX. Rerunning the same command sends no request already answered.
+"""
+
+
 def register(subparsers: Any) -> None:
-    """Add ``kgbench predict`` to the kgbench parser."""
+    """Add ``kgbench predict`` and ``kgbench run`` to the kgbench parser."""
+    r = subparsers.add_parser(
+        "run",
+        help="predict, evaluate and report in one output directory",
+        description="Run a model on a benchmark family's tasks (as `kgbench predict`), score "
+        "the predictions (as `kgbench evaluate`) and write the HTML report (as `kgbench "
+        "report`), all under OUT.",
+        epilog=_RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_predict_args(r)
+    r.add_argument(
+        "--eval-timeout", type=float, help="per-query timeout of the evaluation (seconds)"
+    )
+    r.set_defaults(func=run_all)
     p = subparsers.add_parser(
         "predict",
         help="run an OpenAI-compatible model on a benchmark family's tasks",
@@ -173,4 +197,71 @@ def run(args: argparse.Namespace) -> int:
     result = predict_from_args(args, args.out)
     sys.stdout.write(summary(result))
     print(f"wrote {result.predictions_path} and {result.run_path}", file=sys.stderr)
+    return 0
+
+
+def run_all(args: argparse.Namespace) -> int:
+    """Handler of ``kgbench run``: predict into OUT/predict, evaluate into OUT/evaluation,
+    report into OUT/report.html."""
+    from kgbench.fileio import write_json_atomic
+    from kgbench.report import write_report
+
+    out: Path = args.out
+    result = predict_from_args(args, out / "predict")
+    sys.stdout.write(summary(result))
+    eval_dir = out / "evaluation"
+    samples = args.samples if args.samples > 1 else None
+    if args.family == "spider4sparql":
+        from kgbench.evaluate.sparql_runner import evaluate_sparql
+        from kgbench.predict.spider4sparql import read_tasks
+
+        tasks_path = args.tasks
+        if args.limit is not None:  # the tasks predicted, so positions align
+            tasks = [
+                {k: v for k, v in t.items() if k not in ("nl_question",)}
+                for t in read_tasks(args.tasks)[: args.limit]
+            ]
+            tasks_path = write_json_atomic(out / "predict" / "tasks.json", tasks)
+        timeout = 30.0 if args.eval_timeout is None else args.eval_timeout
+        evaluation: Any = evaluate_sparql(
+            tasks_path, result.predictions_path, args.rdf_dir, timeout_s=timeout
+        )
+        if samples:
+            from kgbench.evaluate.passk import sparql_pass_at_k
+
+            sparql_pass_at_k(
+                evaluation, tasks_path, result.predictions_path, args.rdf_dir, samples, timeout
+            )
+    else:
+        from kgbench.evaluate.runner import evaluate
+
+        uri = args.uri
+        if uri is None and args.graph_uris is None:
+            from kgbench.errors import InputError
+            from kgbench.neo4j.cli import local_server_uri, no_server_advice
+
+            uri = local_server_uri()
+            if uri is None:
+                raise InputError(
+                    "no Neo4j server to score on: give --uri or --graph-uris; " + no_server_advice()
+                )
+        common: dict[str, Any] = {
+            "uri": uri,
+            "user": args.user or os.environ.get("NEO4J_USER"),
+            "password": args.password or os.environ.get("NEO4J_PASSWORD"),
+            "database": args.database,
+            "graph_uris": args.graph_uris,
+            "timeout_s": 120.0 if args.eval_timeout is None else args.eval_timeout,
+            "gold_cache_dir": eval_dir / "gold_cache",
+            "progress": True,
+        }
+        evaluation = evaluate(result.predictions_path, None, **common)
+        if samples:
+            from kgbench.evaluate.passk import cypher_pass_at_k
+
+            cypher_pass_at_k(evaluation, result.predictions_path, samples, common)
+    evaluation.write(eval_dir)
+    print(evaluation.table())
+    html = write_report([eval_dir], out / "report.html", title=f"kgbench run: {args.model}")
+    print(f"wrote {out / 'predict'}, {eval_dir} and {html}", file=sys.stderr)
     return 0
