@@ -519,3 +519,47 @@ def test_cypherbench_samples_give_pass_at_k_in_evaluate(
     assert scored["q1"]["execution_accuracy"] == 0.0  # EX is the first sample's
     agg = json.loads((out / "aggregated_metrics.json").read_text())
     assert agg["overall"]["pass@1"] == 0.3 and agg["overall"]["pass@2"] == 0.4
+
+
+WD50K_DUMP = REPO.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("graph", ["demo", "wd50k"])
+def test_cypherbench_prompts_on_the_demo_graph_and_wd50k(
+    graph: str, server: ChatCompletionsTestDouble, tmp_path: Path
+) -> None:
+    """The prompt sent for each task equals CypherBench's prompt built by its rules from the
+    schema of the converted graph (graph.json's `schema`, CypherBench's schema layout)."""
+    from kgbench.convert import convert
+    from kgbench.demo import demo_files
+
+    if graph == "demo":
+        files = demo_files()
+        convert(str(files.schema), [str(p) for p in files.inputs], str(tmp_path / "g"))
+    else:
+        if not WD50K_DUMP.exists():
+            pytest.skip(f"the shared WD50K dump is absent ({WD50K_DUMP})")
+        schema_file = REPO / "tests" / "data" / "wd50k" / "wd50k.wd2neo4j.json"
+        convert(str(schema_file), [str(WD50K_DUMP)], str(tmp_path / "g"))
+    schema = json.loads((tmp_path / "g" / "graph.json").read_text())["schema"]
+    name = schema.get("name") or graph
+    schema = {**schema, "name": name}
+    assert schema["entities"] and schema["relations"]
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / f"{name}_schema.json").write_text(json.dumps(schema))
+    questions = ["Who is the author of X?", "Which films were released after 2001?"]
+    tasks = [{"qid": i, "graph": name, "nl_question": q} for i, q in enumerate(questions)]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    predict(
+        "cypherbench",
+        tmp_path / "tasks.json",
+        base_url=server.url,
+        model="m",
+        out_dir=tmp_path / "out",
+        schema_dir=tmp_path / "schemas",
+        concurrency=1,
+    )
+    expected = cypherbench_schema_str(schema)
+    sent = sorted(b["messages"][0]["content"] for b in server.requests)
+    assert sent == sorted(CYPHERBENCH_PROMPT.format(schema=expected, question=q) for q in questions)
