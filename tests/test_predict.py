@@ -563,3 +563,59 @@ def test_cypherbench_prompts_on_the_demo_graph_and_wd50k(
     expected = cypherbench_schema_str(schema)
     sent = sorted(b["messages"][0]["content"] for b in server.requests)
     assert sent == sorted(CYPHERBENCH_PROMPT.format(schema=expected, question=q) for q in questions)
+
+
+T2C_INSTRUCTION = (  # Neo4j's Text2Cypher (2024) fine-tuned models' model cards
+    "Generate Cypher statement to query a graph database. "
+    "Use only the provided relationship types and properties in the schema. \n"
+    "Schema: {schema} \n Question: {question}  \n Cypher output: "
+)
+
+
+def test_text2cypher_postprocessing_as_neo4j_model_cards() -> None:
+    from kgbench.predict.text2cypher import postprocess as t2c
+
+    assert t2c("```cypher\nMATCH (n) RETURN n\n```") == "MATCH (n) RETURN n"
+    assert t2c("MATCH (n) RETURN n\n\n**Explanation:**\n\nIt matches.") == "MATCH (n) RETURN n"
+    assert t2c("MATCH (n) RETURN n<end_of_turn>") == "MATCH (n) RETURN n"
+    # the cards strip the characters of "cypher\n" at the start, as str.lstrip does
+    assert t2c("cypher\nMATCH (n) RETURN n") == "MATCH (n) RETURN n"
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
+def test_text2cypher_records_read_unchanged_with_their_own_schema(
+    fmt: str, server: ChatCompletionsTestDouble, tmp_path: Path
+) -> None:
+    records = [
+        {
+            "question": f"How many movies did actor {i} play in?",
+            "schema": "(:Actor)-[:ACTED_IN]->(:Movie)" if i else "(:Person {name: STRING})",
+            "cypher": "MATCH (a:Actor)-[:ACTED_IN]->(m) RETURN count(m)",
+            "data_source": "neo4jLabs_functional_cypher",
+            "instance_id": f"instance_id_{i}",
+            "database_reference_alias": None if i else "neo4jlabs_demo_db_movies",
+        }
+        for i in range(3)
+    ]
+    path = tmp_path / f"t2c.{fmt}"
+    if fmt == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    else:
+        import polars as pl
+
+        frame = pl.DataFrame(records)
+        frame.write_csv(path) if fmt == "csv" else frame.write_parquet(path)
+    server.reply = lambda m: "```cypher\nMATCH (n) RETURN n\n```\n\n**Explanation:**\n\nAll."
+    result = predict(
+        "text2cypher", path, base_url=server.url, model="m", out_dir=tmp_path / "out", **FAST
+    )
+    assert all(
+        len(b["messages"]) == 1 and b["messages"][0]["role"] == "user" for b in server.requests
+    )
+    sent = sorted(b["messages"][0]["content"] for b in server.requests)
+    assert sent == sorted(T2C_INSTRUCTION.format(**r) for r in records)
+    preds = json.loads((tmp_path / "out" / "predictions.json").read_text())
+    assert [p["pred_cypher"] for p in preds] == ["MATCH (n) RETURN n"] * 3
+    assert [p["instance_id"] for p in preds] == [r["instance_id"] for r in records]
+    assert preds[0]["question"] == records[0]["question"]
+    assert result.run["prompt"]["name"] == "text2cypher_neo4j_2024"

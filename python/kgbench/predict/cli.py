@@ -19,6 +19,10 @@ kgbench/predict/prompts/ with their source and licence):
   spider4sparql  Spider4SPARQL's GPT-3.5 zero-shot prompt with each database's ontology from
                  --rdf-dir (outputs of `kgbench rdb`). Writes OUT/predictions.json
                  ({db_id, natural_language_question, prompt, predicted_sparql}).
+  text2cypher    Neo4j's Text2Cypher (2024) records (question, schema, cypher, ...; CSV,
+                 Parquet, JSON or JSON Lines) with the instruction of Neo4j's fine-tuned
+                 Text2Cypher models and each record's own schema. Writes OUT/predictions.json
+                 (the records with pred_cypher).
 
 Every reply is kept in the replay cache (OUT/cache.jsonl or --cache): rerunning an
 interrupted run sends no request for a reply already received; --replay-only never contacts
@@ -34,7 +38,7 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--family",
         required=True,
-        choices=("cypherbench", "spider4sparql"),
+        choices=("cypherbench", "spider4sparql", "text2cypher"),
         help="benchmark family (its tasks, prompt and output format)",
     )
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
@@ -207,6 +211,13 @@ def run_all(args: argparse.Namespace) -> int:
     from kgbench.report import write_report
 
     out: Path = args.out
+    if args.family == "text2cypher":
+        from kgbench.errors import InputError
+
+        raise InputError(
+            "kgbench run --family text2cypher: kgbench evaluate has no text2cypher metrics yet "
+            "(Google-BLEU, exact match); use kgbench predict"
+        )
     result = predict_from_args(args, out / "predict")
     sys.stdout.write(summary(result))
     eval_dir = out / "evaluation"

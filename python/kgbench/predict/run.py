@@ -28,16 +28,21 @@ from typing import Any
 from kgbench.errors import InputError, KgbenchError
 
 #: Families :func:`predict` runs.
-FAMILIES = ("cypherbench", "spider4sparql")
+FAMILIES = ("cypherbench", "spider4sparql", "text2cypher")
 
 #: The shipped prompt each family uses by default (the seed's published setting).
 DEFAULT_PROMPTS = {
     "cypherbench": "cypherbench_zero_shot",
     "spider4sparql": "spider4sparql_zero_shot",
+    "text2cypher": "text2cypher_neo4j_2024",
 }
 
 #: The prediction file each family writes in the output directory.
-OUTPUT_FILES = {"cypherbench": "result.json", "spider4sparql": "predictions.json"}
+OUTPUT_FILES = {
+    "cypherbench": "result.json",
+    "spider4sparql": "predictions.json",
+    "text2cypher": "predictions.json",
+}
 
 
 class PredictError(KgbenchError):
@@ -79,6 +84,8 @@ def _graph_contexts(
 ) -> dict[str, str]:
     """Graph -> the text the family's prompt needs for it (schema or ontology)."""
     graphs = sorted({str(t["graph"]) for t in tasks})
+    if family == "text2cypher":  # each record carries its own schema
+        return {g: "" for g in graphs}
     if family == "spider4sparql":
         from kgbench.predict.spider4sparql import load_ontologies
 
@@ -117,6 +124,10 @@ def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
 
 
 def _read_tasks(family: str, path: str | Path) -> list[dict[str, Any]]:
+    if family == "text2cypher":
+        from kgbench.predict.text2cypher import read_tasks as read_t2c
+
+        return read_t2c(path)
     if family == "cypherbench":
         from kgbench.predict.cypherbench import read_tasks
 
@@ -127,6 +138,8 @@ def _read_tasks(family: str, path: str | Path) -> list[dict[str, Any]]:
 
 
 def _prompt_values(family: str, task: Mapping[str, Any], context: str) -> dict[str, str]:
+    if family == "text2cypher":
+        return {"schema": str(task["schema"]), "question": str(task["question"])}
     if family == "cypherbench":
         from kgbench.predict.cypherbench import question_of
 
@@ -135,6 +148,10 @@ def _prompt_values(family: str, task: Mapping[str, Any], context: str) -> dict[s
 
 
 def _placeholders(family: str) -> tuple[str, ...]:
+    if family == "text2cypher":
+        from kgbench.predict.text2cypher import PLACEHOLDERS as T2C
+
+        return T2C
     if family == "cypherbench":
         from kgbench.predict.cypherbench import PLACEHOLDERS
 
@@ -145,6 +162,10 @@ def _placeholders(family: str) -> tuple[str, ...]:
 
 
 def _postprocess(family: str) -> Callable[[str], str]:
+    if family == "text2cypher":
+        from kgbench.predict.text2cypher import postprocess as t2c_post
+
+        return t2c_post
     if family == "cypherbench":
         from kgbench.predict.cypherbench import postprocess
 
@@ -173,7 +194,12 @@ def _records(
 ) -> list[dict[str, Any]]:
     out = []
     for task, text, samples in zip(tasks, prompts, preds, strict=True):
-        if family == "cypherbench":
+        if family == "text2cypher":
+            rec = dict(task["record"])
+            rec["pred_cypher"] = samples[0]
+            if len(samples) > 1:
+                rec["pred_cypher_samples"] = list(samples)
+        elif family == "cypherbench":
             rec = dict(task)
             rec["pred_cypher"] = samples[0]
             if len(samples) > 1:
@@ -227,8 +253,9 @@ def predict(
     """Run a model on a family's tasks; write ``OUT/<predictions>`` and ``OUT/run.json``.
 
     ``family``: ``cypherbench`` (needs ``schema_dir`` with ``<graph>_schema.json`` or a
-    server per graph: ``uri`` / ``graph_uris``) or ``spider4sparql`` (needs ``rdf_dir``, the
-    outputs of ``kgbench rdb``). ``prompt``: a shipped prompt name or a template file (default:
+    server per graph: ``uri`` / ``graph_uris``), ``spider4sparql`` (needs ``rdf_dir``, the
+    outputs of ``kgbench rdb``) or ``text2cypher`` (Neo4j's Text2Cypher records, each with its
+    own schema). ``prompt``: a shipped prompt name or a template file (default:
     the family's published prompt). The API key is read from the environment variable
     ``api_key_env`` and never written. ``samples`` replies per task (each its own cache
     entry); ``limit`` the first N tasks; ``replay_only`` answers from the cache only;
