@@ -619,3 +619,63 @@ def test_text2cypher_records_read_unchanged_with_their_own_schema(
     assert [p["instance_id"] for p in preds] == [r["instance_id"] for r in records]
     assert preds[0]["question"] == records[0]["question"]
     assert result.run["prompt"]["name"] == "text2cypher_neo4j_2024"
+
+
+def test_google_bleu_and_exact_match_definitions() -> None:
+    from kgbench.evaluate.translation import gleu_counts, google_bleu, tokenize_13a
+
+    # 13a: symbols split off ('_' too), a period split unless between digits, quotes kept
+    assert tokenize_13a("MATCH (n:Movie {title: 'X'})-[:ACTED_IN]->(m) RETURN n.title, 1.5") == [
+        "MATCH", "(", "n", ":", "Movie", "{", "title", ":", "'X'", "}", ")", "-", "[", ":",
+        "ACTED", "_", "IN", "]", "-", ">", "(", "m", ")", "RETURN", "n", ".", "title", ",",
+        "1.5",
+    ]  # fmt: skip
+    # "a b c d" vs "a b c e": 10 n-grams each (orders 1-4), 6 shared (a b c, ab bc, abc)
+    assert gleu_counts("a b c d", "a b c e") == (6, 10)
+    # unequal lengths: min(precision, recall) = shared / the larger count
+    assert gleu_counts("a b", "a b c") == (3, 6)
+    # corpus score sums before dividing: (6 + 3) / (10 + 6)
+    assert google_bleu(["a b c d", "a b"], ["a b c e", "a b c"]) == pytest.approx(9 / 16)
+    assert google_bleu([""], [""]) == 0.0
+
+
+def test_run_text2cypher_scores_google_bleu_and_exact_match(
+    server: ChatCompletionsTestDouble, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golds = ["MATCH (n) RETURN n", "MATCH (n) RETURN count(n)"]
+    records = [
+        {"question": f"q{i}", "schema": "s", "cypher": g, "instance_id": f"i{i}"}
+        for i, g in enumerate(golds)
+    ]
+    path = tmp_path / "t2c.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    server.reply = lambda m: "```cypher\nMATCH (n) RETURN n\n```"
+    out = tmp_path / "run"
+    argv = ["run", "--family", "text2cypher", "--tasks", str(path), "--base-url", server.url]
+    assert main([*argv, "--model", "m", "--out", str(out)]) == 0
+    assert "google_bleu" in capsys.readouterr().out
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
+    from kgbench.evaluate.translation import google_bleu
+
+    preds = ["MATCH (n) RETURN n"] * 2
+    expected = google_bleu(preds, [r["cypher"] for r in records])
+    assert agg["overall"] == {"google_bleu": round(expected, 4), "exact_match": 0.5}
+    scored = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
+    assert [r["metrics"]["exact_match"] for r in scored] == [1.0, 0.0]
+    assert scored[0]["metrics"]["google_bleu"] == 1.0
+    # kgbench evaluate --family text2cypher reads predict's output unchanged
+    preds_file = out / "predict" / "predictions.json"
+    code = main(
+        [
+            "evaluate",
+            "--family",
+            "text2cypher",
+            "--tasks",
+            str(preds_file),
+            "--out",
+            str(tmp_path / "e"),
+        ]
+    )
+    assert code == 0
+    again = json.loads((tmp_path / "e" / "aggregated_metrics.json").read_text())
+    assert again["overall"] == agg["overall"]

@@ -53,6 +53,11 @@ RDF_DIR/<graph>.nt (or RDF_DIR/<graph>/*.nt, a `kgbench rdb` output). Each query
 worker process killed at --timeout (default 30 s). aggregated_metrics.json holds overall,
 by_graph, by_hardness (Spider's levels) and the excluded tasks whose gold failed.
 
+--family text2cypher scores Neo4j's Text2Cypher (2024) records ({question, schema, cypher,
+...} with pred_cypher; CSV, Parquet, JSON or JSON Lines) by Google-BLEU (sacreBLEU 13a
+tokens, n-grams 1-4, corpus score) and exact match of the query text
+(kgbench.evaluate.translation); no server is needed.
+
 --family ngdbench scores NGDBench tasks (kgbench.evaluate.ngdbench; metrics:
 kgbench/docs/metrics.md §7, files: kgbench/docs/formats.md §9):
 analytic {qid, family: noagg|agg, query, answer, noise_answer, same_as_cleangraph},
@@ -91,10 +96,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
     p.add_argument(
         "--family",
-        choices=("cypherbench", "ngdbench"),
+        choices=("cypherbench", "ngdbench", "text2cypher"),
         default="cypherbench",
-        help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec) or "
-        "ngdbench (NGDBench analytic, Boolean and management tasks)",
+        help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec), "
+        "ngdbench (NGDBench analytic, Boolean and management tasks) or text2cypher (Neo4j's "
+        "Text2Cypher records: Google-BLEU and exact match on the query text, no server)",
     )
     p.add_argument(
         "--gold",
@@ -195,6 +201,14 @@ def run(args: argparse.Namespace) -> int:
         parse_metrics,
     )
 
+    if args.family == "text2cypher":
+        from kgbench.evaluate.translation import evaluate_translation
+
+        scored = evaluate_translation(args.tasks, args.predictions)
+        results_path, agg_path = scored.write(args.out)
+        print(scored.table())
+        print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
+        return 0
     if args.samples is not None and (args.samples < 1 or args.family != "cypherbench"):
         raise InputError("--samples must be >= 1 and is for --family cypherbench tasks")
     if args.keep_going and (args.family != "cypherbench" or args.language != "cypher"):

@@ -211,17 +211,21 @@ def run_all(args: argparse.Namespace) -> int:
     from kgbench.report import write_report
 
     out: Path = args.out
-    if args.family == "text2cypher":
-        from kgbench.errors import InputError
-
-        raise InputError(
-            "kgbench run --family text2cypher: kgbench evaluate has no text2cypher metrics yet "
-            "(Google-BLEU, exact match); use kgbench predict"
-        )
     result = predict_from_args(args, out / "predict")
     sys.stdout.write(summary(result))
     eval_dir = out / "evaluation"
     samples = args.samples if args.samples > 1 else None
+    if args.family == "text2cypher":
+        from kgbench.evaluate.translation import evaluate_translation
+
+        evaluation: Any = evaluate_translation(result.predictions_path)
+        evaluation.write(eval_dir)
+        print(evaluation.table())
+        print(
+            f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
+            file=sys.stderr,
+        )
+        return 0
     if args.family == "spider4sparql":
         from kgbench.evaluate.sparql_runner import evaluate_sparql
         from kgbench.predict.spider4sparql import read_tasks
@@ -234,7 +238,7 @@ def run_all(args: argparse.Namespace) -> int:
             ]
             tasks_path = write_json_atomic(out / "predict" / "tasks.json", tasks)
         timeout = 30.0 if args.eval_timeout is None else args.eval_timeout
-        evaluation: Any = evaluate_sparql(
+        evaluation = evaluate_sparql(
             tasks_path, result.predictions_path, args.rdf_dir, timeout_s=timeout
         )
         if samples:
