@@ -679,3 +679,32 @@ def test_run_text2cypher_scores_google_bleu_and_exact_match(
     assert code == 0
     again = json.loads((tmp_path / "e" / "aggregated_metrics.json").read_text())
     assert again["overall"] == agg["overall"]
+
+
+@pytest.mark.neo4j
+def test_run_cypherbench_predicts_evaluates_and_reports(
+    server: ChatCompletionsTestDouble,
+    bench: dict[str, Path],
+    neo4j_load: Any,
+    neo4j_server: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`kgbench run --family cypherbench`: predict/, evaluation/ and report.html in one
+    directory; the schema comes from --schema-dir, the scoring from --uri."""
+    neo4j_load(MINI)
+    server.reply = lambda m: (
+        "MATCH (n:Company) RETURN n.name" if question_of(m) in ("question 0", "question 1") else ""
+    )
+    out = tmp_path / "run"
+    argv = ["run", "--family", "cypherbench", "--tasks", str(bench["tasks"])]
+    argv += ["--schema-dir", str(bench["schema_dir"]), "--base-url", server.url, "--model", "m"]
+    assert main([*argv, "--uri", str(neo4j_server.uri), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "empty_predictions\t3\n" in printed and "execution_accuracy" in printed
+    run = json.loads((out / "predict" / "run.json").read_text())
+    assert run["failures"] == {"empty": 3}
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
+    assert agg["overall"]["execution_accuracy"] == 0.4  # 2 of 5
+    html = (out / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") or "<html" in html[:500]
