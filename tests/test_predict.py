@@ -708,3 +708,40 @@ def test_run_cypherbench_predicts_evaluates_and_reports(
     assert agg["overall"]["execution_accuracy"] == 0.4  # 2 of 5
     html = (out / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") or "<html" in html[:500]
+
+
+def test_interrupted_run_resumes_without_asking_again(
+    server: ChatCompletionsTestDouble, bench: dict[str, Path]
+) -> None:
+    """`kgbench predict` stopped with Ctrl-C (SIGINT) after some replies; the same command
+    again asks only for the tasks whose reply never arrived."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    server.delay_s = 0.4
+    argv = [sys.executable, "-m", "kgbench", "predict", "--family", "cypherbench"]
+    argv += ["--tasks", str(bench["tasks"]), "--schema-dir", str(bench["schema_dir"])]
+    argv += ["--base-url", server.url, "--model", "m", "--concurrency", "1"]
+    argv += ["--out", str(bench["out"])]
+    cache = bench["out"] / "cache.jsonl"
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if cache.exists() and len(cache.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    answered = {question_of(json.loads(x)["messages"]) for x in cache.read_text().splitlines()}
+    assert 2 <= len(answered) < 5
+    assert not (bench["out"] / "result.json").exists()
+    before = len(server.requests)
+    server.delay_s = 0.0
+    result = run_cb(server, bench)
+    asked_again = [question_of(b["messages"]) for b in server.requests[before:]]
+    assert not set(asked_again) & answered  # nothing answered is asked again
+    assert set(asked_again) | answered == {f"question {i}" for i in range(5)}
+    assert result.run["cache_hits"] == len(answered)
