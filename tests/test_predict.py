@@ -738,6 +738,8 @@ def test_interrupted_run_resumes_without_asking_again(
     answered = {question_of(json.loads(x)["messages"]) for x in cache.read_text().splitlines()}
     assert 2 <= len(answered) < 5
     assert not (bench["out"] / "result.json").exists()
+    run = json.loads((bench["out"] / "run.json").read_text())
+    assert run["complete"] is False and run["error"] == "interrupted (Ctrl-C)"
     before = len(server.requests)
     server.delay_s = 0.0
     result = run_cb(server, bench)

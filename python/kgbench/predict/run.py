@@ -331,6 +331,7 @@ def predict(
     )
     replies: list[Any] = [None] * len(jobs)
     error: str | None = None
+    interrupted = False
     t0 = time.monotonic()
 
     def ask(job: _Prompted) -> Any:
@@ -362,6 +363,10 @@ def predict(
                 bar.update(1)
         except PredictError as exc:
             error = str(exc)
+            for f in futures:
+                f.cancel()
+        except KeyboardInterrupt:
+            error, interrupted = "interrupted (Ctrl-C)", True
             for f in futures:
                 f.cancel()
         except BaseException:
@@ -438,6 +443,8 @@ def predict(
             ),
         }
     run_path = write_json_atomic(out / "run.json", run)
+    if interrupted:
+        raise KeyboardInterrupt
     if error is not None:
         raise PredictError(
             f"{error} ({received} of {len(jobs)} replies received, all kept in {cache}; rerun "
