@@ -36,6 +36,7 @@ class _Scripted:
     body: bytes | None = None  # None: a normal completion
     retry_after: str | None = None
     delay_s: float = 0.0
+    refusal: str | None = None
 
 
 class ChatCompletionsTestDouble:
@@ -77,6 +78,12 @@ class ChatCompletionsTestDouble:
         """Answer the next request with ``body`` as it is."""
         self._script.append(_Scripted(status, body.encode()))
 
+    def refuse_next(self, n: int, refusal: str = "I can't help with that.") -> None:
+        """Answer the next ``n`` requests with a refusal: ``message.content`` null and
+        ``message.refusal`` set (the OpenAI form)."""
+        for _ in range(n):
+            self._script.append(_Scripted(refusal=refusal))
+
     def sleep_next(self, n: int, seconds: float) -> None:
         """Answer the next ``n`` requests normally, but only after ``seconds``."""
         for _ in range(n):
@@ -112,8 +119,12 @@ class ChatCompletionsTestDouble:
 
     # -- protocol -------------------------------------------------------------------------
 
-    def _completion(self, body: dict[str, Any]) -> bytes:
-        content = self.reply(body["messages"])
+    def _completion(self, body: dict[str, Any], refusal: str | None = None) -> bytes:
+        content: str | None = None if refusal is not None else self.reply(body["messages"])
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if refusal is not None:
+            message["refusal"] = refusal
+        prompt_words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
         return json.dumps(
             {
                 "id": f"chatcmpl-{len(self.requests)}",
@@ -123,11 +134,15 @@ class ChatCompletionsTestDouble:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": content},
+                        "message": message,
                         "finish_reason": "stop",
                     }
                 ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                "usage": {
+                    "prompt_tokens": prompt_words,
+                    "completion_tokens": len((content or "").split()),
+                    "total_tokens": prompt_words + len((content or "").split()),
+                },
             }
         ).encode()
 
@@ -169,7 +184,11 @@ class ChatCompletionsTestDouble:
                     delay = double.delay_s
                     delay = delay(body["messages"]) if callable(delay) else delay
                     time.sleep(step.delay_s or delay)
-                    payload = step.body if step.body is not None else double._completion(body)
+                    payload = (
+                        step.body
+                        if step.body is not None
+                        else double._completion(body, step.refusal)
+                    )
                 finally:
                     # leave the in-flight count before answering: the client may send its next
                     # request as soon as it has read this answer

@@ -400,8 +400,9 @@ def test_pip_install_runs_the_demo_without_java_on_path(pip_venv: _Venv, tmp_pat
 
     size = tqdm.format_sizeof(total)  # the progress bar's "128M/128M"
     assert f"kgbench: Neo4j {version}: 100%" in err and f"| {size}/{size} [" in err, err[-3000:]
-    assert "[2/9] neo4j: starting the local Neo4j server" in err
-    assert "[9/9] ngdbench" in err
+    assert "[2/10] neo4j: starting the local Neo4j server" in err
+    assert "[9/10] ngdbench" in err
+    assert "[10/10] predict" in err
     # the summary's key lines
     assert "entities: 22  relations: 2" in out
     assert re.search(r"== Neo4j load \(bolt://127\.0\.0\.1:\d+, local server\) ==", out)

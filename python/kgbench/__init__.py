@@ -7,6 +7,8 @@ Pipeline stages, one subpackage each:
 - :mod:`kgbench.generate` — text-to-Cypher task generation (reserved; not implemented yet).
 - :mod:`kgbench.evaluate` — execution accuracy, PSJS, Exec and metric families (SPEC.md §4).
 - :mod:`kgbench.iso` — AHU answer-subgraph isomorphism (GTSQA notation, SPEC.md §5).
+- :mod:`kgbench.predict` — model runs: tasks → the seeds' prompts → an OpenAI-compatible
+  model → predictions (``kgbench predict``, ``kgbench run``).
 
 The heavy work runs in the native module ``kgbench._core`` (Rust).
 """

@@ -44,6 +44,7 @@ _STAGES = (
     "kgbench.rdb.translate_cli",
     "kgbench.rdb.validate_cli",
     "kgbench.report.cli",
+    "kgbench.predict.cli",
     "kgbench.demo.cli",
 )
 
@@ -67,6 +68,8 @@ _COMMAND_MODULES = {
     "sql2sparql": "kgbench.rdb.translate_cli",
     "validate-translation": "kgbench.rdb.validate_cli",
     "report": "kgbench.report.cli",
+    "predict": "kgbench.predict.cli",
+    "run": "kgbench.predict.cli",
     "demo": "kgbench.demo.cli",
 }
 

@@ -71,6 +71,10 @@ class DemoFiles:
     """Spider's concert_singer database (SQLite) for the relational step."""
     spider_tables: Path
     """Its Spider ``tables.json`` entry."""
+    s4s_published: Path
+    """GPT-3.5's published zero-shot Spider4SPARQL records of concert_singer (45)."""
+    s4s_gold: Path
+    """The published Spider4SPARQL gold pairs of the same 45 questions."""
 
 
 def demo_files(data_dir: Path | None = None) -> DemoFiles:
@@ -90,6 +94,8 @@ def demo_files(data_dir: Path | None = None) -> DemoFiles:
         synth_sample=d / "wd50k_sample.nt.gz",
         spider_db=d / "concert_singer.sqlite",
         spider_tables=d / "concert_singer.tables.json",
+        s4s_published=d / "s4s_concert_singer_gpt35_zero_shot.json",
+        s4s_gold=d / "s4s_concert_singer_dev.json",
     )
     for path in (
         files.schema,
@@ -100,6 +106,8 @@ def demo_files(data_dir: Path | None = None) -> DemoFiles:
         files.synth_sample,
         files.spider_db,
         files.spider_tables,
+        files.s4s_published,
+        files.s4s_gold,
     ):
         if not path.is_file():
             raise KgbenchError(f"demo data file missing: {path} (reinstall kgbench)")
@@ -137,6 +145,9 @@ class DemoResult:
     spider: dict[str, Any] | None = None
     """The relational step: the conversion report, the question, its SQL, SPARQL and
     Cypher, and each one's result rows."""
+    replay: dict[str, Any] | None = None
+    """The model-run step: GPT-3.5's published zero-shot run replayed offline
+    (:func:`replay_published_run`)."""
     ngdbench: dict[str, Any] | None = None
     """The NGDBench step: ``noise`` (the noise report), ``generation`` (the generation
     report) and ``aggregated`` (the oracle evaluation's aggregated metrics)."""
@@ -196,7 +207,7 @@ def run_demo(
         elapsed, clock = now - clock, now
         return f" ({elapsed:.1f} s)"
 
-    say(f"[1/9] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
+    say(f"[1/10] convert: {len(files.inputs)} Wikidata RDF files with schema {files.schema.name}")
     graph, report = convert(str(files.schema), [str(p) for p in files.inputs], str(graph_dir))
     graph_path, report_path = graph_dir / "graph.json", graph_dir / "report.json"
     graph_dict = graph if isinstance(graph, Mapping) else json.loads(graph_path.read_text("utf-8"))
@@ -218,38 +229,38 @@ def run_demo(
         notifications.setLevel(logging.ERROR)
         started = uri is None
         if uri is None:
-            say("[2/9] neo4j: starting the local Neo4j server")
+            say("[2/10] neo4j: starting the local Neo4j server")
             server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))
             uri = str(server.uri)
             say(f"      ready at {uri}{done()}")
         else:
-            say(f"[2/9] neo4j: using {uri}")
-        say(f"[3/9] load: {counts['entities']} entities, {counts['relations']} relations")
+            say(f"[2/10] neo4j: using {uri}")
+        say(f"[3/10] load: {counts['entities']} entities, {counts['relations']} relations")
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
-        say(f"[4/9] evaluate: {files.predictions.name} against {files.tasks.name}")
+        say(f"[4/10] evaluate: {files.predictions.name} against {files.tasks.name}")
         evaluation = evaluate(
             str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
-        say("[5/9] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
+        say("[5/10] generate: CypherBench tasks on the loaded graph (offline, seed 42)")
         generation = _generate(uri, user, password, out / "generation")
         say(f"      {generation['tasks']} tasks generated{done()}")
-        say("[6/9] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
+        say("[6/10] pipe: PIPE-Cypher governed benchmark on the loaded graph (offline, seed 13)")
         pipe = _pipe(uri, user, password, out / "pipe")
         say(
             f"      {pipe['funnel']['accepted']} of {pipe['funnel']['candidates']} candidates "
             f"accepted, {sum(pipe['selected_by_category'].values())} selected{done()}"
         )
         say(
-            f"[7/9] synth: SynthKGQA template items from {files.synth_sample.name} (SPARQL on "
+            f"[7/10] synth: SynthKGQA template items from {files.synth_sample.name} (SPARQL on "
             "an embedded store, offline, seed 1111)"
         )
         synth = _synth(files.synth_sample, out / "synth")
         say(f"      {synth['items']} items, {len(synth['types'])} isomorphism types{done()}")
         say(
-            "[8/9] rdb: Spider's concert_singer as RDF and a property graph; one question in "
+            "[8/10] rdb: Spider's concert_singer as RDF and a property graph; one question in "
             "SQL, SPARQL and Cypher"
         )
         spider = _spider(files, out / "spider", uri, user, password)
@@ -258,11 +269,20 @@ def run_demo(
             f"{spider['report']['nodes']} nodes{done()}"
         )
         say(
-            "[9/9] ngdbench: noise on the demo graph, tasks around it (gold on the clean graph "
+            "[9/10] ngdbench: noise on the demo graph, tasks around it (gold on the clean graph "
             "in a disposable database, noise answers on the noisy graph), the oracle row"
         )
         ngdbench = _ngdbench(graph_path, out / "ngdbench", uri, user, password)
         say(f"      {sum(ngdbench['generation']['tasks'].values())} tasks{done()}")
+        say(
+            "[10/10] predict: GPT-3.5's published zero-shot Spider4SPARQL run on "
+            "concert_singer, replayed offline (--replay-only) and scored"
+        )
+        replay = replay_published_run(files, out / "spider", out / "predict")
+        say(
+            f"      {replay['replies']} replies from the cache, {replay['requests']} requests "
+            f"sent, EX {replay['execution_accuracy']:.4f}{done()}"
+        )
         if started:
             say("      stopping the local Neo4j server")
     say("writing the HTML report")
@@ -302,6 +322,7 @@ def run_demo(
             "SynthKGQA items": out / "synth" / "items.jsonl",
             "Spider RDF": out / "spider" / "concert_singer.nt",
             "Spider graph": out / "spider" / "graph.json",
+            "replayed predictions": out / "predict" / "run" / "predictions.json",
             "noisy graph": out / "ngdbench" / "noisy" / "graph.json",
             "noise log": out / "ngdbench" / "noisy" / "noise_log.json",
             "NGDBench tasks": out / "ngdbench" / "tasks" / "tasks.json",
@@ -311,6 +332,7 @@ def run_demo(
         pipe=pipe,
         synth=synth,
         spider=spider,
+        replay=replay,
         ngdbench=ngdbench,
     )
 
@@ -401,6 +423,77 @@ def _spider(
         "cypher": cypher.query,
         "rows": {"sql": sql_rows, "sparql": res.rows, "cypher": cypher_rows},
     }
+
+
+#: The paper's setting beside which the demo prints the replayed run's EX (Spider4SPARQL,
+#: Kosten et al. 2023, Table V).
+PAPER_ZERO_SHOT = (
+    "paper: GPT-3.5 zero-shot on all 1,034 Spider4SPARQL dev questions, EX 8% "
+    "(25% syntax errors; Table V)"
+)
+
+
+def replay_published_run(files: DemoFiles, rdf_dir: Path, out: Path) -> dict[str, Any]:
+    """Replay GPT-3.5's published zero-shot run on concert_singer fully offline and score it.
+
+    Builds a replay cache from the shipped published records
+    (:func:`kgbench.predict.replay_cache_from_published`), runs ``kgbench predict --family
+    spider4sparql --replay-only`` on the shipped gold pairs with the ontology ``kgbench rdb``
+    wrote into ``rdf_dir`` (kgbench rebuilds each published prompt byte for byte, so every
+    reply comes from the cache), and scores the predictions with ``kgbench evaluate
+    --language sparql`` on ``rdf_dir``. Returns the counts, ``execution_accuracy`` and the
+    paper's setting (:data:`PAPER_ZERO_SHOT`); writes ``out/run`` and ``out/evaluation``.
+
+    Raises:
+        KgbenchError: a prompt not in the cache (kgbench's prompt changed) or a failed
+            evaluation."""
+    from kgbench.evaluate.sparql_runner import evaluate_sparql
+    from kgbench.predict import predict, replay_cache_from_published
+
+    cache = out / "gpt35_zero_shot.cache.jsonl"
+    if cache.exists():
+        cache.unlink()
+    replay_cache_from_published(files.s4s_published, cache)
+    run = predict(
+        "spider4sparql",
+        files.s4s_gold,
+        base_url="http://replay.invalid/v1",
+        model="gpt-3.5-turbo",
+        out_dir=out / "run",
+        rdf_dir=rdf_dir,
+        cache_path=cache,
+        replay_only=True,
+    )
+    evaluation = evaluate_sparql(files.s4s_gold, run.predictions_path, rdf_dir)
+    evaluation.write(out / "evaluation")
+    overall = evaluation.aggregated["overall"]
+    return {
+        "tasks": run.run["counts"]["tasks"],
+        "replies": run.run["cache_hits"],
+        "requests": run.run["requests"],
+        "scored": evaluation.aggregated["scored"],
+        "execution_accuracy": overall["execution_accuracy"],
+        "correct": sum(
+            1 for r in evaluation.records if r.get("metrics", {}).get("execution_accuracy") == 1
+        ),
+        "errors": dict(evaluation.error_counts),
+        "paper": PAPER_ZERO_SHOT,
+    }
+
+
+def format_replay(replay: Mapping[str, Any]) -> str:
+    """The model-run step's lines: the replayed run's EX beside the paper's setting."""
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(replay["errors"].items())) or "none"
+    return "\n".join(
+        [
+            f"{replay['tasks']} prompts rebuilt by kgbench, {replay['replies']} replies from "
+            f"the replay cache, {replay['requests']} requests sent",
+            f"kgbench: GPT-3.5 zero-shot on concert_singer ({replay['scored']} questions), "
+            f"EX {replay['execution_accuracy']:.1%} ({replay['correct']} correct; "
+            f"predictions scored 0 with an error: {errors})",
+            replay["paper"],
+        ]
+    )
 
 
 def _ngdbench(
@@ -640,6 +733,12 @@ def format_summary(result: DemoResult) -> str:
             "== Spider4SPARQL: one question in SQL, SPARQL and Cypher (concert_singer) ==",
         ]
         lines.append(format_spider(result.spider))
+    if result.replay is not None:
+        lines += [
+            "",
+            "== Model run: GPT-3.5's published Spider4SPARQL zero-shot run, replayed offline ==",
+        ]
+        lines.append(format_replay(result.replay))
     if result.ngdbench is not None:
         from kgbench.generate.ngdbench.cli import format_report as format_ngd
         from kgbench.noise import format_report as format_noise

@@ -53,6 +53,11 @@ RDF_DIR/<graph>.nt (or RDF_DIR/<graph>/*.nt, a `kgbench rdb` output). Each query
 worker process killed at --timeout (default 30 s). aggregated_metrics.json holds overall,
 by_graph, by_hardness (Spider's levels) and the excluded tasks whose gold failed.
 
+--family text2cypher scores Neo4j's Text2Cypher (2024) records ({question, schema, cypher,
+...} with pred_cypher; CSV, Parquet, JSON or JSON Lines) by Google-BLEU (sacreBLEU 13a
+tokens, n-grams 1-4, corpus score) and exact match of the query text
+(kgbench.evaluate.translation); no server is needed.
+
 --family ngdbench scores NGDBench tasks (kgbench.evaluate.ngdbench; metrics:
 kgbench/docs/metrics.md §7, files: kgbench/docs/formats.md §9):
 analytic {qid, family: noagg|agg, query, answer, noise_answer, same_as_cleangraph},
@@ -91,10 +96,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
     p.add_argument(
         "--family",
-        choices=("cypherbench", "ngdbench"),
+        choices=("cypherbench", "ngdbench", "text2cypher"),
         default="cypherbench",
-        help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec) or "
-        "ngdbench (NGDBench analytic, Boolean and management tasks)",
+        help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec), "
+        "ngdbench (NGDBench analytic, Boolean and management tasks) or text2cypher (Neo4j's "
+        "Text2Cypher records: Google-BLEU and exact match on the query text, no server)",
     )
     p.add_argument(
         "--gold",
@@ -173,6 +179,14 @@ def register(subparsers: Any) -> None:
         "listed (aggregated_metrics.json counts.connection_errors, excluded), and the exit "
         "code is 3 (default: stop with exit code 1, writing nothing)",
     )
+    p.add_argument(
+        "--samples",
+        type=int,
+        metavar="K",
+        help="score K sampled predictions per task (pred_cypher_samples / "
+        "predicted_sparql_samples, as `kgbench predict --samples K` writes them) and report "
+        "pass@k for k <= K (Chen et al. 2021's unbiased estimator) beside EX of the first",
+    )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
 
@@ -187,6 +201,16 @@ def run(args: argparse.Namespace) -> int:
         parse_metrics,
     )
 
+    if args.family == "text2cypher":
+        from kgbench.evaluate.translation import evaluate_translation
+
+        scored = evaluate_translation(args.tasks, args.predictions)
+        results_path, agg_path = scored.write(args.out)
+        print(scored.table())
+        print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
+        return 0
+    if args.samples is not None and (args.samples < 1 or args.family != "cypherbench"):
+        raise InputError("--samples must be >= 1 and is for --family cypherbench tasks")
     if args.keep_going and (args.family != "cypherbench" or args.language != "cypher"):
         raise InputError("--keep-going is for Cypher tasks on Neo4j (--family cypherbench)")
     if args.family == "ngdbench":
@@ -221,24 +245,31 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--metric-for-agg {args.metric_for_agg!r} must be one of the selected metrics"
         )
+    common: dict[str, Any] = {
+        "uri": args.uri,
+        "user": args.user or os.environ.get("NEO4J_USER"),
+        "password": args.password or os.environ.get("NEO4J_PASSWORD"),
+        "database": args.database,
+        "graph_uris": args.graph_uris,
+        "workers": args.workers,
+        "timeout_s": args.timeout,
+        "gold_timeout_s": args.gold_timeout,
+        "gold_cache_dir": args.gold_cache or (args.out / "gold_cache"),
+        "keep_going": args.keep_going,
+    }
     try:
         result = evaluate(
             args.tasks,
             args.predictions,
-            uri=args.uri,
-            user=args.user or os.environ.get("NEO4J_USER"),
-            password=args.password or os.environ.get("NEO4J_PASSWORD"),
-            database=args.database,
-            graph_uris=args.graph_uris,
             metrics=metrics,
             metric_for_agg=agg_name,
-            workers=args.workers,
-            timeout_s=args.timeout,
-            gold_timeout_s=args.gold_timeout,
-            gold_cache_dir=args.gold_cache or (args.out / "gold_cache"),
             progress=True,
-            keep_going=args.keep_going,
+            **common,
         )
+        if args.samples is not None and args.samples > 1:
+            from kgbench.evaluate.passk import cypher_pass_at_k
+
+            cypher_pass_at_k(result, args.predictions or args.tasks, args.samples, common)
     except ConnectionLostError as exc:
         earlier = (args.out / "aggregated_metrics.json").exists()
         raise ConnectionLostError(
@@ -290,6 +321,12 @@ def _run_sparql(args: argparse.Namespace) -> int:
         compat=args.compat,
         progress=progress,
     )
+    if args.samples is not None and args.samples > 1:
+        from kgbench.evaluate.passk import sparql_pass_at_k
+
+        if args.predictions is None:
+            raise InputError("--samples with --language sparql needs --predictions")
+        sparql_pass_at_k(result, args.tasks, args.predictions, args.rdf_dir, args.samples, timeout)
     results_path, agg_path = result.write(args.out)
     print(result.table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)

@@ -14,7 +14,7 @@ Used by the CypherBench task generator's question rewrite and verify steps
 from __future__ import annotations
 
 from kgbench.llm.cache import ReplayCache, cache_key
-from kgbench.llm.client import RETRY_STATUSES, LLMClient
+from kgbench.llm.client import RETRY_STATUSES, Completion, LLMClient
 from kgbench.llm.errors import LLMError
 
-__all__ = ["RETRY_STATUSES", "LLMClient", "LLMError", "ReplayCache", "cache_key"]
+__all__ = ["RETRY_STATUSES", "Completion", "LLMClient", "LLMError", "ReplayCache", "cache_key"]

@@ -7,10 +7,17 @@ Each line is one answered prompt::
 
 ``key`` is :func:`cache_key` of (model, messages, temperature): the SHA-256 hex digest of the
 canonical JSON (keys sorted, no whitespace, UTF-8, temperature as a float) of
-``{"model", "messages", "temperature"}``. The file is read once at start; new answers are
-appended, one ``write`` per line under a lock and flushed, so a killed run keeps every answer it
-got. A prompt has one answer per cache: when a key is already present the first answer stays
-and is the one returned (so a run and its offline replay give the same text).
+``{"model", "messages", "temperature"}``, plus the request options that change the reply
+when they are set (``stop``, ``max_tokens``, ``seed``) and ``sample`` (the index of a
+repeated sample, from 1; sample 0 has none), so a request without options keeps the key it
+always had. A line may also
+hold ``usage`` (``{"prompt_tokens", "completion_tokens"}`` as the endpoint reported them),
+``finish_reason`` and ``unusable`` (why an empty response is empty: ``"no_content"``,
+``"refusal"``); they are replayed with the response. The file is read once at start; new
+answers are appended, one ``write`` per line under a lock and flushed, so a killed run keeps
+every answer it got (the file stays open for appending until :meth:`ReplayCache.close`). A
+prompt has one answer per cache: when a key is already present the first answer stays and is
+the one returned (so a run and its offline replay give the same text).
 
 Errors: :class:`kgbench.llm.LLMError` naming ``file:line`` for a line that is not a JSON object
 with a 64-hex ``key`` and a string ``response``, or whose ``key`` does not match its own model,
@@ -24,31 +31,54 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 from kgbench.llm.errors import LLMError
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+#: Reply metadata a line may carry besides the response (module docstring).
+META_KEYS = ("usage", "finish_reason", "unusable")
+
+#: Request options that are part of the key when set (module docstring).
+OPTION_KEYS = ("stop", "max_tokens", "seed", "sample")
+
+
 def canonical_request(
-    model: str, messages: Sequence[dict[str, str]], temperature: float
+    model: str,
+    messages: Sequence[dict[str, str]],
+    temperature: float,
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, object]:
     """The cached part of a chat-completions request: ``{"model", "messages", "temperature"}``
-    with ``messages`` copied as a list of dicts and ``temperature`` as a float."""
-    return {
+    with ``messages`` copied as a list of dicts and ``temperature`` as a float, plus each of
+    ``options`` (``stop``, ``max_tokens``, ``seed``, ``sample``) whose value is not None
+    (``sample`` 0 counts as unset)."""
+    out: dict[str, object] = {
         "model": model,
         "messages": [dict(m) for m in messages],
         "temperature": float(temperature),
     }
+    for name in OPTION_KEYS:
+        value = (options or {}).get(name)
+        if value is not None and not (name == "sample" and value == 0):
+            out[name] = list(value) if isinstance(value, (list, tuple)) else value
+    return out
 
 
-def cache_key(model: str, messages: Sequence[dict[str, str]], temperature: float) -> str:
+def cache_key(
+    model: str,
+    messages: Sequence[dict[str, str]],
+    temperature: float,
+    options: Mapping[str, Any] | None = None,
+) -> str:
     """SHA-256 hex digest (64 lowercase hex characters) of the canonical JSON of
-    ``{"model", "messages", "temperature"}`` (sorted keys, compact separators, UTF-8)."""
+    :func:`canonical_request` (sorted keys, compact separators, UTF-8)."""
     text = json.dumps(
-        canonical_request(model, messages, temperature),
+        canonical_request(model, messages, temperature, options),
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
@@ -66,8 +96,10 @@ class ReplayCache:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._entries: dict[str, str] = {}
+        self._meta: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._needs_newline = False
+        self._file: TextIO | None = None
         if self.path.exists():
             self._read()
 
@@ -94,18 +126,43 @@ class ReplayCache:
             if not isinstance(response, str):
                 raise LLMError(f"{where}: 'response' must be a string")
             if {"model", "messages", "temperature"} <= entry.keys():
+                options = {k: entry[k] for k in OPTION_KEYS if k in entry}
                 try:
-                    expected = cache_key(entry["model"], entry["messages"], entry["temperature"])
+                    expected = cache_key(
+                        entry["model"], entry["messages"], entry["temperature"], options
+                    )
                 except (TypeError, ValueError) as exc:
                     raise LLMError(f"{where}: bad model/messages/temperature ({exc})") from exc
                 if expected != key:
                     raise LLMError(f"{where}: 'key' does not match the line's model/messages")
-            self._entries.setdefault(key, response)
+            if key not in self._entries:
+                self._entries[key] = response
+                meta = {k: entry[k] for k in META_KEYS if k in entry}
+                if meta:
+                    self._meta[key] = meta
+
+    def close(self) -> None:
+        """Close the file kept open for appending (a later :meth:`put` opens it again)."""
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __del__(self) -> None:
+        f = getattr(self, "_file", None)
+        if f is not None:
+            f.close()
 
     def get(self, key: str) -> str | None:
         """The cached response for ``key``, or None."""
         with self._lock:
             return self._entries.get(key)
+
+    def get_meta(self, key: str) -> dict[str, Any]:
+        """The ``usage``, ``finish_reason`` and ``unusable`` recorded with ``key`` (an empty
+        dict if none)."""
+        with self._lock:
+            return dict(self._meta.get(key, {}))
 
     def put(
         self,
@@ -114,27 +171,37 @@ class ReplayCache:
         messages: Sequence[dict[str, str]],
         temperature: float,
         response: str,
+        options: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> str:
         """Record ``response`` for ``key`` (appended to the file and flushed) unless the key is
-        already cached; returns the cached response (the first one recorded)."""
+        already cached; returns the cached response (the first one recorded). ``options`` are
+        the request options of the key (:func:`canonical_request`); ``meta`` holds ``usage``,
+        ``finish_reason`` and ``unusable`` when known (None values are not written)."""
         with self._lock:
             old = self._entries.get(key)
             if old is not None:
                 return old
+            extra = {k: v for k, v in (meta or {}).items() if v is not None}
             line = json.dumps(
                 {
                     "key": key,
-                    **canonical_request(model, messages, temperature),
+                    **canonical_request(model, messages, temperature, options),
                     "response": response,
+                    **extra,
                 },
                 ensure_ascii=False,
             )
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as f:
-                if self._needs_newline:
-                    f.write("\n")
-                    self._needs_newline = False
-                f.write(line + "\n")
-                f.flush()
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+            f = self._file
+            if self._needs_newline:
+                f.write("\n")
+                self._needs_newline = False
+            f.write(line + "\n")
+            f.flush()
             self._entries[key] = response
+            if extra:
+                self._meta[key] = extra
             return response

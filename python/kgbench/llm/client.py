@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -69,6 +70,29 @@ def _retry_after_s(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
+@dataclass(frozen=True)
+class Completion:
+    """One reply of :meth:`LLMClient.complete_full`.
+
+    ``text`` is ``choices[0].message.content`` ("" when the reply carried no usable text:
+    content null or not a string, e.g. a refusal); ``unusable`` names why the text is empty
+    (``"no_content"``, ``"refusal"``) or is None; ``finish_reason`` as the endpoint sent it;
+    ``prompt_tokens`` / ``completion_tokens`` from the reply's ``usage`` (None when absent);
+    ``cached`` is True when served from the replay cache (no request sent).
+    """
+
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    unusable: str | None = None
+    cached: bool = False
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _check_messages(messages: Any) -> list[dict[str, str]]:
     if not isinstance(messages, list) or not messages:
         raise InputError("messages must be a non-empty list of {'role', 'content'} dicts")
@@ -96,7 +120,9 @@ class LLMClient:
     seconds.
 
     ``stats`` counts ``requests`` (HTTP requests sent, retries included), ``cache_hits``
-    (answers served without contacting the server) and ``retries``.
+    (answers served without contacting the server) and ``retries``; ``usage`` sums the
+    ``prompt_tokens`` / ``completion_tokens`` the endpoint reported in the replies it sent to
+    :meth:`complete_full`.
 
     Raises :class:`~kgbench.errors.InputError` for bad arguments and
     :class:`~kgbench.llm.errors.LLMError` for a bad cache file. Use as a context manager or call
@@ -147,6 +173,7 @@ class LLMClient:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.cache = ReplayCache(cache_path) if cache_path is not None else None
         self.stats: dict[str, int] = {"requests": 0, "cache_hits": 0, "retries": 0}
+        self.usage: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
         self._stats_lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._http: Any = None
@@ -155,11 +182,13 @@ class LLMClient:
     # -- lifecycle ------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the HTTP connection pool (the cache needs no closing)."""
+        """Close the HTTP connection pool and the replay cache's file."""
         with self._http_lock:
             if self._http is not None:
                 self._http.close()
                 self._http = None
+        if self.cache is not None:
+            self.cache.close()
 
     def __enter__(self) -> LLMClient:
         return self
@@ -186,6 +215,11 @@ class LLMClient:
         with self._stats_lock:
             self.stats[name] += n
 
+    def _add_usage(self, done: Completion) -> None:
+        with self._stats_lock:
+            self.usage["prompt_tokens"] += done.prompt_tokens or 0
+            self.usage["completion_tokens"] += done.completion_tokens or 0
+
     # -- public API -----------------------------------------------------------------------
 
     def complete(self, messages: list[dict[str, str]]) -> str:
@@ -208,10 +242,96 @@ class LLMClient:
                     "run with the endpoint to fill it"
                 )
         body = {"model": self.model, "messages": messages, "temperature": self.temperature}
-        text = self._post(body, key)
+        text = self._content(self._post(body, key))
         if self.cache is not None:
             text = self.cache.put(key, self.model, messages, self.temperature, text)
         return text
+
+    def complete_full(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        stop: str | Sequence[str] | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        sample: int = 0,
+    ) -> Completion:
+        """The reply to ``messages`` with its metadata, as a :class:`Completion`.
+
+        ``stop`` (a string or a list of strings) and ``max_tokens`` are sent with the request
+        when given, and ``seed`` (the endpoint's sampling seed, where it supports one);
+        ``sample`` numbers repeated samples of one prompt (0, 1, ...: each is its
+        own cache entry; the number is not sent). Unlike :meth:`complete`, a reply whose
+        content is null or not a string (a refusal, a content filter) is not an error: it
+        gives ``text=""`` and ``unusable`` says why; it is cached like any reply. Raises
+        :class:`~kgbench.llm.errors.LLMError` when the endpoint cannot be reached or keeps
+        failing, refuses the request, or answers with something that is not chat-completions
+        JSON (its HTTP status and an excerpt in the message), and on a replay-only miss.
+        """
+        messages = _check_messages(messages)
+        if sample < 0:
+            raise InputError(f"sample must be >= 0, got {sample}")
+        if max_tokens is not None and max_tokens < 1:
+            raise InputError(f"max_tokens must be >= 1, got {max_tokens}")
+        stop_value: str | list[str] | None = (
+            stop if stop is None or isinstance(stop, str) else list(stop)
+        )
+        options = {"stop": stop_value, "max_tokens": max_tokens, "seed": seed, "sample": sample}
+        key = cache_key(self.model, messages, self.temperature, options)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self._count("cache_hits")
+                meta = self.cache.get_meta(key)
+                raw = meta.get("usage")
+                usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
+                return Completion(
+                    text=hit,
+                    finish_reason=meta.get("finish_reason"),
+                    prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
+                    completion_tokens=_int_or_none(usage.get("completion_tokens")),
+                    unusable=meta.get("unusable") or (None if hit else "no_content"),
+                    cached=True,
+                )
+            if self.replay_only:
+                raise LLMError(
+                    f"no cached response for this prompt in {self.cache.path}; "
+                    "run with the endpoint to fill it"
+                )
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+        }
+        if stop_value is not None:
+            body["stop"] = stop_value
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if seed is not None:
+            body["seed"] = seed
+        done = self._completion(self._post(body, key))
+        self._add_usage(done)
+        if self.cache is not None:
+            tokens: dict[str, int | None] | None = None
+            if done.prompt_tokens is not None or done.completion_tokens is not None:
+                tokens = {
+                    "prompt_tokens": done.prompt_tokens,
+                    "completion_tokens": done.completion_tokens,
+                }
+            self.cache.put(
+                key,
+                self.model,
+                messages,
+                self.temperature,
+                done.text,
+                options,
+                {
+                    "usage": tokens,
+                    "finish_reason": done.finish_reason,
+                    "unusable": done.unusable,
+                },
+            )
+        return done
 
     def complete_many(
         self, batch: Sequence[list[dict[str, str]]], progress: bool = False
@@ -267,7 +387,8 @@ class LLMClient:
         jitter = int.from_bytes(digest[:4], "big") / 2**32 * 0.25
         return base * (1.0 + jitter)
 
-    def _post(self, body: dict[str, Any], key: str) -> str:
+    def _post(self, body: dict[str, Any], key: str) -> Any:
+        """The first 2xx response to ``body`` (retried as the module docstring says)."""
         import httpx
 
         http = self._client()
@@ -303,15 +424,16 @@ class LLMClient:
                     f"the LLM endpoint {self.url} refused the request: "
                     f"HTTP {status}: {_excerpt(resp.text)}"
                 )
-            return self._content(resp)
+            return resp
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
         if unreachable:
             raise LLMError(f"could not reach the LLM endpoint {self.url}: {reason} ({tries})")
         raise LLMError(f"the LLM endpoint {self.url} kept failing: {reason} ({tries})")
 
-    def _content(self, resp: Any) -> str:
-        """``choices[0].message.content`` of a 2xx reply, or LLMError naming what is missing."""
-        where = f"the LLM endpoint {self.url} sent a malformed reply"
+    def _message(self, resp: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """(reply JSON, ``choices[0]``, ``choices[0].message``) of a 2xx reply, or LLMError
+        naming what is missing, with the HTTP status and an excerpt of the body."""
+        where = f"the LLM endpoint {self.url} sent a malformed reply (HTTP {resp.status_code})"
         try:
             data = resp.json()
         except ValueError:
@@ -320,10 +442,38 @@ class LLMClient:
             raise LLMError(f"{where}: not a JSON object: {_excerpt(resp.text)!r}")
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices:
-            raise LLMError(f"{where}: no choices (expected choices[0].message.content)")
+            raise LLMError(
+                f"{where}: no choices (expected choices[0].message.content): "
+                f"{_excerpt(resp.text)!r}"
+            )
         message = choices[0].get("message") if isinstance(choices[0], dict) else None
         if not isinstance(message, dict):
-            raise LLMError(f"{where}: no choices[0].message")
+            raise LLMError(f"{where}: no choices[0].message: {_excerpt(resp.text)!r}")
+        return data, choices[0], message
+
+    def _completion(self, resp: Any) -> Completion:
+        """A :class:`Completion` of a 2xx reply (null or non-string content: empty text)."""
+        data, choice, message = self._message(resp)
+        raw = data.get("usage")
+        usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        content = message.get("content")
+        finish = choice.get("finish_reason")
+        unusable = None
+        if not isinstance(content, str):
+            unusable = "refusal" if message.get("refusal") else "no_content"
+            content = ""
+        return Completion(
+            text=content,
+            finish_reason=finish if isinstance(finish, str) else None,
+            prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
+            completion_tokens=_int_or_none(usage.get("completion_tokens")),
+            unusable=unusable,
+        )
+
+    def _content(self, resp: Any) -> str:
+        """``choices[0].message.content`` of a 2xx reply, or LLMError naming what is missing."""
+        where = f"the LLM endpoint {self.url} sent a malformed reply (HTTP {resp.status_code})"
+        _data, _choice, message = self._message(resp)
         if "content" not in message:
             raise LLMError(f"{where}: no choices[0].message.content")
         content = message["content"]

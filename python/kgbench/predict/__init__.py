@@ -1,0 +1,43 @@
+"""kgbench.predict — model runs: tasks → prompts → an OpenAI-compatible model → predictions.
+
+:func:`predict` (``kgbench predict``) runs a chat-completions model on a benchmark family's
+tasks with the seed's own published prompt and writes the family's prediction file, read
+unchanged by ``kgbench evaluate``, and ``run.json`` (model, prompt SHA-256, tokens, requests,
+retries, failures; formats: ``kgbench/docs/formats.md`` §15). Families:
+
+- ``cypherbench`` (:mod:`kgbench.predict.cypherbench`): CypherBench's zero-shot baseline;
+  ``result.json``.
+- ``spider4sparql`` (:mod:`kgbench.predict.spider4sparql`): Spider4SPARQL's published
+  GPT-3.5 zero-shot prompt; ``predictions.json``. :func:`replay_cache_from_published` turns
+  the published prompts and replies into a replay cache, so ``--replay-only`` reproduces that
+  run offline.
+
+Requests go through :class:`kgbench.llm.LLMClient` (retries, concurrency, replay cache).
+"""
+
+from __future__ import annotations
+
+from kgbench.predict.prompt import PromptTemplate, load_prompt
+from kgbench.predict.replay import replay_cache_from_published
+from kgbench.predict.run import (
+    DEFAULT_PROMPTS,
+    FAMILIES,
+    OUTPUT_FILES,
+    PredictError,
+    PredictResult,
+    build_prompts,
+    predict,
+)
+
+__all__ = [
+    "DEFAULT_PROMPTS",
+    "FAMILIES",
+    "OUTPUT_FILES",
+    "PredictError",
+    "PredictResult",
+    "PromptTemplate",
+    "build_prompts",
+    "load_prompt",
+    "predict",
+    "replay_cache_from_published",
+]
