@@ -489,8 +489,21 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
-    """True when ``host:port`` can be bound (nothing listens there)."""
+    """True when the server could listen on ``host:port``: a test socket binds there with the
+    options the server's own listening socket uses.
+
+    POSIX: ``SO_REUSEADDR``, as Neo4j's Bolt server (Netty) binds, so connections of a
+    stopped server left in ``TIME_WAIT`` (up to a minute on Linux) do not count as a use of
+    the port, while a socket listening there still does (Linux refuses the bind; BSD and
+    macOS allow a specific address beside a wildcard listener, as they allow the server).
+    Windows: ``SO_EXCLUSIVEADDRUSE``, the exclusive bind the JVM's sockets use there by default
+    (``sun.net.useExclusiveBind``), so the check fails where the server's bind would; Windows'
+    ``SO_REUSEADDR`` has other semantics (it lets a socket bind a port another socket holds)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        if sys.platform == "win32":
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)  # type: ignore[attr-defined]
+        else:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError:
