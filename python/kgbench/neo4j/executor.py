@@ -40,6 +40,16 @@ and relationship counts (per label and type) and a hash of a sample of nodes and
 last committed transaction id to queries (``SHOW DATABASES`` yields ``lastCommittedTxn`` as
 null), so the sample stands in for it: a change outside the sample that keeps every count is not
 detected.
+
+The server's version and Cypher dialect (:func:`server_info`, :func:`server_version`,
+:func:`cypher_dialect`, and :attr:`QueryExecutor.server_info`) are read once per driver and
+database: ``CALL dbms.components()`` gives the kernel version (``5.26.30``, ``2026.08.1``), the
+edition and, from Neo4j 2025.06 on, a ``Cypher`` component listing the Cypher versions the
+server has (``5``, ``25``). Which of them a query without a ``CYPHER 5`` / ``CYPHER 25`` prefix
+runs in is the database's default language (Cypher Manual, "Select Cypher version"): read with
+``SHOW DATABASE name YIELD defaultLanguage`` (the home database when none is named); where that
+cannot be read (no such column, no privilege), one ``EXPLAIN`` of a query only Cypher 25 parses
+(``FILTER``) tells. Servers before 2025.06 run Cypher 5 only.
 """
 
 from __future__ import annotations
@@ -47,8 +57,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -241,6 +253,103 @@ def write_clauses_of(query: str) -> list[str]:
     except ImportError:
         return []
     return list(write_clauses(query))
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What a Neo4j server reports about itself (see the module docstring)."""
+
+    version: str
+    """The kernel version (``dbms.components()``, component ``Neo4j Kernel``): ``5.26.30``,
+    ``2026.08.1``."""
+    edition: str
+    """``community`` or ``enterprise``."""
+    cypher_versions: tuple[str, ...]
+    """The Cypher versions the server has: ``("5",)`` before 2025.06, else ``("5", "25")``."""
+    dialect: str
+    """The Cypher a query without a version prefix runs in on the database: ``"5"`` or
+    ``"25"`` (the database's default language)."""
+
+
+_SERVER_INFO: weakref.WeakKeyDictionary[Any, dict[str | None, ServerInfo]] = (
+    weakref.WeakKeyDictionary()
+)
+_SERVER_INFO_LOCK = threading.Lock()
+#: A query Cypher 25 parses and Cypher 5 refuses (the ``FILTER`` clause, Cypher 25 only).
+_CYPHER_25_PROBE = "EXPLAIN UNWIND [] AS x FILTER x > 0 RETURN x"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+def server_info(driver: Any, database: str | None = None) -> ServerInfo:
+    """The version, edition and Cypher dialect of the server behind ``driver`` for
+    ``database`` (None: the user's home database), read once per driver and database and
+    cached (the cache is dropped with the driver).
+
+    Raises the driver's exceptions when the server cannot be reached (``ServiceUnavailable``,
+    ...) and :class:`KgbenchError` when ``dbms.components()`` names no ``Neo4j Kernel``."""
+    with _SERVER_INFO_LOCK:
+        known = _SERVER_INFO.get(driver, {}).get(database)
+    if known is not None:
+        return known
+    with read_session(driver, database) as session:
+        rows = [
+            (rec["name"], list(rec["versions"] or []), rec["edition"])
+            for rec in session.run("CALL dbms.components() YIELD name, versions, edition")
+        ]
+    kernel = next((r for r in rows if r[0] == "Neo4j Kernel" and r[1]), None)
+    if kernel is None:
+        raise KgbenchError(f"dbms.components() names no Neo4j Kernel version: {rows}")
+    version, edition = str(kernel[1][0]), str(kernel[2])
+    cypher = next((r[1] for r in rows if r[0] == "Cypher"), None)
+    versions = tuple(str(v) for v in cypher) if cypher else ("5",)
+    dialect = "5"
+    if "25" in versions and _version_key(version)[:2] >= (2025, 6):
+        dialect = _default_language(driver, database)
+    info = ServerInfo(version=version, edition=edition, cypher_versions=versions, dialect=dialect)
+    with _SERVER_INFO_LOCK:
+        _SERVER_INFO.setdefault(driver, {})[database] = info
+    return info
+
+
+def _default_language(driver: Any, database: str | None) -> str:
+    """``"5"`` or ``"25"``: the default language of ``database`` (None: the home database)."""
+    from neo4j.exceptions import ClientError
+
+    query = (
+        "SHOW HOME DATABASE YIELD defaultLanguage"
+        if database is None
+        else "SHOW DATABASE $name YIELD defaultLanguage"
+    )
+    try:
+        with read_session(driver, "system") as session:
+            rows = [rec[0] for rec in session.run(query, name=database)]
+        found = {m.group(0) for text in rows if (m := re.search(r"\d+", str(text or "")))}
+        if len(found) == 1:
+            return found.pop()
+    except ClientError:
+        pass
+    try:
+        with read_session(driver, database) as session:
+            session.run(_CYPHER_25_PROBE).consume()
+        return "25"
+    except ClientError:
+        return "5"
+
+
+def server_version(driver: Any, database: str | None = None) -> str:
+    """The Neo4j version of the server behind ``driver`` (``"5.26.30"``, ``"2026.08.1"``);
+    see :func:`server_info`."""
+    return server_info(driver, database).version
+
+
+def cypher_dialect(driver: Any, database: str | None = None) -> str:
+    """The Cypher dialect ``database`` (None: the home database) runs queries in, ``"5"`` or
+    ``"25"`` (Neo4j 2025.06 and later with Cypher 25 as the database's default language); for
+    the Cypher front end to follow the server it talks to. See :func:`server_info`."""
+    return server_info(driver, database).dialect
 
 
 def read_session(driver: Any, database: str | None) -> Any:
@@ -463,6 +572,17 @@ class QueryExecutor:
         self._lock = threading.Lock()
         if self.cache_path is not None:
             self.cache_report = self._read_cache(self.cache_path)
+
+    @property
+    def server_info(self) -> ServerInfo:
+        """The server's version, edition and Cypher dialect for this executor's database
+        (:func:`server_info`; one query per driver and database, then cached)."""
+        return server_info(self.driver, self.database)
+
+    @property
+    def cypher_dialect(self) -> str:
+        """``"5"`` or ``"25"``: the Cypher this executor's queries run in on its server."""
+        return self.server_info.dialect
 
     def _read_cache(self, path: Path) -> CacheReport:
         kept: list[str] = []

