@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 from typing import Any
 
+from kgbench.generate.cli_options import llm_args, llm_client, progress_log
 from kgbench.neo4j.cli import _connection_args, _driver, _resolve_uri
 
 
@@ -161,52 +162,6 @@ def _cypherbench(args: argparse.Namespace) -> int:
     print(format_counts(result.report))
     print(f"wrote {result.tasks_path} and {result.report_path}")
     return 0
-
-
-def progress_log(args: argparse.Namespace) -> Any:
-    """A ``log(msg)`` writing indented progress lines on stderr unless ``--quiet``."""
-
-    def log(msg: str) -> None:
-        if not args.quiet:
-            print(f"  {msg}", file=sys.stderr)
-
-    return log
-
-
-def llm_args(p: argparse.ArgumentParser, purpose: str) -> None:
-    """Add ``--llm-base-url``, ``--llm-model`` and ``--llm-cache`` (shared by the generators)."""
-    p.add_argument(
-        "--llm-base-url",
-        default=None,
-        metavar="URL",
-        help="OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1) for "
-        f"{purpose} (default: none, offline)",
-    )
-    p.add_argument("--llm-model", default=None, metavar="M", help="model name for the endpoint")
-    p.add_argument(
-        "--llm-cache",
-        default=None,
-        metavar="FILE",
-        help="prompt→response cache (JSONL; default: DIR/llm_cache.jsonl); a rerun "
-        "replays it offline",
-    )
-
-
-def llm_client(args: argparse.Namespace, out: str) -> Any:
-    """The :class:`kgbench.llm.LLMClient` the ``llm_args`` options ask for, or None.
-
-    Raises ValueError when only one of ``--llm-base-url`` / ``--llm-model`` is given."""
-    if bool(args.llm_base_url) != bool(args.llm_model):
-        raise ValueError("--llm-base-url and --llm-model go together")
-    if not args.llm_base_url:
-        return None
-    from pathlib import Path
-
-    from kgbench.llm import LLMClient
-
-    cache = args.llm_cache or str(Path(out) / "llm_cache.jsonl")
-    Path(cache).parent.mkdir(parents=True, exist_ok=True)
-    return LLMClient(args.llm_base_url, args.llm_model, cache_path=cache)
 
 
 def format_counts(report: dict[str, Any]) -> str:

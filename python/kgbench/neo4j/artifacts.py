@@ -46,7 +46,7 @@ from typing import Any
 
 from kgbench.fileio import sha256_file
 from kgbench.neo4j import versions
-from kgbench.neo4j.server import Neo4jServerError, Progress, exclusive_file_lock
+from kgbench.neo4j.process import Neo4jServerError, Progress, exclusive_file_lock
 
 #: The lock file of Neo4j's jars (package data).
 LOCK_PATH = Path(__file__).resolve().parent / "data" / "neo4j-artifacts.lock"

@@ -115,7 +115,7 @@ def _write_entries(entries: list[ServerEntry]) -> None:
 
 @contextlib.contextmanager
 def _locked() -> Any:
-    from kgbench.neo4j.server import exclusive_file_lock
+    from kgbench.neo4j.process import exclusive_file_lock
 
     directory = state_dir()
     directory.mkdir(parents=True, exist_ok=True)
@@ -125,7 +125,8 @@ def _locked() -> Any:
 
 def is_running(entry: ServerEntry) -> bool:
     """True when the server of ``entry`` still runs (see the module docstring)."""
-    from kgbench.neo4j.server import MAIN_CLASS, _pid_alive, read_state
+    from kgbench.neo4j.process import MAIN_CLASS, read_state
+    from kgbench.neo4j.process import pid_alive as _pid_alive
 
     if not _pid_alive(entry.pid):
         return False

@@ -52,51 +52,22 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from kgbench.errors import KgbenchError
-
-
-@contextlib.contextmanager
-def exclusive_file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the file ``path`` (created if missing) while the block
-    runs, waiting for another process that holds it: ``fcntl.flock`` on POSIX,
-    ``msvcrt.locking`` on Windows (where ``fcntl`` does not exist)."""
-    with open(path, "a+b") as fh:
-        if sys.platform == "win32":
-            import msvcrt
-
-            fh.seek(0)
-            while True:
-                try:
-                    msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
-                    break
-                except OSError:  # LK_LOCK gives up after 10 s: keep waiting
-                    time.sleep(1)
-            try:
-                yield
-            finally:
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-
+from kgbench.neo4j.process import (
+    MAIN_CLASS,
+    STATE_FILE,
+    Neo4jServerError,
+    Progress,
+    exclusive_file_lock,
+    read_state,
+)
+from kgbench.neo4j.process import pid_alive as _pid_alive
 
 #: Line the launcher prints on stdout when the default database answers queries.
 READY_PREFIX = "kgbench-neo4j ready "
-#: Java class of the launcher.
-MAIN_CLASS = "org.kgbench.neo4j.LocalNeo4jServer"
-#: File in the data directory recording a background server (``kgbench neo4j start``).
-STATE_FILE = "kgbench-neo4j.json"
 #: File in the data directory naming the Neo4j release whose store it holds (one line).
 VERSION_FILE = "kgbench-neo4j-version"
 #: Launcher stdout/stderr, appended to in the data directory.
@@ -139,10 +110,6 @@ _JVM_FLAGS = (
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
     "-Dio.netty.tryReflectionSetAccessible=true",
 )
-
-
-class Neo4jServerError(KgbenchError):
-    """The local Neo4j server could not be built, started or stopped."""
 
 
 class ImportToolError(Neo4jServerError):
@@ -260,7 +227,6 @@ def class_archive_flags(home: Path, version: str | None = None) -> list[str]:
 
 #: A progress callback: called with a short description of what a long step is doing now
 #: (``kgbench neo4j start`` shows it with a spinner and the elapsed time).
-Progress = Callable[[str], None]
 #: Maven's output of the last launcher build (in ``target/``), kept for diagnosis.
 MAVEN_LOG = "kgbench-maven.log"
 
@@ -587,16 +553,6 @@ def _tail(path: Path, lines: int = 30) -> str:
     except OSError:
         return ""
     return "\n".join(text.splitlines()[-lines:])
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 _Started = TypeVar("_Started", bound="StartStop")
@@ -994,16 +950,6 @@ def _size_bytes(size: str) -> int:
 
 def _min_size(a: str, b: str) -> str:
     return a if _size_bytes(a) <= _size_bytes(b) else b
-
-
-def read_state(data_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The state file of a background server on ``data_dir`` (pid, uri, port), or None."""
-    path = Path(data_dir) / STATE_FILE
-    try:
-        state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return state
 
 
 def background_status(data_dir: str | os.PathLike[str]) -> dict[str, Any] | None:

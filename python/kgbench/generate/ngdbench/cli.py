@@ -8,7 +8,7 @@ from typing import Any
 
 def register_ngdbench(sub: Any) -> None:
     """Add ``generate ngdbench`` to the ``generate`` subparsers."""
-    from kgbench.generate.cli import llm_args
+    from kgbench.generate.cli_options import llm_args
 
     p = sub.add_parser(
         "ngdbench",
@@ -87,7 +87,7 @@ def register_ngdbench(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kgbench.generate.cli import llm_client, progress_log
+    from kgbench.generate.cli_options import llm_client, progress_log
     from kgbench.generate.ngdbench.build import generate_ngdbench
 
     llm = llm_client(args, args.out)

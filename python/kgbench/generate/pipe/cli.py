@@ -23,7 +23,7 @@ from kgbench.neo4j.cli import _connection_args, _resolve_uri
 
 def register_pipe(sub: Any) -> None:
     """Add ``generate pipe`` to the ``generate`` sub-parsers."""
-    from kgbench.generate.cli import llm_args
+    from kgbench.generate.cli_options import llm_args
 
     p = sub.add_parser(
         "pipe",
@@ -209,7 +209,7 @@ def format_funnel(funnel: Mapping[str, int]) -> str:
 
 
 def _pipe(args: argparse.Namespace) -> int:
-    from kgbench.generate.cli import llm_client, progress_log
+    from kgbench.generate.cli_options import llm_client, progress_log
     from kgbench.generate.pipe.pipeline import generate_pipe
     from kgbench.generate.sampling import GraphReader
 

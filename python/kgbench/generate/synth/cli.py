@@ -37,7 +37,7 @@ def register_synth(sub: Any) -> None:
         help="Wikidata RDF dump(s): N-Triples or Turtle, plain, .gz or .bz2 (else the "
         "Neo4j graph at --uri)",
     )
-    from kgbench.generate.cli import llm_args
+    from kgbench.generate.cli_options import llm_args
     from kgbench.neo4j.cli import _connection_args
 
     _connection_args(p)
@@ -252,7 +252,7 @@ def _synth(args: argparse.Namespace) -> int:
     import json
 
     from kgbench.errors import InputError
-    from kgbench.generate.cli import llm_client, progress_log
+    from kgbench.generate.cli_options import llm_client, progress_log
     from kgbench.generate.synth.template import CypherMapping, SynthSettings
 
     if args.n < 1 or args.max_edges < 1:
