@@ -137,20 +137,6 @@ pub struct ExScratch {
     same_as: Vec<usize>,
 }
 
-/// The verdict SPEC.md §4 gives from the shapes alone: both results empty → equal;
-/// exactly one empty, or different row or column counts → different. `None` when the
-/// cells must be compared.
-pub(crate) fn shape_verdict(gold: TableRef<'_>, pred: TableRef<'_>) -> Option<bool> {
-    let n = gold.nrows();
-    if n == 0 && pred.nrows() == 0 {
-        return Some(true);
-    }
-    if n == 0 || pred.nrows() != n || gold.ncols() != pred.ncols() {
-        return Some(false);
-    }
-    None
-}
-
 /// [`tables_equivalent`] with explicit scratch buffers.
 pub fn tables_equivalent_with(
     gold: TableRef<'_>,
@@ -177,7 +163,7 @@ pub fn compare_tables_with(
     ordered: bool,
     s: &mut ExScratch,
 ) -> Verdict {
-    if let Some(verdict) = shape_verdict(gold, pred) {
+    if let Some(verdict) = gold.shape_verdict(pred) {
         return Verdict::from(verdict);
     }
     let k = gold.ncols();
@@ -396,7 +382,7 @@ fn exhaustive_bounded(
     s: &mut ExScratch,
     budget: u64,
 ) -> Verdict {
-    if let Some(verdict) = shape_verdict(gold, pred) {
+    if let Some(verdict) = gold.shape_verdict(pred) {
         return Verdict::from(verdict);
     }
     let (n, k) = (gold.nrows(), gold.ncols());

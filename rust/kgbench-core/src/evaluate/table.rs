@@ -205,6 +205,20 @@ impl<'a> TableRef<'a> {
         self.cell_at(row * self.ncols + col)
     }
 
+    /// The EX verdict SPEC.md §4 gives from the shapes alone, with `self` the gold table:
+    /// both results empty → equal (`Some(true)`); exactly one empty, or different row or
+    /// column counts → different (`Some(false)`). `None` when the cells must be compared.
+    pub fn shape_verdict(&self, pred: TableRef<'_>) -> Option<bool> {
+        let n = self.nrows;
+        if n == 0 && pred.nrows() == 0 {
+            return Some(true);
+        }
+        if n == 0 || pred.nrows() != n || self.ncols != pred.ncols() {
+            return Some(false);
+        }
+        None
+    }
+
     /// True iff both tables hold the same cell keys in the same order (same shape).
     pub fn identical(&self, other: &TableRef<'_>) -> bool {
         if self.nrows != other.nrows || self.ncols != other.ncols {

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use rustc_hash::FxHashSet;
 
 use super::canon;
-use super::graph::{Doc, Graph, NodeState, Slot};
+use super::canon::Slot;
+use super::graph::{Doc, Graph, NodeState};
 use super::ids::{self, Opaque};
 use super::json::{write_item, write_str, write_val};
 use super::profile::{NoiseType, Profile};

@@ -12,10 +12,19 @@
 use std::borrow::Cow;
 
 use crate::convert::values::py_float_repr;
-
-use super::graph::Slot;
-use super::json::{plain_prefix, write_str, write_val};
 use crate::neo4j::value::Val;
+
+use super::json::{plain_prefix, write_str, write_val};
+
+/// Where an attribute of a node item is: a top-level key, or a key of `properties` (positions
+/// in the item's members).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// Member `.0` of the item.
+    Top(usize),
+    /// Member `.1` of the object that is member `.0` (`properties`).
+    Prop(usize, usize),
+}
 
 /// Byte equality of two short strings without a library call.
 #[inline]
@@ -587,7 +596,7 @@ mod tests {
 
     #[test]
     fn splicing_values_equals_the_tree() {
-        use crate::noise::graph::Slot;
+        use crate::noise::canon::Slot;
         let text = r#"{"eid": "P#\u00e9", "label": "Person", "name": "Ann Lee", "aliases": ["a", "b"], "description": null, "properties": {"age": 41, "height": 1.5, "tags": [1, {"x": 2}], "nick": "al"}, "provenance": []}"#;
         let raw = canon(text, 2);
         fn set<'a>(item: &mut Val<'a>, slot: Slot, v: Val<'a>) {

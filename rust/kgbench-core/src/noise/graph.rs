@@ -14,7 +14,8 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::{canon, NoiseError};
+use super::canon::{self, Slot};
+use super::NoiseError;
 use crate::neo4j::split::{self, Member};
 use crate::neo4j::value::Val;
 use crate::neo4j::{parse_graph_sequential, Dtype};
@@ -421,16 +422,6 @@ pub struct Graph<'a> {
     pub entity_canon: Vec<bool>,
     /// Relation items whose text is canonical.
     pub relation_canon: Vec<bool>,
-}
-
-/// Where an attribute of a node item is: a top-level key, or a key of `properties` (positions
-/// in the item's members).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
-    /// Member `.0` of the item.
-    Top(usize),
-    /// Member `.1` of the object that is member `.0` (`properties`).
-    Prop(usize, usize),
 }
 
 /// The current item of a node the noise changed.
