@@ -181,7 +181,7 @@ fn parse_rdf(
             };
             let mut out = Vec::new();
             let mut stats = core::input::ReadStats::default();
-            core::input::read_all(
+            core::read::read_all(
                 &inputs,
                 format,
                 &extract,

@@ -4,7 +4,7 @@
 //! deleted, duplicated, truncated; RDF punctuation, escapes, directives,
 //! byte-order marks, invalid UTF-8 and long language tags inserted).
 //!
-//! For every input, through the public reader [`super::input::read_all`] on a
+//! For every input, through the public reader [`super::read::read_all`] on a
 //! file, strict and skipping:
 //! - no panic, each read under 1 s of CPU time;
 //! - skipping never fails; when the strict read succeeds, the skipping one
@@ -28,7 +28,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::facts::Vocab;
-use super::input::{read_all, Format, ReadStats};
+use super::input::{Format, ReadStats};
+use super::read::read_all;
 use super::{ntfast, turtle, ConvertError};
 
 /// Pieces inserted by mutations.

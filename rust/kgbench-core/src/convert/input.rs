@@ -6,12 +6,12 @@
 //! depend on the thread count. Turtle is parsed sequentially, in groups of whole
 //! statements ([`super::turtle`]). A UTF-8 byte-order mark is skipped.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use oxttl::NTriplesParser;
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::Path;
 
 use super::ConvertError;
 use oxrdf::TripleRef;
@@ -34,7 +34,7 @@ pub struct ReadStats {
     /// First few skipped errors (`file:line: message`), for the report.
     pub skipped_examples: Vec<String>,
     /// JSON inputs: entities read and unknown datavalue types.
-    pub entities: super::wdjson::EntityCounts,
+    pub entities: EntityCounts,
     /// Notes for the report (e.g. how a compressed input was decoded).
     pub notes: Vec<String>,
 }
@@ -58,7 +58,7 @@ impl<R: Read> Read for Counting<R> {
 /// ([`super::decompress`]) and the format from the content ([`sniff`]) unless
 /// `format` is given; with a note on how a compressed input is decoded.
 #[allow(clippy::type_complexity)]
-fn open(
+pub(super) fn open(
     path: &str,
     format: Option<Format>,
     bar: Option<ProgressBar>,
@@ -165,7 +165,7 @@ fn is_ntriples_statement(line: &[u8]) -> bool {
 /// Skip a UTF-8 byte-order mark (`EF BB BF`) at the start of the decoded
 /// input, as rdflib does; returns its length (0 or 3). Byte offsets in errors
 /// stay offsets of the decoded stream, the mark included.
-fn skip_bom(r: &mut (dyn BufRead + Send)) -> io::Result<u64> {
+pub(super) fn skip_bom(r: &mut (dyn BufRead + Send)) -> io::Result<u64> {
     let head = r.fill_buf()?;
     if head.starts_with(b"\xEF\xBB\xBF") {
         r.consume(3);
@@ -191,7 +191,7 @@ pub(super) struct BlockResult<T> {
     pub(super) facts: Vec<T>,
     pub(super) triples: u64,
     /// JSON lines: entities read and unknown datavalue types.
-    pub(super) entities: super::wdjson::EntityCounts,
+    pub(super) entities: EntityCounts,
     /// Line ends (`\n`) in the block (complete only when no error stopped it).
     pub(super) newlines: u64,
     /// (line within block, 0-based; byte offset within block; message)
@@ -463,125 +463,32 @@ pub(super) fn read_group(
     Ok(blocks)
 }
 
-fn triples_rate(stats: &ReadStats, secs: f64) -> String {
-    format!("{:.2}M triples/s", stats.triples as f64 / secs / 1e6)
+/// Counters of entity reading.
+#[derive(Debug, Default, Clone)]
+pub struct EntityCounts {
+    /// Entities read (of any type).
+    pub entities: u64,
+    /// Datavalue type → values of that type skipped (not a Wikibase type the
+    /// converter knows).
+    pub unknown_types: BTreeMap<String, u64>,
 }
+
+impl EntityCounts {
+    pub fn merge(&mut self, o: EntityCounts) {
+        self.entities += o.entities;
+        for (k, v) in o.unknown_types {
+            *self.unknown_types.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// Maps one JSON text (an entity, an `{"entities": …}` object or an array of
+/// entities) to values, pushed to the vector. The error is the parser's message.
+pub type JsonExtract<'a, T> =
+    dyn Fn(&str, &mut Vec<T>, &mut EntityCounts) -> Result<(), String> + Sync + 'a;
 
 /// Maps a parsed triple to the value kept from it (or nothing).
 pub type Extract<'a, T> = dyn Fn(TripleRef<'_>) -> Option<T> + Sync + 'a;
-
-/// Read every RDF input, calling `sink` with each batch of extracted values in
-/// input order (N-Triples blocks are parsed in parallel, merged in order). A JSON
-/// input is an error ([`read_all_with_json`] reads both).
-#[allow(clippy::too_many_arguments)]
-pub fn read_all<T: Send>(
-    inputs: &[String],
-    format: Option<Format>,
-    extract: &Extract<'_, T>,
-    skip_invalid: bool,
-    progress: bool,
-    stats: &mut ReadStats,
-    sink: &mut dyn FnMut(Vec<T>),
-) -> Result<(), ConvertError> {
-    read_all_with_json(
-        inputs,
-        format,
-        extract,
-        None,
-        skip_invalid,
-        progress,
-        stats,
-        sink,
-    )
-}
-
-/// [`read_all`], with Wikidata entity JSON inputs mapped by `json`.
-#[allow(clippy::too_many_arguments)]
-pub fn read_all_with_json<T: Send>(
-    inputs: &[String],
-    format: Option<Format>,
-    extract: &Extract<'_, T>,
-    json: Option<&super::wdjson::JsonExtract<'_, T>>,
-    skip_invalid: bool,
-    progress: bool,
-    stats: &mut ReadStats,
-    sink: &mut dyn FnMut(Vec<T>),
-) -> Result<(), ConvertError> {
-    let total: u64 = inputs
-        .iter()
-        .filter(|p| p.as_str() != "-")
-        .filter_map(|p| std::fs::metadata(Path::new(p)).ok())
-        .map(|m| m.len())
-        .sum();
-    let bar = if progress {
-        // Unknown length (spinner) when reading stdin.
-        let len = (!inputs.iter().any(|p| p == "-")).then_some(total);
-        let b = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        Some(b)
-    } else {
-        None
-    };
-    let t0 = std::time::Instant::now();
-    for path in inputs {
-        let (mut reader, fmt, note) = open(path, format, bar.clone())?;
-        stats.notes.extend(note);
-        let io_err = |e: io::Error| ConvertError::Io {
-            file: path.clone(),
-            message: if e.kind() == io::ErrorKind::UnexpectedEof {
-                format!("truncated or corrupt compressed input: {e}")
-            } else {
-                e.to_string()
-            },
-        };
-        let bom = skip_bom(&mut *reader).map_err(io_err)?;
-        match fmt {
-            Format::Json => {
-                let Some(json) = json else {
-                    return Err(ConvertError::Io {
-                        file: path.clone(),
-                        message: "Wikidata JSON input where RDF is expected".into(),
-                    });
-                };
-                super::wdjson::read(
-                    &mut reader,
-                    path,
-                    bom,
-                    json,
-                    skip_invalid,
-                    stats,
-                    sink,
-                    &io_err,
-                    bar.as_ref().map(|b| (b, t0)),
-                )?;
-            }
-            Format::NTriples => {
-                let parse = |b: &[u8], stop: bool| parse_block(b, extract, stop);
-                read_line_blocks(
-                    &mut *reader,
-                    path,
-                    bom,
-                    skip_invalid,
-                    &parse,
-                    stats,
-                    sink,
-                    &io_err,
-                    bar.as_ref().map(|b| (b, t0, triples_rate as Rate)),
-                )?;
-            }
-            Format::Turtle => {
-                super::turtle::read(&mut *reader, path, bom, extract, skip_invalid, stats, sink)?;
-            }
-        }
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    Ok(())
-}
 
 #[cfg(test)]
 mod tests {

@@ -39,6 +39,7 @@ pub mod input;
 pub mod langtag;
 pub mod ntfast;
 pub mod pyjson;
+pub mod read;
 pub mod schema;
 pub mod tables;
 pub mod turtle;
@@ -562,7 +563,7 @@ pub fn convert(
     let extract = |t: oxrdf::TripleRef<'_>| vocab.extract(t);
     let mapper = wdjson::Mapper::new(&vocab);
     let json =
-        |text: &str, out: &mut Vec<Fact>, c: &mut wdjson::EntityCounts| mapper.map(text, out, c);
+        |text: &str, out: &mut Vec<Fact>, c: &mut input::EntityCounts| mapper.map(text, out, c);
     // Facts are added to the store on their own thread while parsing goes on.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Fact>>(16);
     let (store, read) = std::thread::scope(|scope| {
@@ -575,7 +576,7 @@ pub fn convert(
             }
             store
         });
-        let read = input::read_all_with_json(
+        let read = read::read_all_with_json(
             inputs,
             opts.format,
             &extract,

@@ -79,11 +79,11 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, BufRead};
 
 use super::facts::{self, key, Fact, Key, Obj, Vocab};
+use super::input::{EntityCounts, JsonExtract};
 use super::ConvertError;
 
 /// Unitless quantities: Wikibase's `RdfVocabulary::ONE_ENTITY`.
@@ -94,30 +94,6 @@ const EARTH: &str = "http://www.wikidata.org/entity/Q2";
 const MEDIA_URI: &str = "http://commons.wikimedia.org/wiki/Special:FilePath/";
 const COMMONS_DATA_URI: &str = "http://commons.wikimedia.org/data/main/";
 const ENWIKI: &str = "https://en.wikipedia.org/wiki/";
-
-/// Counters of entity reading.
-#[derive(Debug, Default, Clone)]
-pub struct EntityCounts {
-    /// Entities read (of any type).
-    pub entities: u64,
-    /// Datavalue type → values of that type skipped (not a Wikibase type the
-    /// converter knows).
-    pub unknown_types: BTreeMap<String, u64>,
-}
-
-impl EntityCounts {
-    pub fn merge(&mut self, o: EntityCounts) {
-        self.entities += o.entities;
-        for (k, v) in o.unknown_types {
-            *self.unknown_types.entry(k).or_default() += v;
-        }
-    }
-}
-
-/// Maps one JSON text (an entity, an `{"entities": …}` object or an array of
-/// entities) to values, pushed to the vector. The error is the parser's message.
-pub type JsonExtract<'a, T> =
-    dyn Fn(&str, &mut Vec<T>, &mut EntityCounts) -> Result<(), String> + Sync + 'a;
 
 // ---------------------------------------------------------------------------
 // Serde shapes (borrowed; unknown fields are skipped).
