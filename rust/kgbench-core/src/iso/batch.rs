@@ -4,7 +4,8 @@ use rayon::prelude::*;
 
 use rustc_hash::FxHashMap;
 
-use super::graph::{identify_into, AnswerSubgraph, Workspace};
+use super::graph::{AnswerSubgraph, Workspace};
+use super::identify::identify_into;
 use super::small::shape_key;
 
 /// Many answer subgraphs in flat arrays (item `i` uses

@@ -368,27 +368,6 @@ pub fn parse_identifier(identifier: &str) -> Result<ParsedIdentifier, Identifier
     Ok(p.out)
 }
 
-/// The canonical spelling of a (possibly non-canonical) identifier, e.g.
-/// `"((1)(1)(2))"` -> `"((2)(1)(1))"`.
-///
-/// # Errors
-/// [`IdentifierError`] when `identifier` does not parse.
-pub fn canonical_identifier(identifier: &str) -> Result<String, IdentifierError> {
-    let t = parse_identifier(identifier)?;
-    let mut ws = Workspace::default();
-    let a = super::graph::analyze(
-        &mut ws,
-        &super::graph::AnswerSubgraph {
-            n_nodes: t.n_nodes,
-            edges: &t.edges,
-            answer: t.answer,
-            seeds: &t.seeds,
-        },
-    );
-    Ok(a.identifier
-        .expect("a parsed identifier is a valid answer tree"))
-}
-
 /// GrailQA++ names of Dutt et al. (2023) as given by Table 5 of the seed, keyed
 /// by kgbench's canonical identifier.
 ///
@@ -472,6 +451,7 @@ pub fn grailqa_name(identifier: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::iso::identify::canonical_identifier;
 
     #[test]
     fn table5_round_trip() {

@@ -32,8 +32,8 @@ use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::batch::{identify_chunk, SubgraphBatch, TypeIds, TypeIdsBuilder};
-use super::graph::{analyze, Defect, Workspace};
-use super::gtsqa::canonical_identifier;
+use super::graph::{Defect, Workspace};
+use super::identify::{analyze, canonical_identifier};
 
 /// Field holding the identifier in GTSQA records.
 pub const OUTPUT_FIELD: &str = "graph_isomorphism";

@@ -17,6 +17,7 @@ mod ahu;
 mod batch;
 mod graph;
 pub mod gtsqa;
+mod identify;
 mod jsonl;
 mod small;
 
@@ -25,13 +26,12 @@ pub use batch::{
     isomorphism_type_ids, isomorphism_type_ids_local, isomorphism_types, SubgraphBatch, TypeIds,
     TypeIdsBuilder,
 };
-pub use graph::{
-    analyze, analyze_general, Analysis, AnswerSubgraph, Defect, InvalidAnswerSubgraph, Workspace,
-};
+pub use graph::{Analysis, AnswerSubgraph, Defect, InvalidAnswerSubgraph, Workspace};
 pub use gtsqa::{
-    canonical_identifier, grailqa_name, parse_identifier, IdentifierError, ParsedIdentifier,
-    GRAILQA_NAMES, TABLE5_IDENTIFIERS,
+    grailqa_name, parse_identifier, IdentifierError, ParsedIdentifier, GRAILQA_NAMES,
+    TABLE5_IDENTIFIERS,
 };
+pub use identify::{analyze, analyze_general, canonical_identifier};
 pub use jsonl::{
     classify_jsonl, classify_reader, GivenAgreement, InvalidRecord, JsonlError, JsonlTypes,
 };

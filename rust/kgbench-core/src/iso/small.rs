@@ -276,7 +276,8 @@ pub(crate) fn try_encode(g: &AnswerSubgraph<'_>, out: &mut String) -> Option<Sma
 
 #[cfg(test)]
 mod tests {
-    use super::super::graph::{analyze_general, Workspace};
+    use super::super::graph::Workspace;
+    use super::super::identify::analyze_general;
     use super::*;
     use crate::testing::xorshift;
 
