@@ -40,3 +40,16 @@ pub fn check() -> Result<(), Cancelled> {
         Ok(())
     }
 }
+
+/// `impl From<Cancelled> for E` mapping to `E::Interrupted`, for an error enum `E` with a unit
+/// variant `Interrupted`: `cancel::check()?` then stops a run with that variant.
+macro_rules! interrupted_from_cancelled {
+    ($($error:ty),+ $(,)?) => {$(
+        impl From<$crate::cancel::Cancelled> for $error {
+            fn from(_: $crate::cancel::Cancelled) -> Self {
+                Self::Interrupted
+            }
+        }
+    )+};
+}
+pub(crate) use interrupted_from_cancelled;

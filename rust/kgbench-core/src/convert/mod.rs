@@ -127,11 +127,13 @@ pub enum ConvertError {
     Interrupted,
 }
 
+crate::cancel::interrupted_from_cancelled!(ConvertError);
+
 /// [`ConvertError::Interrupted`] once [`crate::cancel::request`] was called: polled
 /// between groups of input blocks, between the conversion's phases, and (as
 /// `cancel::requested`) per entity and per relation subject while resolving.
 pub(crate) fn check_cancel() -> Result<(), ConvertError> {
-    crate::cancel::check().map_err(|_| ConvertError::Interrupted)
+    crate::cancel::check().map_err(ConvertError::from)
 }
 
 /// Options of [`convert`].

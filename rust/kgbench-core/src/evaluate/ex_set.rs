@@ -122,7 +122,7 @@ pub fn score_files_ex_set(
         || parse_jsonl(&gd, gold_path),
         || parse_jsonl(&pd, pred_path),
     );
-    let stop = || crate::cancel::check().map_err(|_| ScoreError::Interrupted);
+    let stop = || crate::cancel::check().map_err(ScoreError::from);
     stop()?;
     let (gold, pred) = (g?, p?);
     let by_qid: FxHashMap<&str, &ResultRecord> =

@@ -145,6 +145,8 @@ pub enum ScoreError {
     },
 }
 
+crate::cancel::interrupted_from_cancelled!(ScoreError);
+
 // ---------------------------------------------------------------------------------------
 // parsing
 
@@ -710,7 +712,7 @@ pub fn score_files_chunked(
 /// phases of [`score_files`] and before anything is written, so an interrupted run writes
 /// no scores file.
 fn interrupted() -> Result<(), ScoreError> {
-    crate::cancel::check().map_err(|_| ScoreError::Interrupted)
+    crate::cancel::check().map_err(ScoreError::from)
 }
 
 /// Wall and process CPU time per phase on stderr, when `KGBENCH_SCORE_TIMING` is set

@@ -108,6 +108,8 @@ pub enum JsonlError {
     },
 }
 
+crate::cancel::interrupted_from_cancelled!(JsonlError);
+
 /// Classify every record of a GTSQA JSONL file (plain or gzip).
 ///
 /// Blank lines are skipped. Same identifiers as
@@ -164,7 +166,7 @@ pub fn classify_reader(reader: impl Read + Send, name: &str) -> Result<JsonlType
                 path: name.to_owned(),
                 source,
             })?;
-            crate::cancel::check().map_err(|_| JsonlError::Interrupted)?;
+            crate::cancel::check()?;
             merged.block(&block, name)?;
             let _ = recycle_tx.try_send(block);
         }

@@ -76,6 +76,8 @@ pub enum CsvError {
     Interrupted,
 }
 
+crate::cancel::interrupted_from_cancelled!(CsvError);
+
 impl fmt::Display for CsvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -475,11 +477,11 @@ pub fn write_files(
             .par_iter()
             .zip(paths.par_iter())
             .try_for_each(|(f, path)| -> Result<(), CsvError> {
-                crate::cancel::check().map_err(|_| CsvError::Interrupted)?;
+                crate::cancel::check()?;
                 let mut out = File::create(path).map_err(io_err(path))?;
                 out.write_all(&f.header).map_err(io_err(path))?;
                 for piece in &f.pieces {
-                    crate::cancel::check().map_err(|_| CsvError::Interrupted)?;
+                    crate::cancel::check()?;
                     out.write_all(piece).map_err(io_err(path))?;
                 }
                 Ok(())

@@ -70,6 +70,8 @@ pub enum GraphError {
     Interrupted,
 }
 
+crate::cancel::interrupted_from_cancelled!(GraphError);
+
 impl std::fmt::Display for GraphError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -450,7 +452,7 @@ fn run<'a>(
     };
     let mut p = pass(doc, &schema, format(csv::ARRAY_DELIMITERS[0]));
     timings.append(&mut p.timings);
-    crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
+    crate::cancel::check()?;
     if p.bad_json {
         return Ok(None); // an item is not JSON: the caller parses the whole text for the error
     }
@@ -494,7 +496,7 @@ fn run<'a>(
                 .for_each(|(k, _)| *k = "reformat_s");
             timings.append(&mut again.timings);
             p = again;
-            crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
+            crate::cancel::check()?;
         }
         let t = Instant::now();
         let fs = files(&schema, &p, &nodes, &relationships, id_type);
@@ -559,7 +561,7 @@ pub fn check_graph(
     let t = Instant::now();
     let members = split::split(bytes);
     timings.push(("split_s", t.elapsed().as_secs_f64()));
-    crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
+    crate::cancel::check()?;
     let name_source = |e: GraphError| match e {
         GraphError::Read(ReadError::Json { error, .. }) => GraphError::Read(ReadError::Json {
             source: source.to_string(),
@@ -596,7 +598,7 @@ pub fn check_graph(
         }
     }
     // Not a plain document, or an item is not JSON: parse it whole (the error, if any).
-    crate::cancel::check().map_err(|_| GraphError::Interrupted)?;
+    crate::cancel::check()?;
     let t = Instant::now();
     let tree =
         super::parse_graph_sequential(bytes, source, require_keys).map_err(GraphError::Read)?;

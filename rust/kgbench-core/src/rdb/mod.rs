@@ -223,6 +223,8 @@ pub enum RdbError {
     Interrupted,
 }
 
+crate::cancel::interrupted_from_cancelled!(RdbError);
+
 impl fmt::Display for RdbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -331,7 +333,7 @@ fn convert_inner(job: &Job) -> Result<Outcome, RdbError> {
         .par_iter()
         .with_max_len(1)
         .map(|task| -> Result<Done, RdbError> {
-            crate::cancel::check().map_err(|_| RdbError::Interrupted)?;
+            crate::cancel::check()?;
             let conn = sqlite::Connection::open(&job.db).map_err(RdbError::Open)?;
             match *task {
                 Task::Table(t) => table::read(&conn, &job.tables[t], job.trim, job.promote)
@@ -352,7 +354,7 @@ fn convert_inner(job: &Job) -> Result<Outcome, RdbError> {
         }
     }
     timer.lap("read");
-    crate::cancel::check().map_err(|_| RdbError::Interrupted)?;
+    crate::cancel::check()?;
     tables
         .par_iter_mut()
         .zip(&job.tables)
@@ -368,7 +370,7 @@ fn convert_inner(job: &Job) -> Result<Outcome, RdbError> {
         })
         .collect::<Result<_, _>>()?;
     timer.lap("resolve");
-    crate::cancel::check().map_err(|_| RdbError::Interrupted)?;
+    crate::cancel::check()?;
     let out = write::write_outputs(job, &tables, &matches, &mut timer);
     timer.print();
     out
