@@ -134,7 +134,13 @@ def register(subparsers: Any) -> None:
         "12 decimals) instead of kgbench's exact EX",
     )
     p.add_argument(
-        "--predictions", type=Path, help="prediction file (default: pred_cypher of the tasks)"
+        "--predictions",
+        action="append",
+        metavar="[NAME=]FILE",
+        help="prediction file (default: pred_cypher of the tasks). Cypher: give it several "
+        "times to score several runs in one pass, each distinct query sent once: OUT/NAME/ "
+        "per run and OUT/leaderboard.json with confidence intervals and paired tests (NAME "
+        "defaults to the file's stem, or its directory's name for result.json)",
     )
     p.add_argument(
         "--uri",
@@ -194,6 +200,14 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Handler of ``kgbench evaluate``."""
     from kgbench.errors import InputError
+
+    specs: list[str] = args.predictions or []
+    several = len(specs) > 1 or any("=" in Path(v).name for v in specs)
+    if several and (args.family != "cypherbench" or args.language != "cypher"):
+        raise InputError("several --predictions files are for Cypher tasks (--family cypherbench)")
+    if several and args.samples is not None:
+        raise InputError("--samples scores one prediction file; give --predictions once")
+    args.predictions = None if not specs or several else Path(specs[0])
     from kgbench.evaluate.runner import (
         METRIC_ALIASES,
         ConnectionLostError,
@@ -257,6 +271,8 @@ def run(args: argparse.Namespace) -> int:
         "gold_cache_dir": args.gold_cache or (args.out / "gold_cache"),
         "keep_going": args.keep_going,
     }
+    if several:
+        return _run_leaderboard(args, specs, metrics, agg_name, common)
     try:
         result = evaluate(
             args.tasks,
@@ -389,3 +405,31 @@ def _run_ngdbench(args: argparse.Namespace) -> int:
     print(result.table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
     return 0
+
+
+def _run_leaderboard(
+    args: argparse.Namespace,
+    specs: list[str],
+    metrics: tuple[str, ...],
+    agg_name: str,
+    common: dict[str, Any],
+) -> int:
+    """``kgbench evaluate`` with several ``--predictions``: one pass, one leaderboard
+    (:mod:`kgbench.evaluate.multirun`)."""
+    from kgbench.evaluate.multirun import evaluate_runs, parse_run_specs
+    from kgbench.evaluate.runner import ConnectionLostError
+
+    runs = parse_run_specs(specs)
+    try:
+        result = evaluate_runs(
+            args.tasks, runs, metrics=metrics, metric_for_agg=agg_name, progress=True, **common
+        )
+    except ConnectionLostError as exc:
+        raise ConnectionLostError(f"{exc}. No result files were written to {args.out}") from exc
+    board = result.write(args.out)
+    for name, run in result.runs.items():
+        print(f"== {name}\n{run.table()}")
+    print(result.table())
+    print(f"wrote {args.out}/<run>/ for {len(runs)} runs and {board}", file=sys.stderr)
+    incomplete = [n for n, r in result.runs.items() if r.counts["connection_errors"]]
+    return 3 if incomplete else 0

@@ -1,0 +1,352 @@
+"""Several prediction files on the same tasks in one pass: ``kgbench evaluate --predictions
+NAME=FILE --predictions NAME=FILE ...`` (a leaderboard).
+
+Each run is scored exactly as a single-run :func:`kgbench.evaluate.evaluate` scores it (same
+records, same ``aggregated_metrics.json``), but the queries are shared: every distinct query
+text of a graph (gold, predicted or provenance query) is sent to the server once per pass,
+and its result serves every task and every run that has it (:class:`SharedExecutor`). The
+gold queries run first (the first run's evaluation runs them; later runs find them done),
+then each run's distinct new predictions.
+
+Beside the runs' own files, ``leaderboard.json`` lists each run's overall metrics with their
+95 % bootstrap intervals and, for every pair of runs, the paired difference per metric over
+the tasks both scored, its 95 % paired-bootstrap interval and a paired test: McNemar's exact
+test for a metric whose values are all 0 or 1 (EX, Exec), the paired bootstrap otherwise
+(metrics.md §5).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import InputError
+from kgbench.evaluate.aggregate import BOOTSTRAP_RESAMPLES
+from kgbench.evaluate.runner import (
+    CONNECTION,
+    EvaluationResult,
+    ExecutorFactory,
+    ExecutorLike,
+    GraphTarget,
+    _neo4j_executor_factory,
+    evaluate,
+)
+
+
+def parse_run_specs(values: Sequence[str]) -> list[tuple[str, Path]]:
+    """``NAME=FILE`` or ``FILE`` arguments as (name, file) pairs, in the given order. A name
+    defaults to the file's stem, or to its directory's name when the stem is ``result``
+    (``kgbench predict`` writes ``DIR/result.json``).
+
+    Raises:
+        InputError: an empty name or file, or two runs with the same name (both files named).
+    """
+    runs: list[tuple[str, Path]] = []
+    seen: dict[str, Path] = {}
+    for value in values:
+        name, sep, file = value.partition("=")
+        if not sep or not name or "/" in name or Path(name).suffix:
+            # no NAME= prefix (a path may hold '=' only after a directory separator)
+            name, file = "", value
+        path = Path(file)
+        if not file:
+            raise InputError(f"--predictions {value!r}: no file")
+        if not name:
+            name = path.parent.name if path.stem == "result" and path.parent.name else path.stem
+        if name in seen:
+            raise InputError(
+                f"two prediction files are named {name!r}: {seen[name]} and {path} "
+                "(give each a name: --predictions NAME=FILE)"
+            )
+        seen[name] = path
+        runs.append((name, path))
+    return runs
+
+
+class SharedExecutor:
+    """An executor that sends each distinct query text once and serves its result again to
+    every later request (of any run in the pass). A result whose error class is
+    ``connection`` is not kept (the server did not answer it). Other attributes (the gold
+    cache's report, the fingerprint) are the wrapped executor's."""
+
+    def __init__(self, inner: ExecutorLike) -> None:
+        self.inner = inner
+        self.results: dict[str, Any] = {}
+        #: Queries sent to the server through this executor.
+        self.sent = 0
+
+    def run_many(self, queries: Sequence[str], progress: bool = False) -> list[Any]:
+        """Results of ``queries`` in order; only the texts not answered before are sent."""
+        items = list(queries)
+        new = [q for q in dict.fromkeys(items) if q not in self.results]
+        fresh: dict[str, Any] = {}
+        if new:
+            for query, result in zip(new, self.inner.run_many(new, progress=progress), strict=True):
+                fresh[query] = result
+                if getattr(result, "error_class", None) != CONNECTION:
+                    self.results[query] = result
+            self.sent += len(new)
+        return [fresh[q] if q in fresh else self.results[q] for q in items]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@dataclass
+class MultiEvaluation:
+    """The runs of one pass (name -> :class:`EvaluationResult`, in the given order), the
+    leaderboard (``leaderboard.json``), the queries sent to the servers in the whole pass,
+    and each run's prediction qids that match no task."""
+
+    runs: dict[str, EvaluationResult]
+    leaderboard: dict[str, Any]
+    queries_sent: int
+    unmatched: dict[str, int] = field(default_factory=dict)
+
+    def write(self, out_dir: str | Path) -> Path:
+        """``OUT/NAME/result_with_metrics.json`` and ``aggregated_metrics.json`` per run
+        (as a single-run evaluation writes them) and ``OUT/leaderboard.json``; returns the
+        leaderboard's path."""
+        from kgbench.fileio import write_json_atomic
+
+        out = Path(out_dir)
+        for name, result in self.runs.items():
+            result.write(out / name)
+        return write_json_atomic(out / "leaderboard.json", self.leaderboard)
+
+    def table(self) -> str:
+        """The leaderboard as text: runs by the first metric (best first) with their 95 %
+        intervals, then the pairs whose difference is significant at 5 %."""
+        board = self.leaderboard
+        metrics = board["metrics"]
+        primary = metrics[0]
+        rows = sorted(board["runs"], key=lambda r: -_num(r["overall"].get(primary)))
+        width = max(len("run"), *(len(r["name"]) for r in rows)) + 2
+        lines = [f"leaderboard ({board['tasks']} tasks, {board['queries_sent']} queries sent)"]
+        lines.append(f"{'run':<{width}}" + "".join(f"{m:>30}" for m in metrics))
+        for r in rows:
+            cells = []
+            for m in metrics:
+                low, high = r["ci95"].get(m, [math.nan, math.nan])
+                cells.append(f"{_num(r['overall'].get(m)):.4f} [{low:.4f}, {high:.4f}]".rjust(30))
+            lines.append(f"{r['name']:<{width}}" + "".join(cells))
+        real = [
+            (p, m, d)
+            for p in board["pairs"]
+            for m, d in p["metrics"].items()
+            if d["p_value"] is not None and d["p_value"] < 0.05
+        ]
+        lines.append(
+            f"pairs with a difference significant at 5%: {len(real)} of "
+            f"{len(board['pairs']) * len(metrics)}"
+        )
+        for p, m, d in real:
+            lines.append(
+                f"  {p['a']} - {p['b']}: {m} {d['difference']:+.4f} "
+                f"[{d['ci95'][0]:+.4f}, {d['ci95'][1]:+.4f}], p = {d['p_value']:.4g} ({d['test']})"
+            )
+        return "\n".join(lines)
+
+
+def _num(x: Any) -> float:
+    return float(x) if isinstance(x, (int, float)) else math.nan
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided p-value of McNemar's exact test: the discordant pairs (``a_only`` tasks only
+    run A got right, ``b_only`` only B) against Binomial(n, 1/2); 1.0 when there are none."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    k = min(a_only, b_only)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired_comparison(
+    a: Sequence[float], b: Sequence[float], *, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES
+) -> dict[str, Any]:
+    """The paired difference of two runs' per-task scores (same tasks, same order):
+    ``{"difference": mean(a - b), "ci95": [low, high], "test", "p_value", "a_only",
+    "b_only"}``. The interval is the percentile bootstrap of the mean difference (tasks
+    resampled with numpy's PCG64 seeded with ``seed``). The test is McNemar's exact test when
+    every score is 0 or 1 (``a_only`` / ``b_only``: the discordant tasks), else the paired
+    bootstrap (p = twice the smaller share of resampled means on either side of 0, at most
+    1). No task: every number is ``None``."""
+    import numpy as np
+
+    n = len(a)
+    if n == 0:
+        return {
+            "difference": None,
+            "ci95": [None, None],
+            "test": None,
+            "p_value": None,
+            "a_only": None,
+            "b_only": None,
+        }
+    va, vb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    diff = va - vb
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    block = max(1, min(resamples, 1_000_000 // n))
+    for start in range(0, resamples, block):
+        k = min(block, resamples - start)
+        means[start : start + k] = diff[rng.integers(0, n, size=(k, n))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    binary = bool(np.isin(va, (0.0, 1.0)).all() and np.isin(vb, (0.0, 1.0)).all())
+    a_only = int(((va == 1.0) & (vb == 0.0)).sum()) if binary else None
+    b_only = int(((va == 0.0) & (vb == 1.0)).sum()) if binary else None
+    if binary:
+        assert a_only is not None and b_only is not None
+        test, p = "mcnemar", mcnemar_exact(a_only, b_only)
+    else:
+        below, above = float((means <= 0).mean()), float((means >= 0).mean())
+        test, p = "paired_bootstrap", min(1.0, 2 * min(below, above))
+    return {
+        "difference": round(float(diff.mean()), 4),
+        "ci95": [round(float(low), 4), round(float(high), 4)],
+        "test": test,
+        "p_value": round(p, 6),
+        "a_only": a_only,
+        "b_only": b_only,
+    }
+
+
+def leaderboard(
+    runs: Mapping[str, EvaluationResult],
+    files: Mapping[str, Path],
+    queries_sent: int,
+    unmatched: Mapping[str, int],
+) -> dict[str, Any]:
+    """The ``leaderboard.json`` object of a pass (module docstring): ``{"metrics", "tasks",
+    "queries_sent", "runs": [{"name", "predictions", "overall", "ci95", "scored",
+    "unmatched_qids"}], "pairs": [{"a", "b", "tasks", "metrics": {metric:
+    paired_comparison}}]}``; pairs in the order of the runs, over the tasks both scored."""
+    first = next(iter(runs.values()))
+    metrics = list(first.metrics)
+    board: dict[str, Any] = {
+        "metrics": metrics,
+        "tasks": first.counts.get("tasks", len(first.records)),
+        "queries_sent": queries_sent,
+        "runs": [
+            {
+                "name": name,
+                "predictions": str(files[name]),
+                "overall": result.aggregated["overall"],
+                "ci95": result.ci95,
+                "scored": len(result.records),
+                "unmatched_qids": unmatched.get(name, 0),
+            }
+            for name, result in runs.items()
+        ],
+        "pairs": [],
+    }
+    for (na, ra), (nb, rb) in combinations(runs.items(), 2):
+        sa = {r["qid"]: r["metrics"] for r in ra.records}
+        sb = {r["qid"]: r["metrics"] for r in rb.records}
+        common = [q for q in sa if q in sb]
+        board["pairs"].append(
+            {
+                "a": na,
+                "b": nb,
+                "tasks": len(common),
+                "metrics": {
+                    m: paired_comparison([sa[q][m] for q in common], [sb[q][m] for q in common])
+                    for m in metrics
+                },
+            }
+        )
+    return board
+
+
+def evaluate_runs(
+    tasks: str | Path | Sequence[Mapping[str, Any]],
+    runs: Sequence[tuple[str, str | Path]],
+    *,
+    executor_factory: ExecutorFactory | None = None,
+    log: Callable[[str], None] | None = None,
+    **options: Any,
+) -> MultiEvaluation:
+    """Score several prediction files on the same tasks in one pass (module docstring).
+
+    Args:
+        tasks: as :func:`kgbench.evaluate.evaluate`.
+        runs: (name, prediction file) pairs, e.g. from :func:`parse_run_specs`; names are
+            the output subdirectories.
+        executor_factory: as :func:`kgbench.evaluate.evaluate` (default: Neo4j).
+        log: as :func:`kgbench.evaluate.evaluate`.
+        options: the other keyword arguments of :func:`kgbench.evaluate.evaluate` (uri,
+            graph_uris, metrics, workers, timeout_s, gold_cache_dir, keep_going, ...).
+
+    Returns:
+        :class:`MultiEvaluation`; each run's result equals what a single-run evaluation of
+        its file gives.
+
+    Raises:
+        InputError: no run, two runs with one name, or what
+            :func:`kgbench.evaluate.evaluate` raises for bad input (naming the file).
+        ConnectionLostError: as :func:`kgbench.evaluate.evaluate`.
+    """
+    from kgbench.evaluate.runner import _as_tasks
+    from kgbench.evaluate.tasks import load_predictions
+
+    if not runs:
+        raise InputError("no prediction file to evaluate")
+    names = [n for n, _ in runs]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        files = [str(f) for n, f in runs if n == dup]
+        raise InputError(f"two prediction files are named {dup!r}: {' and '.join(files)}")
+    emit = log or (lambda msg: print(msg, file=sys.stderr))
+    task_list = _as_tasks(tasks)
+    qids = {t["qid"] for t in task_list}
+    base, close = (
+        (executor_factory, lambda: None)
+        if executor_factory is not None
+        else _neo4j_executor_factory()
+    )
+    shared: dict[tuple[str, GraphTarget, float, str | None], SharedExecutor] = {}
+
+    def factory(
+        graph: str, target: GraphTarget, timeout_s: float, workers: int, cache: Path | None
+    ) -> ExecutorLike:
+        key = (graph, target, timeout_s, None if cache is None else str(cache))
+        if key not in shared:
+            shared[key] = SharedExecutor(base(graph, target, timeout_s, workers, cache))
+        return shared[key]
+
+    results: dict[str, EvaluationResult] = {}
+    unmatched: dict[str, int] = {}
+    try:
+        for name, path in runs:
+            preds = load_predictions(path)
+            unmatched[name] = sum(1 for q in preds if q not in qids)
+            if unmatched[name]:
+                emit(
+                    f"warning: {path}: {unmatched[name]} prediction qid(s) match no task; the "
+                    "run is scored over the tasks (missing predictions score 0)"
+                )
+            prefix = f"[{name}] "
+
+            def run_log(msg: str, prefix: str = prefix) -> None:
+                emit(prefix + msg)
+
+            results[name] = evaluate(
+                copy.deepcopy(task_list),
+                path,
+                executor_factory=factory,
+                log=run_log,
+                **options,
+            )
+    finally:
+        close()
+    sent = sum(s.sent for s in shared.values())
+    paths = {name: Path(path) for name, path in runs}
+    return MultiEvaluation(results, leaderboard(results, paths, sent, unmatched), sent, unmatched)
