@@ -228,6 +228,52 @@ const NAME_KEYWORDS: &[Keyword] = &[
     Keyword::Offset,
 ];
 
+/// Keywords of the crate that start an expression when a `(` or `{` follows
+/// (`count(x)`, `COUNT { }`, `exists(...)`, `collect(x)`, `any(x IN l ...)`)
+/// and are names otherwise (`count(p) AS count ORDER BY count DESC`):
+/// [`neutralize_names`] renames them in a name position without that bracket.
+const FUNCTION_KEYWORDS: &[Keyword] = &[
+    Keyword::Count,
+    Keyword::Exists,
+    Keyword::Collect,
+    Keyword::Any,
+    Keyword::None,
+    Keyword::Single,
+    Keyword::Reduce,
+    Keyword::Trim,
+    Keyword::ShortestPath,
+    Keyword::AllShortestPaths,
+];
+
+/// Keywords that also stand inside expressions and clauses where
+/// [`is_name_position`]'s looser rules would take them for names (`RETURN
+/// CASE WHEN`, `count(DISTINCT x)`, `WITH *`): renamed only in
+/// [`is_strict_name_position`]s (`MATCH (case:X) RETURN x AS distinct`).
+const STRICT_NAME_KEYWORDS: &[Keyword] = &[
+    Keyword::With,
+    Keyword::Case,
+    Keyword::Distinct,
+    Keyword::Unwind,
+    Keyword::Yield,
+    Keyword::All,
+    Keyword::By,
+    Keyword::In,
+];
+
+/// A name position judged only from a `.`, `:` or `::` before, an `AS`
+/// (itself no name) before, or a token after that no keyword takes.
+fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
+    use TokenKind as K;
+    if let Some(p) = i.checked_sub(1).and_then(|p| tokens.get(p)) {
+        match p.kind {
+            K::Dot | K::Colon | K::DoubleColon => return true,
+            K::Keyword(Keyword::As) if !is_name_position(query, tokens, i - 1) => return true,
+            _ => {}
+        }
+    }
+    followed_like_a_name(tokens, i)
+}
+
 /// `text` with clause keywords that are used as names (variables, aliases,
 /// labels, relationship types, property and map keys: `MATCH (delete:Set)
 /// -[:SET]->(x {set: 1}) RETURN delete AS merge`) replaced by identifiers of
@@ -253,7 +299,15 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
             // `|` of a label expression: `&` (same length); any label will do.
             TokenKind::Pipe if label_alternation(tokens, i) => "|",
             TokenKind::Keyword(k)
-                if NAME_KEYWORDS.contains(&k) && is_name_position(text, tokens, i) =>
+                if (NAME_KEYWORDS.contains(&k)
+                    || (FUNCTION_KEYWORDS.contains(&k)
+                        && !matches!(
+                            tokens.get(i + 1).map(|n| n.kind),
+                            Some(TokenKind::LeftParen | TokenKind::LeftBrace)
+                        )))
+                    && is_name_position(text, tokens, i)
+                    || (STRICT_NAME_KEYWORDS.contains(&k)
+                        && is_strict_name_position(text, tokens, i)) =>
             {
                 let Some(word) = t.text(text) else { continue };
                 word
@@ -266,6 +320,13 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
         let buf = out.get_or_insert_with(|| text.to_string());
         if t.kind == TokenKind::Pipe {
             buf.replace_range(t.span.start..t.span.end, "&");
+            // `[:A|:B]`, the relationship-type alternation Neo4j 5 still
+            // accepts (deprecated): the second colon becomes a space.
+            if let Some(colon) = tokens.get(i + 1) {
+                if colon.kind == TokenKind::Colon && in_relationship_types(tokens, i) {
+                    buf.replace_range(colon.span.start..colon.span.end, " ");
+                }
+            }
             continue;
         }
         let mut renamed = String::with_capacity(word.len());
@@ -274,6 +335,27 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
         buf.replace_range(t.span.start..t.span.end, &renamed);
     }
     out
+}
+
+/// Whether the `|` at `p` separates the types of a relationship pattern
+/// (`[r:A|B]`, `[:A|:B*1..2]`): a label alternation whose innermost enclosing
+/// bracket is a `[`.
+pub(crate) fn in_relationship_types(tokens: &[Token], p: usize) -> bool {
+    use TokenKind as K;
+    if !label_alternation(tokens, p) {
+        return false;
+    }
+    let mut depth = 0usize;
+    for t in tokens[..p].iter().rev().take(256) {
+        match t.kind {
+            K::RightParen | K::RightBracket | K::RightBrace => depth += 1,
+            K::LeftParen | K::LeftBrace if depth == 0 => return false,
+            K::LeftBracket if depth == 0 => return true,
+            K::LeftParen | K::LeftBracket | K::LeftBrace => depth -= 1,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Keywords after which a word is an expression (a variable), never a clause.
@@ -299,6 +381,15 @@ const EXPRESSION_BEFORE: &[&str] = &[
 ///   `.`, `:`, `::`, `=`, `<>`, `<`, `<=`, `>`, `>=`, `+`, `+=`, `/`, `%`, `^`,
 ///   `=~`, `..`, `|`, `;`, or the end of the query.
 pub(crate) fn is_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
+    name_position(query, tokens, i, MAX_NAME_CHAIN)
+}
+
+/// How many keyword-named names in a row [`is_name_position`] looks back over
+/// (`AS where WHERE where > 1`: the second `WHERE` follows a name, not the
+/// keyword).
+const MAX_NAME_CHAIN: usize = 8;
+
+fn name_position(query: &str, tokens: &[Token], i: usize, chain: usize) -> bool {
     use TokenKind as K;
     let previous = i.checked_sub(1).and_then(|p| tokens.get(p));
     if let Some(p) = previous {
@@ -320,15 +411,27 @@ pub(crate) fn is_name_position(query: &str, tokens: &[Token], i: usize) -> bool 
             | K::Caret
             | K::RegexMatch
             | K::DotDot => true,
-            K::Keyword(_) | K::Identifier => p
-                .text(query)
-                .is_some_and(|t| EXPRESSION_BEFORE.iter().any(|k| k.eq_ignore_ascii_case(t))),
+            K::Keyword(_) | K::Identifier => {
+                p.text(query)
+                    .is_some_and(|t| EXPRESSION_BEFORE.iter().any(|k| k.eq_ignore_ascii_case(t)))
+                    // The word before is itself a name (`AS limit RETURN`).
+                    && !(matches!(p.kind, K::Keyword(_))
+                        && chain > 0
+                        && name_position(query, tokens, i - 1, chain - 1))
+            }
             _ => false,
         };
         if expression_before || in_label_expression(tokens, i) {
             return true;
         }
     }
+    followed_like_a_name(tokens, i)
+}
+
+/// Whether the token after `tokens[i]` is one no keyword can be followed by
+/// (see [`is_name_position`]), or there is none.
+fn followed_like_a_name(tokens: &[Token], i: usize) -> bool {
+    use TokenKind as K;
     match tokens.get(i + 1).map(|t| t.kind) {
         None => true,
         Some(next) => matches!(

@@ -329,7 +329,11 @@ fn parse_neo4j(
             let first = errors.diagnostics().first();
             let error = CypherError::Syntax {
                 offset: base + first.map_or(0, |d| d.primary_span.start),
-                message: first.map_or_else(|| "invalid query".to_string(), |d| d.message.clone()),
+                // One line: ledgers and result files show it as is.
+                message: first.map_or_else(
+                    || "invalid query".to_string(),
+                    |d| d.message.split_whitespace().collect::<Vec<_>>().join(" "),
+                ),
             };
             match (recovery, parse_recovering(&text).value) {
                 (Recovery::Allow, Some(program)) => (program, Some(error)),
