@@ -4,8 +4,8 @@ Every function parses through one front end (``kgbench_core::cypher::frontend``)
 ``open-cypher`` crate (openCypher 2024.3) with Neo4j 5's additions (``CALL { }``
 subqueries, ``EXISTS``/``COUNT``/``COLLECT`` subqueries, type predicates, keyword- and
 function-named variables such as ``count``, the deprecated ``[:A|:B]``), ``\\uXXXX``
-escapes decoded first, and the forms Neo4j refuses (``!=``, ``size()``/``exists()`` of a
-pattern) refused. ``dialect`` is the server's Cypher version: ``"5"`` (default) or
+escapes decoded first, and the forms Neo4j 5 refuses (``!=``, ``size()`` of a pattern,
+``[r:A|:B]``) refused. ``dialect`` is the server's Cypher version: ``"5"`` (default) or
 ``"25"`` (which also refuses ``[:A|:B]``); another value raises
 ``kgbench.errors.InputError``.
 """

@@ -16,10 +16,13 @@
 //!    label alternation, the deprecated relationship-type alternation `[:A|:B]`
 //!    that Neo4j 5 still accepts).
 //! 3. **Refusals.** Forms the `open-cypher` grammar accepts but Neo4j 5
-//!    refuses are syntax errors: `!=` (use `<>`), `size(<pattern>)` and
-//!    `exists(<pattern>)` (use `COUNT { }` / `EXISTS { }`). Under
+//!    refuses are syntax errors: `!=` (use `<>`), `size(<pattern>)` (use
+//!    `COUNT { }`), `|:` between relationship types with a variable,
+//!    properties or a variable length (`[r:A|:B]`, `[:A|:B*]`). Under
 //!    [`Dialect::Cypher25`] the relationship-type alternation with colons
-//!    (`[:A|:B]`, removed in Cypher 25) is refused too.
+//!    (`[:A|:B]`, removed in Cypher 25) is refused everywhere. All checked
+//!    against Neo4j 5.26 with `EXPLAIN` (`exists(<pattern>)`, deprecated, is
+//!    still accepted there).
 //! 4. **Errors.** One type, [`CypherError`]; its `Display` is the one line
 //!    that ledgers and result files show: `Cypher syntax error at byte
 //!    <offset>: <reason>` (whitespace runs of the reason collapsed), the
@@ -268,10 +271,46 @@ fn relocate(error: CypherError, source: &Source<'_>) -> CypherError {
     }
 }
 
-/// `!=`, and under Cypher 25 `|:` in a relationship-type expression.
+/// Whether `text` has a `|` followed (after spaces) by a single `:`.
+fn has_pipe_colon(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        if c != b'|' {
+            return false;
+        }
+        let mut j = i + 1;
+        while b.get(j).is_some_and(u8::is_ascii_whitespace) {
+            j += 1;
+        }
+        b.get(j) == Some(&b':') && b.get(j + 1) != Some(&b':')
+    })
+}
+
+/// Whether the relationship pattern whose types hold the `|` at `p` binds a
+/// variable, has a property map or a variable length (`[r:A|:B]`,
+/// `[:A|:B {x: 1}]`, `[:A|:B*]`): Neo4j 5 refuses `|:` there.
+fn legacy_alternation_not_allowed(tokens: &[open_cypher::Token], p: usize) -> bool {
+    let Some(open) = tokens[..p]
+        .iter()
+        .rposition(|t| t.kind == TokenKind::LeftBracket)
+    else {
+        return false;
+    };
+    let variable = tokens.get(open + 1).map(|t| t.kind) != Some(TokenKind::Colon);
+    variable
+        || tokens[p..]
+            .iter()
+            .take_while(|t| t.kind != TokenKind::RightBracket)
+            .any(|t| matches!(t.kind, TokenKind::Star | TokenKind::LeftBrace))
+}
+
+/// `!=`; `|:` in a relationship-type expression with a variable, properties
+/// or a variable length (Neo4j 5 refuses it: "The semantics of using colon in
+/// the separation of alternative relationship types ... is no longer
+/// supported"), and under Cypher 25 everywhere.
 fn refused_tokens(text: &str, dialect: Dialect) -> Option<CypherError> {
     let bang = text.contains("!=");
-    let legacy = dialect == Dialect::Cypher25 && text.contains('|');
+    let legacy = has_pipe_colon(text);
     if !bang && !legacy {
         return None;
     }
@@ -292,19 +331,30 @@ fn refused_tokens(text: &str, dialect: Dialect) -> Option<CypherError> {
             && tokens.get(i + 1).map(|n| n.kind) == Some(TokenKind::Colon)
             && super::neo4j5::in_relationship_types(&tokens, i)
         {
-            return Some(CypherError::Syntax {
-                offset: t.span.start,
-                message: "relationship type alternation `|:` was removed in Cypher 25; \
-                          write `[:A|B]`"
-                    .to_string(),
-            });
+            if dialect == Dialect::Cypher25 {
+                return Some(CypherError::Syntax {
+                    offset: t.span.start,
+                    message: "relationship type alternation `|:` was removed in Cypher 25; \
+                              write `[:A|B]`"
+                        .to_string(),
+                });
+            }
+            if legacy_alternation_not_allowed(&tokens, i) {
+                return Some(CypherError::Syntax {
+                    offset: t.span.start,
+                    message: "`|:` between relationship types is not allowed with a variable, \
+                              properties or a variable length; write `[r:A|B]`"
+                        .to_string(),
+                });
+            }
         }
     }
     None
 }
 
-/// `size(<pattern>)` / `exists(<pattern>)` anywhere in `parsed` (offsets in
-/// the top-level text; `base` is that of `parsed`).
+/// `size(<pattern>)` anywhere in `parsed` (offsets in the top-level text;
+/// `base` is that of `parsed`). (`exists(<pattern>)` is deprecated, but Neo4j
+/// 5.26 accepts it: checked with `EXPLAIN`.)
 fn refused_in_tree(parsed: &Parsed, base: usize) -> Option<CypherError> {
     struct Find(Option<(usize, String)>);
     impl<'ast> Visitor<'ast> for Find {
@@ -314,21 +364,15 @@ fn refused_in_tree(parsed: &Parsed, base: usize) -> Option<CypherError> {
             }
             if let ExprKind::Function(f) = &node.kind {
                 let name = super::gate::dotted(&f.name).to_ascii_lowercase();
-                if matches!(name.as_str(), "size" | "exists")
+                if name == "size"
                     && f.arguments
                         .first()
                         .is_some_and(|a| matches!(a.kind, ExprKind::Pattern(_)))
                 {
-                    let replacement = if name == "size" {
-                        "COUNT { pattern }"
-                    } else {
-                        "EXISTS { pattern }"
-                    };
                     self.0 = Some((
                         node.span.start,
-                        format!(
-                            "`{name}()` of a pattern is not allowed in Neo4j 5; use {replacement}"
-                        ),
+                        "`size()` of a pattern is not allowed in Neo4j 5; use COUNT { pattern }"
+                            .to_string(),
                     ));
                     return;
                 }
@@ -380,7 +424,8 @@ mod tests {
         for (q, at) in [
             ("MATCH (n) WHERE n.x != 1 RETURN n", 20),
             ("MATCH (n) WHERE size((n)-->()) > 1 RETURN n", 16),
-            ("MATCH (n) WHERE exists((n)-->()) RETURN n", 16),
+            ("MATCH (a)-[r:A|:B]->(b) RETURN b", 14),
+            ("MATCH (a)-[:A|:B*1..2]->(b) RETURN b", 13),
             (
                 "MATCH (n) RETURN n, EXISTS { MATCH (n) WHERE size((n)--()) > 2 } AS x",
                 45,
@@ -391,8 +436,9 @@ mod tests {
                 other => panic!("{q}: {other:?}"),
             }
         }
-        // `size()` of a list and `exists()` of a property are fine.
+        // `size()` of a list, `exists()` of a property or a pattern are fine.
         parses("MATCH (n) WHERE size(n.tags) > 1 AND exists(n.x) RETURN n").unwrap();
+        parses("MATCH (n) WHERE exists((n)-->()) RETURN n").unwrap();
         // The escape's offset is reported in the text as given.
         match parses(r"MATCH (n) WHERE n.x \u0021= 1 RETURN n") {
             Err(CypherError::Syntax { offset, .. }) => assert_eq!(offset, 20),
@@ -484,7 +530,7 @@ mod tests {
     fn relationship_type_alternation_with_colons() {
         for q in [
             "MATCH (a:A)-[:X|:Y]->(b) RETURN b",
-            "MATCH (a:A)-[r:X|:Y*1..2]->(b) RETURN b",
+            "MATCH (a:A)-[r:X|Y*1..2]->(b) RETURN b",
             "MATCH (a:A)-[:X|Y]->(b) RETURN b",
             "MATCH (a:A)<-[:X|:Y|:Z]-(b) WITH DISTINCT a RETURN a.name",
         ] {

@@ -10,8 +10,8 @@
 //! redaction spans of string literals and the generators' checks). One
 //! pre-pass (`\uXXXX` escapes decoded as Neo4j does, offsets mapped back to
 //! the text as given), one grammar path (the `open-cypher` crate with the
-//! Neo4j 5 additions below), one list of refusals (`!=`, `size()` /
-//! `exists()` of a pattern; under [`Dialect::Cypher25`] also `[:A|:B]`), one
+//! Neo4j 5 additions below), one list of refusals (`!=`, `size()` of a
+//! pattern, `[r:A|:B]`; under [`Dialect::Cypher25`] also `[:A|:B]`), one
 //! write-clause detection ([`frontend::Front::write_clauses`]; for text that
 //! does not parse, [`unparsed_write_clauses`], a lexical scan) and one error
 //! type, [`CypherError`], whose one-line `Display` (`Cypher syntax error at
@@ -42,7 +42,8 @@
 //! - Keywords used as names (`MATCH (set:Set) RETURN set AS delete`,
 //!   `count(p) AS count ORDER BY count DESC`, `WITH n.x AS limit`), label
 //!   alternation `(n:A|B)`, the relationship-type alternation with colons
-//!   `[:A|:B]` (deprecated, accepted by Neo4j 5) and `WHERE` inside node
+//!   `[:A|:B]` (deprecated, accepted by Neo4j 5 without a variable, properties
+//!   or a variable length) and `WHERE` inside node
 //!   patterns confuse the crate's contextual tokenizer; the names are renamed
 //!   (consumers read names from the text at their spans), `|` becomes `&`
 //!   (and the colon after it a space), and the pattern predicates are cut out

@@ -314,7 +314,12 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
             }
             _ => continue,
         };
-        if t.kind != TokenKind::Pipe && (!word.is_ascii() || word.len() < 2) {
+        // A word inside a region [`rewrite`] replaced (`:: ANY<STRING>`) is gone.
+        if t.kind != TokenKind::Pipe
+            && (!word.is_ascii()
+                || word.len() < 2
+                || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        {
             continue;
         }
         let buf = out.get_or_insert_with(|| text.to_string());

@@ -677,6 +677,8 @@ mod tests {
             p[0].match_cypher,
             "MATCH (n:P)-->(m) WHERE m.x IS NOT :: LIST<INTEGER NOT NULL> AND n.y::INT"
         );
+        let p = prov("MATCH (n)-->(m) WHERE m.x IS NOT :: ANY<STRING | INTEGER> RETURN m");
+        assert_eq!(p[0].node_variables, ["n", "m"]);
         let p = prov("MATCH (n) WITH n WHERE n.s :: STRING | INTEGER RETURN n");
         assert_eq!(
             p[0].match_cypher,
