@@ -230,8 +230,9 @@ def classify(exc: BaseException) -> str:
     return "client"
 
 
-def write_clauses_of(query: str) -> list[str]:
-    """Write clauses in ``query`` per kgbench's Cypher parser (empty = read-only).
+def write_clauses_of(query: str, dialect: str = "5") -> list[str]:
+    """Write clauses in ``query`` per kgbench's Cypher front end (empty = read-only) for a
+    server speaking Cypher ``dialect`` (``"5"`` or ``"25"``, see :func:`server_dialect`).
 
     Delegates to ``kgbench._core.cypher.write_clauses``. If this build lacks it, returns an
     empty list and the server's READ access mode remains the guard.
@@ -240,7 +241,51 @@ def write_clauses_of(query: str) -> list[str]:
         from kgbench._core.cypher import write_clauses
     except ImportError:
         return []
-    return list(write_clauses(query))
+    return list(write_clauses(query, dialect))
+
+
+#: The first Neo4j release whose databases use Cypher 25 by default (Cypher manual,
+#: "Additions, deprecations, removals, and compatibility": 2026.02+ databases set
+#: Cypher 25; Cypher 25 exists from 2025.06).
+CYPHER_25_DEFAULT_FROM = (2026, 2)
+
+
+def dialect_of_agent(agent: str, default_language: str | None = None) -> str:
+    """The Cypher dialect (``"5"`` or ``"25"``) of a server whose Bolt agent string is
+    ``agent`` (``"Neo4j/5.26.0"``, ``"Neo4j/2025.10.1"``) and whose database reports
+    ``default_language`` (``"CYPHER 25"``; ``SHOW DATABASES`` from 2025.06) when known.
+    Neo4j 5.x speaks Cypher 5; later releases the database's default language, or Cypher
+    25 from :data:`CYPHER_25_DEFAULT_FROM` when it is unknown."""
+    if default_language:
+        return "25" if default_language.strip().upper().endswith("25") else "5"
+    version = agent.rpartition("/")[2]
+    parts = [int(p) for p in version.split(".")[:2] if p.isdigit()]
+    if len(parts) < 2 or parts[0] < 2025:
+        return "5"
+    return "25" if tuple(parts) >= CYPHER_25_DEFAULT_FROM else "5"
+
+
+def server_dialect(driver: Any, database: str | None = None) -> str:
+    """The Cypher dialect the server behind ``driver`` runs ``database``'s queries in
+    (:func:`dialect_of_agent` on the server's agent string and, from Neo4j 2025, the
+    database's ``defaultLanguage``). ``"5"`` when the server cannot be asked."""
+    try:
+        agent = str(driver.get_server_info().agent)
+    except Exception:
+        return "5"
+    language = None
+    if not agent.rpartition("/")[2].startswith("5."):
+        try:
+            with driver.session(database="system") as session:
+                rows = session.run(
+                    "SHOW DATABASES YIELD name, defaultLanguage, home "
+                    "WHERE ($db IS NULL AND home) OR name = $db RETURN defaultLanguage",
+                    db=database,
+                ).values()
+            language = str(rows[0][0]) if rows and rows[0][0] is not None else None
+        except Exception:
+            language = None
+    return dialect_of_agent(agent, language)
 
 
 def read_session(driver: Any, database: str | None) -> Any:
@@ -432,6 +477,11 @@ class QueryExecutor:
     also keyed by the database's content: each line records the fingerprint, lines written for
     another content are discarded (and the file rewritten without them); :attr:`cache_report`
     says what was found and :attr:`cache_hits` counts the answers taken from the cache.
+    ``dialect`` (``"5"`` or ``"25"``) is the server's Cypher version for the read-only gate;
+    None: asked of the server before the first query (:attr:`dialect`).
+
+    Raises:
+        ValueError: ``workers`` < 1, ``timeout_s`` <= 0, or an unknown ``dialect``.
     """
 
     def __init__(
@@ -444,6 +494,7 @@ class QueryExecutor:
         *,
         graph: str | None = None,
         fingerprint: DatabaseFingerprint | None = None,
+        dialect: str | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -461,8 +512,22 @@ class QueryExecutor:
         self._cache: dict[str, QueryResult] = {}
         self._cached_timeout: dict[str, float | None] = {}
         self._lock = threading.Lock()
+        if dialect is not None and dialect not in ("5", "25"):
+            raise ValueError(f'dialect must be "5" or "25", got {dialect!r}')
+        self._dialect = dialect
         if self.cache_path is not None:
             self.cache_report = self._read_cache(self.cache_path)
+
+    @property
+    def dialect(self) -> str:
+        """The server's Cypher dialect (``"5"`` or ``"25"``): as given, else asked of the
+        server once (:func:`server_dialect`). The read-only gate and the PSJS provenance
+        builder parse for it."""
+        if self._dialect is None:
+            found = server_dialect(self.driver, self.database)
+            with self._lock:
+                self._dialect = found
+        return self._dialect
 
     def _read_cache(self, path: Path) -> CacheReport:
         kept: list[str] = []
@@ -568,7 +633,7 @@ class QueryExecutor:
                 error_class="client",
                 error=f"the query is not valid Unicode text (not sent): {exc}",
             )
-        writes = write_clauses_of(query)
+        writes = write_clauses_of(query, self.dialect)
         if writes:
             return QueryResult(
                 query=query,
