@@ -248,6 +248,8 @@ where
     if let Some(error) = refused_tokens(text, dialect) {
         return Err(error);
     }
+    let blanked = blank_prefixes(text);
+    let text = blanked.as_deref().unwrap_or(text);
     with_parsed_names(text, Recovery::Deny, Names::Neutralize, |parsed| {
         if let Some(error) = refused_in_tree(parsed, 0) {
             return Err(error);
@@ -258,6 +260,85 @@ where
             dialect,
         }))
     })?
+}
+
+/// `text` with its leading `EXPLAIN` / `PROFILE`, `CYPHER [version]
+/// [option=value ...]` and `USE <graph>` prefixes (Neo4j 5 Cypher manual,
+/// "Query tuning" and "USE") replaced by spaces, or `None` without any. They
+/// select how or where the query runs, not what it reads or writes.
+fn blank_prefixes(text: &str) -> Option<String> {
+    let start = text.trim_start();
+    let first: String = start
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_ascii_uppercase();
+    if !matches!(first.as_str(), "EXPLAIN" | "PROFILE" | "CYPHER" | "USE") {
+        return None;
+    }
+    let tokens: Vec<_> = lex(text)
+        .tokens
+        .into_iter()
+        .filter(|t| !t.is_trivia())
+        .collect();
+    let word = |k: usize| -> Option<String> {
+        let t = tokens.get(k)?;
+        matches!(t.kind, TokenKind::Identifier | TokenKind::Keyword(_))
+            .then(|| t.text(text).map(str::to_ascii_uppercase))
+            .flatten()
+    };
+    let mut k = 0;
+    loop {
+        match word(k).as_deref() {
+            Some("EXPLAIN" | "PROFILE") => k += 1,
+            Some("CYPHER") => {
+                k += 1;
+                if tokens.get(k).map(|t| t.kind) == Some(TokenKind::Integer) {
+                    k += 1;
+                }
+                // option=value pairs
+                while tokens.get(k + 1).map(|t| t.kind) == Some(TokenKind::Equal)
+                    && word(k).is_some()
+                    && tokens.get(k + 2).is_some()
+                {
+                    k += 3;
+                }
+            }
+            Some("USE") => {
+                k += 1;
+                match tokens.get(k).map(|t| t.kind) {
+                    Some(TokenKind::Identifier | TokenKind::EscapedIdentifier) => k += 1,
+                    _ => return None,
+                }
+                while tokens.get(k).map(|t| t.kind) == Some(TokenKind::Dot)
+                    && matches!(
+                        tokens.get(k + 1).map(|t| t.kind),
+                        Some(TokenKind::Identifier | TokenKind::EscapedIdentifier)
+                    )
+                {
+                    k += 2;
+                }
+            }
+            _ => break,
+        }
+    }
+    let end = tokens.get(k).map_or(text.len(), |t| t.span.start);
+    if k == 0 || end == 0 {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    out.extend(
+        text[..end]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' }),
+    );
+    // Multi-byte characters in the prefix: keep the byte length.
+    while out.len() < end {
+        out.push(' ');
+    }
+    out.truncate(end);
+    out.push_str(&text[end..]);
+    Some(out)
 }
 
 /// A syntax error's offset moved from the decoded text to the original.
@@ -444,6 +525,33 @@ mod tests {
             Err(CypherError::Syntax { offset, .. }) => assert_eq!(offset, 20),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn prefixes_and_typed_predicates() {
+        for q in [
+            "USE neo4j MATCH (n:Player) RETURN n.name",
+            "CYPHER 5 MATCH (n) RETURN n",
+            "CYPHER runtime=slotted MATCH (n) RETURN n",
+            "EXPLAIN MATCH (n) RETURN n",
+            "PROFILE CYPHER 5 USE neo4j MATCH (n) RETURN n",
+            "MATCH (n:Player) WHERE n.height_cm IS TYPED INTEGER RETURN n",
+            "MATCH (n) WHERE n.x IS NOT TYPED STRING RETURN n",
+            "MATCH (t:Team)<-[:playsFor]-(p) RETURN t.name, count(p) AS all ORDER BY all DESC",
+            "MATCH (p) WITH p, size(p.n) AS as ORDER BY as DESC LIMIT 2 RETURN p.name, as",
+            "UNWIND [1, 2, 3] AS is RETURN is + 1 AS x",
+            "RETURN [all IN range(1, 3) WHERE all > 1] AS l",
+            "RETURN all(is IN [1, 2] WHERE is > 0) AS ok",
+            "MATCH (n) WHERE n.is IS NOT NULL RETURN n.name ORDER BY n.is",
+        ] {
+            parses(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+        }
+        assert_eq!(
+            crate::cypher::write_clauses("USE neo4j MATCH (n) DETACH DELETE n"),
+            ["DETACH DELETE"]
+        );
+        let p = crate::cypher::provenance_queries("USE neo4j MATCH (n:P) RETURN n").unwrap();
+        assert_eq!(p[0].match_cypher, "MATCH (n:P)");
     }
 
     #[test]

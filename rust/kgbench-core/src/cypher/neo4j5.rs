@@ -5,7 +5,8 @@
 //! and no normalization predicates. Neo4j 5.26 accepts both in read queries
 //! (Cypher manual, "Type predicate expressions" and "String operators"):
 //!
-//! - `expr IS :: TYPE`, `expr IS NOT :: TYPE`, `expr :: TYPE`, where `TYPE` is a
+//! - `expr IS :: TYPE`, `expr IS NOT :: TYPE`, `expr :: TYPE` (and `IS [NOT]
+//!   TYPED TYPE`), where `TYPE` is a
 //!   Cypher value type (`STRING`, `INTEGER NOT NULL`, `LIST<INTEGER>`,
 //!   `ANY<STRING | INTEGER>`, `STRING | INTEGER`, `LOCAL DATETIME`, ...);
 //! - `expr IS [NOT] [NFC|NFD|NFKC|NFKD] NORMALIZED`.
@@ -95,6 +96,9 @@ fn predicate_at(text: &str, tokens: &[Token], i: usize) -> Option<(usize, usize,
             let negated = kind(i + 1) == Some(TokenKind::Keyword(Keyword::Not));
             let at = if negated { i + 2 } else { i + 1 };
             let end = if kind(at) == Some(TokenKind::DoubleColon) {
+                parse_type(text, tokens, at + 1)?
+            } else if word(text, tokens, at).as_deref() == Some("TYPED") {
+                // `IS [NOT] TYPED T`, the long form of `IS [NOT] :: T`.
                 parse_type(text, tokens, at + 1)?
             } else {
                 let form = usize::from(
@@ -258,16 +262,32 @@ const STRICT_NAME_KEYWORDS: &[Keyword] = &[
     Keyword::All,
     Keyword::By,
     Keyword::In,
+    Keyword::Is,
+    Keyword::As,
 ];
 
 /// A name position judged only from a `.`, `:` or `::` before, an `AS`
 /// (itself no name) before, or a token after that no keyword takes.
 fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
     use TokenKind as K;
+    let next = tokens.get(i + 1).map(|t| t.kind);
     if let Some(p) = i.checked_sub(1).and_then(|p| tokens.get(p)) {
         match p.kind {
             K::Dot | K::Colon | K::DoubleColon => return true,
             K::Keyword(Keyword::As) if !is_name_position(query, tokens, i - 1) => return true,
+            // `[all IN l | ...]`, `all(is IN l WHERE ...)`: a list variable.
+            K::LeftBracket | K::LeftParen if next == Some(K::Keyword(Keyword::In)) => {
+                return true;
+            }
+            // `ORDER BY all DESC`, `BY is,`: a sort key (not `BY case WHEN`,
+            // not a call `BY all(...)`).
+            K::Keyword(Keyword::By)
+                if !matches!(tokens[i].kind, K::Keyword(Keyword::Case))
+                    && !is_name_position(query, tokens, i - 1)
+                    && !matches!(next, Some(K::LeftParen | K::LeftBrace)) =>
+            {
+                return true;
+            }
             _ => {}
         }
     }

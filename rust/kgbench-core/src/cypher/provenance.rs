@@ -48,8 +48,8 @@
 //!   (`MATCH (n:P)-[:r]->(m) WITH DISTINCT n RETRUN n.name` has the MATCH part
 //!   `MATCH (n:P)-[:r]->(m)`).
 //!
-//! Anything else gives the syntax error. A leading `USE` clause is not
-//! supported.
+//! Anything else gives the syntax error. (A leading `USE`, `CYPHER` or
+//! `EXPLAIN` prefix is blanked by the front end.)
 
 use open_cypher::ast::{
     ClauseKind, ExprKind, MatchClause, NodePattern, PathFactorKind, PathPattern,
@@ -780,7 +780,6 @@ mod tests {
             "MATCH (n) WHERE n.x != 1 RETURN n",
             "MATCH (n) RETRUN n.name",
             "MATCH (n) WHERE n.x = RETURN n",
-            "USE neo4j MATCH (n) RETURN n",
             "MATCH (n) WITH n WHERE RETURN n",
             "MATCH (n:Player RETURN n.name",
             "garbage",
