@@ -291,7 +291,7 @@ fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
             _ => {}
         }
     }
-    followed_like_a_name(tokens, i)
+    followed_like_a_name(query, tokens, i)
 }
 
 /// `text` with clause keywords that are used as names (variables, aliases,
@@ -323,7 +323,13 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
                     || (FUNCTION_KEYWORDS.contains(&k)
                         && !matches!(
                             tokens.get(i + 1).map(|n| n.kind),
-                            Some(TokenKind::LeftParen | TokenKind::LeftBrace)
+                            // `count(x)`, `COUNT { }`, `ANY SHORTEST`, `ANY 2 PATHS`
+                            Some(
+                                TokenKind::LeftParen
+                                    | TokenKind::LeftBrace
+                                    | TokenKind::Integer
+                                    | TokenKind::Keyword(Keyword::Shortest)
+                            )
                         )))
                     && is_name_position(text, tokens, i)
                     || (STRICT_NAME_KEYWORDS.contains(&k)
@@ -382,6 +388,11 @@ pub(crate) fn in_relationship_types(tokens: &[Token], p: usize) -> bool {
     }
     false
 }
+
+/// Clause keywords an expression with a unary `+` may follow.
+const SIGNED_AFTER: &[&str] = &[
+    "RETURN", "WITH", "WHERE", "LIMIT", "SKIP", "OFFSET", "UNWIND", "YIELD",
+];
 
 /// Keywords after which a word is an expression (a variable), never a clause.
 const EXPRESSION_BEFORE: &[&str] = &[
@@ -450,13 +461,21 @@ fn name_position(query: &str, tokens: &[Token], i: usize, chain: usize) -> bool 
             return true;
         }
     }
-    followed_like_a_name(tokens, i)
+    followed_like_a_name(query, tokens, i)
 }
 
 /// Whether the token after `tokens[i]` is one no keyword can be followed by
 /// (see [`is_name_position`]), or there is none.
-fn followed_like_a_name(tokens: &[Token], i: usize) -> bool {
+fn followed_like_a_name(query: &str, tokens: &[Token], i: usize) -> bool {
     use TokenKind as K;
+    // `RETURN +1`, `LIMIT +2`: a unary sign after a clause keyword.
+    if tokens.get(i + 1).map(|t| t.kind) == Some(K::Plus)
+        && tokens[i]
+            .text(query)
+            .is_some_and(|w| SIGNED_AFTER.iter().any(|k| k.eq_ignore_ascii_case(w)))
+    {
+        return false;
+    }
     match tokens.get(i + 1).map(|t| t.kind) {
         None => true,
         Some(next) => matches!(
