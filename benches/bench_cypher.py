@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from kgbench._core import cypher  # noqa: E402
+from kgbench._core import cypher
 
 LABELS = ["Person", "Movie", "Team", "Player", "Company", "Country", "Award", "River", "Taxon"]
 TYPES = ["actedIn", "playsFor", "receivesAward", "locatedIn", "hasParent", "operatesIn"]

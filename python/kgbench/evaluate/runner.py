@@ -437,9 +437,7 @@ def _score_graph(
     if want_psjs:
         need = [t for t in tasks if pred_of[t["qid"]] != t["gold_cypher"]]
         for t in need:
-            gold_prov.setdefault(
-                t["gold_cypher"], provenance_of(t["gold_cypher"], gold_dialect)
-            )
+            gold_prov.setdefault(t["gold_cypher"], provenance_of(t["gold_cypher"], gold_dialect))
             pred = pred_of[t["qid"]]
             if blocked[t["qid"]] is None and pred is not None:
                 pred_prov.setdefault(pred, provenance_of(pred, pred_dialect))

@@ -554,6 +554,12 @@ mod tests {
             "MATCH (n) WHERE n.is IS NOT NULL RETURN n.name ORDER BY n.is",
             "MATCH p = ANY SHORTEST (a:Player)-[:playsFor]-+(b:Team) RETURN length(p)",
             "MATCH (p:Player) WITH count(p) AS any RETURN  + 1 AS total",
+            "MATCH (n) WITH DISTINCT set MATCH (v2:Team) RETURN v2",
+            "UNWIND [1, 2, 3] AS in WITH in WHERE in > 1 RETURN in",
+            "UNWIND [1, 2, 3] AS by WITH by WHERE by > 1 RETURN by",
+            "RETURN [return IN range(1, 3) | return * 2] AS l",
+            "RETURN [and IN range(1, 3) WHERE and > 1] AS l",
+            "MATCH (n) WITH n.x AS where WHERE where > 1 RETURN where",
         ] {
             parses(q).unwrap_or_else(|e| panic!("{q}: {e}"));
         }

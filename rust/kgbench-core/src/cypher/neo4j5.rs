@@ -249,6 +249,45 @@ const FUNCTION_KEYWORDS: &[Keyword] = &[
     Keyword::AllShortestPaths,
 ];
 
+/// Whether the keyword at `tokens[i]` is a name that [`neutralize_names`]
+/// renames (see the keyword lists); `chain` bounds the look-back over
+/// keyword-named names before it.
+fn keyword_is_name(query: &str, tokens: &[Token], i: usize, chain: usize) -> bool {
+    let TokenKind::Keyword(k) = tokens[i].kind else {
+        return false;
+    };
+    let loose = NAME_KEYWORDS.contains(&k)
+        || (FUNCTION_KEYWORDS.contains(&k)
+            && !matches!(
+                tokens.get(i + 1).map(|n| n.kind),
+                // `count(x)`, `COUNT { }`, `ANY SHORTEST`, `ANY 2 PATHS`
+                Some(
+                    TokenKind::LeftParen
+                        | TokenKind::LeftBrace
+                        | TokenKind::Integer
+                        | TokenKind::Keyword(Keyword::Shortest)
+                )
+            ));
+    (loose && name_position(query, tokens, i, chain))
+        || (STRICT_NAME_KEYWORDS.contains(&k) && is_strict_name_position(query, tokens, i))
+}
+
+/// Whether the keyword at `tokens[p]` (before a word being judged) is itself
+/// a name: as [`keyword_is_name`] decides for the keywords it renames, by
+/// [`is_name_position`]'s rules for the others (`AS contains ORDER BY`).
+fn previous_is_name(query: &str, tokens: &[Token], p: usize, chain: usize) -> bool {
+    match tokens[p].kind {
+        TokenKind::Keyword(k)
+            if NAME_KEYWORDS.contains(&k)
+                || FUNCTION_KEYWORDS.contains(&k)
+                || STRICT_NAME_KEYWORDS.contains(&k) =>
+        {
+            keyword_is_name(query, tokens, p, chain)
+        }
+        _ => name_position(query, tokens, p, chain),
+    }
+}
+
 /// Keywords that also stand inside expressions and clauses where
 /// [`is_name_position`]'s looser rules would take them for names (`RETURN
 /// CASE WHEN`, `count(DISTINCT x)`, `WITH *`): renamed only in
@@ -275,6 +314,23 @@ fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
         match p.kind {
             K::Dot | K::Colon | K::DoubleColon => return true,
             K::Keyword(Keyword::As) if !is_name_position(query, tokens, i - 1) => return true,
+            // `WITH in WHERE in > 1`, `RETURN by`: `IN` and `BY` never start
+            // an expression.
+            K::Keyword(
+                Keyword::With
+                | Keyword::Return
+                | Keyword::Distinct
+                | Keyword::Where
+                | Keyword::And
+                | Keyword::Or
+                | Keyword::Xor,
+            )
+            | K::Comma
+                if matches!(tokens[i].kind, K::Keyword(Keyword::In | Keyword::By))
+                    && !previous_is_name(query, tokens, i - 1, MAX_NAME_CHAIN) =>
+            {
+                return true;
+            }
             // `[all IN l | ...]`, `all(is IN l WHERE ...)`: a list variable.
             K::LeftBracket | K::LeftParen if next == Some(K::Keyword(Keyword::In)) => {
                 return true;
@@ -318,23 +374,7 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
         let word = match t.kind {
             // `|` of a label expression: `&` (same length); any label will do.
             TokenKind::Pipe if label_alternation(tokens, i) => "|",
-            TokenKind::Keyword(k)
-                if (NAME_KEYWORDS.contains(&k)
-                    || (FUNCTION_KEYWORDS.contains(&k)
-                        && !matches!(
-                            tokens.get(i + 1).map(|n| n.kind),
-                            // `count(x)`, `COUNT { }`, `ANY SHORTEST`, `ANY 2 PATHS`
-                            Some(
-                                TokenKind::LeftParen
-                                    | TokenKind::LeftBrace
-                                    | TokenKind::Integer
-                                    | TokenKind::Keyword(Keyword::Shortest)
-                            )
-                        )))
-                    && is_name_position(text, tokens, i)
-                    || (STRICT_NAME_KEYWORDS.contains(&k)
-                        && is_strict_name_position(text, tokens, i)) =>
-            {
+            TokenKind::Keyword(_) if keyword_is_name(text, tokens, i, MAX_NAME_CHAIN) => {
                 let Some(word) = t.text(text) else { continue };
                 word
             }
@@ -453,7 +493,7 @@ fn name_position(query: &str, tokens: &[Token], i: usize, chain: usize) -> bool 
                     // The word before is itself a name (`AS limit RETURN`).
                     && !(matches!(p.kind, K::Keyword(_))
                         && chain > 0
-                        && name_position(query, tokens, i - 1, chain - 1))
+                        && previous_is_name(query, tokens, i - 1, chain - 1))
             }
             _ => false,
         };
