@@ -15,6 +15,8 @@ answers of kgbench's Python API must agree with the server's (rules in :data:`RU
   provenance query when it starts with MATCH (PSJS, SPEC.md §4);
 - ``write_refused``: a query the server plans as a write (``w`` / ``rw``) is refused by the
   gate and by G1;
+- ``write_parses``: it also parses for the analysis (the syntax verdict agrees; schema and
+  DBMS commands, ``s``, are outside the front end's grammar and not checked);
 - ``schema_refused``: a schema or DBMS query (``s``: index and constraint commands, DBMS-mode
   procedures, ``SHOW``) is refused by the gate and G1, except ``SHOW`` commands and calls of
   the procedures kgbench allows (``READ_ONLY_PROCEDURES``, e.g. ``dbms.components``), which
@@ -43,7 +45,8 @@ only shrink the list. After a fix, rewrite the list with
 
 ``test_recorded_verdicts_hold_on_live_server`` re-EXPLAINs a seeded sample of
 :data:`LIVE_SAMPLE` queries on the test session's Neo4j and checks that the recorded verdicts
-of the same server version still hold.
+of the same server version still hold; ``test_record_verdicts_script`` runs
+``record_verdicts.py --uri ... --load`` on a corpus slice against the same server.
 """
 
 from __future__ import annotations
@@ -231,6 +234,10 @@ RULES: dict[str, Rule] = {
         lambda v, r: bool(v["accepted"]) and v["query_type"] in ("w", "rw") and not _is_policy(r),
         _write_refused,
     ),
+    "write_parses": (
+        lambda v, r: bool(v["accepted"]) and v["query_type"] in ("w", "rw") and not _is_policy(r),
+        _read_parses,
+    ),
     "schema_refused": (
         lambda v, r: (
             bool(v["accepted"])
@@ -262,6 +269,10 @@ KNOWN_FAILURES: dict[str, str] = {
         "prefixes, SHOW, LOAD CSV, standalone ORDER BY, IS TYPED"
     ),
     "write_refused": "issue 29: \\u-escaped write keywords pass G1 (`\\u0043REATE`)",
+    "write_parses": (
+        "issue 29: FOREACH, LOAD CSV, INSERT, NODETACH DELETE, SET n:$(expr) and \\u-escaped "
+        "keywords do not parse for the analysis"
+    ),
     "syntax_refused": "mutations that parse for the analysis, not for Neo4j (`IS NOT  RETURN`)",
     "paths_agree": (
         "issue 29: the analysis parses `[:A|:B]` and `WITH t, count(p) AS kw WHERE ...` "
@@ -427,6 +438,26 @@ def test_recorded_verdicts_hold_on_live_server(
             got = {k: now[k] for k in keys}
             changed.append(f"{qid}: recorded {was}, now {got}: {corpus()[qid]['query']!r}")
     assert not changed, f"{len(changed)} of {len(ids)} verdicts changed:\n" + "\n".join(changed)
+
+
+@pytest.mark.neo4j
+def test_record_verdicts_script(neo4j_server: Any, tmp_path: Path) -> None:
+    """``record_verdicts.py --uri ... --load`` (the way another server's verdicts are made)
+    writes, for a corpus slice, the verdicts recorded here (same server version)."""
+    path = next(p for p in VERDICT_FILES if p.name.startswith("verdicts-neo4j-5.26."))
+    recorded = verdicts(path)
+    ids = sorted(random.Random(30).sample(sorted(recorded), 30))
+    small = tmp_path / "corpus.jsonl"
+    small.write_text("".join(json.dumps(corpus()[i]) + "\n" for i in ids), encoding="utf-8")
+    assert RECORDER.main(["--uri", neo4j_server.uri, "--load", "--corpus", str(small),
+                          "--out", str(tmp_path)]) == 0  # fmt: skip
+    written = list(tmp_path.glob("verdicts-neo4j-*.jsonl"))
+    assert len(written) == 1 and written[0].name.startswith("verdicts-neo4j-5.26."), written
+    got = {v["id"]: v for v in _read_jsonl(written[0])}
+    assert list(got) == ids
+    keys = ("accepted", "query_type", "code", "class")
+    for qid in ids:
+        assert {k: got[qid][k] for k in keys} == {k: recorded[qid][k] for k in keys}, qid
 
 
 if __name__ == "__main__":
