@@ -193,3 +193,80 @@ def test_escaped_write_is_refused_and_not_run(executor: Any) -> None:
     score, failure = psjs(RAPTORS, "MATCH (n:Player) DETACH \\u0044ELETE n", executor)
     assert score == 0.0 and failure is not None and failure.error_class == "write"
     assert len(provenance_subgraph("MATCH (n:Player) RETURN n", executor)) == 4
+
+
+# --- issue 29: one Cypher front end ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pred", "expected"),
+    [
+        # the first syntax error lies after the MATCH part (CypherBench §5.2): PSJS of it
+        (
+            "MATCH (n:Player)-[:playsFor]->(m:Team {name: 'Toronto Raptors'}) "
+            "WITH DISTINCT n RETRUN n.name",
+            1.0,
+        ),
+        (
+            "MATCH (n:Player)-[:playsFor]->(m:Team {name: 'Toronto Raptors'}) "
+            "RETURN n.name ORDER BYY n.name",
+            1.0,
+        ),
+        # relationship-type alternation with colons (deprecated, Neo4j 5 accepts it)
+        (
+            "MATCH (n:Player)-[:playsFor|:receivesAward]->(m:Team {name: 'Toronto Raptors'}) "
+            "RETURN n.name",
+            1.0,
+        ),
+        # a variable named like a function, as models write it
+        (
+            "MATCH (n:Player)-[:playsFor]->(m:Team {name: 'Toronto Raptors'}) "
+            "RETURN m.name, count(n) AS count ORDER BY count DESC",
+            1.0,
+        ),
+    ],
+)
+def test_front_end_forms_score_like_the_server(executor: Any, pred: str, expected: float) -> None:
+    score, failure = psjs(RAPTORS, pred, executor)
+    assert failure is None
+    assert score == pytest.approx(expected)
+
+
+def test_syntax_error_after_match_part_scores_psjs_but_not_exec(executor: Any) -> None:
+    pred = (
+        "MATCH (n:Player)-[:playsFor]->(m:Team {name: 'Toronto Raptors'}) "
+        "WITH DISTINCT n RETRUN n.name"
+    )
+    assert psjs(RAPTORS, pred, executor) == (1.0, None)
+    score, failure = executable(pred, executor)
+    assert score == 0.0 and failure is not None and failure.error_class == "syntax"
+    # A typo inside the MATCH part: PSJS 0, with the front end's one-line error.
+    inside = "MATCH (n:Player)-[:playsFor]->(m:Team) WHER m.name = 'x' RETURN n.name"
+    score, failure = psjs(RAPTORS, inside, executor)
+    assert score == 0.0 and failure is not None and failure.error_class == "parse"
+    from kgbench._core.cypher import syntax_error
+
+    assert failure.error == syntax_error(inside)
+    assert failure.error.startswith("Cypher syntax error at byte ")
+
+
+def test_neo4j_refusals_are_refused(executor: Any) -> None:
+    """`!=`, `size(<pattern>)` and `[r:A|:B]` are syntax errors in Neo4j 5, and in
+    kgbench's front end (checked against the server with EXPLAIN)."""
+    from kgbench._core.cypher import syntax_error
+
+    for q in [
+        "MATCH (n:Player) WHERE n.name != 'x' RETURN n",
+        "MATCH (n:Player) WHERE size((n)-->()) > 1 RETURN n",
+        "MATCH (a:Player)-[r:playsFor|:receivesAward]->(b) RETURN b",
+    ]:
+        assert syntax_error(q) is not None, q
+        (res,) = executor.run_many(["EXPLAIN " + q])
+        assert not res.ok and res.error_class in ("syntax", "semantic/type"), (q, res.error)
+
+
+def test_executor_knows_the_server_dialect(executor: Any) -> None:
+    """The session's server is kgbench's default 5.26: the executor parses for Cypher 5
+    (kgbench.neo4j.executor.cypher_dialect; the Cypher 25 server is tested in
+    test_neo4j_versions.py)."""
+    assert executor.dialect == "5" == executor.cypher_dialect

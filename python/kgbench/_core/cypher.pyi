@@ -1,7 +1,13 @@
 """Stub of ``kgbench._core.cypher``: Cypher analysis in Rust (rust/kgbench-core/src/cypher).
 
-Parsing uses the ``open-cypher`` crate (openCypher 2024.3 plus Neo4j's ``CALL { }``
-subqueries, ``EXISTS``/``COUNT``/``COLLECT`` subqueries and ``!=``).
+Every function parses through one front end (``kgbench_core::cypher::frontend``): the
+``open-cypher`` crate (openCypher 2024.3) with Neo4j 5's additions (``CALL { }``
+subqueries, ``EXISTS``/``COUNT``/``COLLECT`` subqueries, type predicates, keyword- and
+function-named variables such as ``count``, the deprecated ``[:A|:B]``), ``\\uXXXX``
+escapes decoded first, and the forms Neo4j 5 refuses (``!=``, ``size()`` of a pattern,
+``[r:A|:B]``) refused. ``dialect`` is the server's Cypher version: ``"5"`` (default) or
+``"25"`` (which also refuses ``[:A|:B]``); another value raises
+``kgbench.errors.InputError``.
 """
 
 from typing import Any, Literal, overload
@@ -20,7 +26,7 @@ class CypherSyntaxError(ValueError):
 
     offset: int | None
 
-def write_clauses(query: str) -> list[str]:
+def write_clauses(query: str, dialect: str = "5") -> list[str]:
     """Write clauses of ``query`` in order of first appearance, without duplicates;
     ``[]`` means read-only. Never raises.
 
@@ -31,8 +37,15 @@ def write_clauses(query: str) -> list[str]:
     decodes them before tokenizing (``\\u0043REATE`` is ``CREATE``). Neo4j 5 read
     syntax (type predicates, ``CALL () { } IN TRANSACTIONS``, quantified paths,
     variables named ``set`` or ``create``) parses. When the query does not parse,
-    the result of :func:`lexical_write_clauses` is returned instead.
+    the result of :func:`lexical_write_clauses` (of the decoded text) is returned
+    instead; callers that must not trust an unparsed query check
+    :func:`syntax_error`.
     """
+
+def syntax_error(query: str, dialect: str = "5") -> str | None:
+    """The front end's one-line error for ``query`` (``"Cypher syntax error at byte N:
+    reason"``, N a UTF-8 byte offset in ``query`` as given), or ``None`` when it parses.
+    The same text as :class:`CypherSyntaxError` and the gate ledgers' ``syntax_error``."""
 
 def lexical_write_clauses(query: str) -> list[str]:
     """Conservative token scan (strings, comments and backtick names ignored):
@@ -44,19 +57,29 @@ def lexical_write_clauses(query: str) -> list[str]:
     and before ``.``, ``)``, ``]``, ``}``, ``,``, ``:``, an operator or the end.
     Never raises."""
 
-def provenance_queries(query: str) -> list[str]:
+def provenance_queries(query: str, dialect: str = "5") -> list[str]:
     """Provenance queries of ``query`` for PSJS (SPEC.md §4), one per UNION branch
     (top level, or inside a leading ``CALL { }``) that starts with a MATCH part.
 
     Each returns the distinct element ids (column ``element_id``) of the nodes
     bound by the MATCH / OPTIONAL MATCH clauses of the branch's MATCH part,
-    anonymous nodes included. ``[]`` when no branch has a MATCH part.
+    anonymous nodes included. ``[]`` when no branch has a MATCH part. A query whose
+    first syntax error lies after its MATCH part (in the RETURN part, or a WITH with
+    aliases) still gets the provenance of its MATCH part (CypherBench §5.2).
 
     Raises:
-        CypherSyntaxError: the query does not parse.
+        CypherSyntaxError: the query does not parse (or the error lies in its MATCH
+            part).
     """
 
-def provenance_details(query: str) -> list[dict[str, object]]:
+def gate_and_provenance(
+    query: str, dialect: str = "5"
+) -> tuple[list[str], list[str] | None, str | None]:
+    """:func:`write_clauses` and :func:`provenance_queries` of ``query`` from one parse:
+    ``(write_clauses, provenance queries or None, error or None)``; the error is the text
+    :func:`provenance_queries` would raise as :class:`CypherSyntaxError`. Never raises."""
+
+def provenance_details(query: str, dialect: str = "5") -> list[dict[str, object]]:
     """Like :func:`provenance_queries`; each item has ``cypher`` (str),
     ``match_cypher`` (str, the MATCH part with fresh variables on anonymous nodes)
     and ``node_variables`` (list[str]).
@@ -75,6 +98,7 @@ def analyze_queries(
     entity_values: list[list[str]] | None = None,
     allowed_procedures: list[str] = ...,
     as_json: Literal[False] = False,
+    dialect: str = "5",
 ) -> list[dict[str, Any]]: ...
 @overload
 def analyze_queries(
@@ -84,4 +108,5 @@ def analyze_queries(
     entity_values: list[list[str]] | None,
     allowed_procedures: list[str],
     as_json: Literal[True],
+    dialect: str = "5",
 ) -> list[tuple[str, bool, bool, bool, str, str, str, list[str]]]: ...

@@ -11,9 +11,12 @@ expressions, and compares Neo4j element ids::
     PSJS = |G ∩ Ĝ| / |G ∪ Ĝ|    (0 when the union is empty)
 
 Identical query strings score 1 without execution. A prediction scores 0 when it
-is empty, is a write query (:func:`kgbench._core.cypher.write_clauses`), does not
-parse, or its provenance query fails or times out — as in CypherBench, PSJS depends
-only on the MATCH part, so a prediction whose RETURN part fails can still score.
+is empty, is a write query (:func:`kgbench._core.cypher.write_clauses`), its MATCH
+part does not parse, or its provenance query fails or times out — as in CypherBench,
+PSJS depends only on the MATCH part, so a prediction whose RETURN part fails, or has a
+syntax error after the MATCH part (``... WITH DISTINCT n RETRUN n.name``), can still
+score while its Exec and EX are 0. Queries are parsed for the Cypher dialect of the
+executor's server (``executor.dialect``, ``"5"`` or ``"25"``).
 
 Exec is 1 when the predicted query runs without error within the timeout.
 """
@@ -92,26 +95,37 @@ def jaccard(gold: set[str], pred: set[str]) -> float:
     return len(gold & pred) / union if union else 0.0
 
 
-def prediction_failure(pred: str | None) -> Failure | None:
+def dialect_of(executor: object) -> str:
+    """The Cypher dialect (``"5"``/``"25"``) of ``executor``'s server (its ``dialect``
+    attribute, :attr:`kgbench.neo4j.QueryExecutor.dialect`), ``"5"`` when it has none."""
+    dialect = getattr(executor, "dialect", None)
+    return dialect if dialect in ("5", "25") else "5"
+
+
+def prediction_failure(pred: str | None, dialect: str = "5") -> Failure | None:
     """The reason a prediction cannot be run at all, or ``None``.
 
     ``None``/missing -> :data:`MISSING_PREDICTION`; blank -> :data:`EMPTY_PREDICTION`;
-    a write query -> :data:`WRITE_QUERY` (message lists the write clauses).
+    a write query (for a server speaking Cypher ``dialect``) -> :data:`WRITE_QUERY`
+    (message lists the write clauses).
     """
     if pred is None:
         return Failure(MISSING_PREDICTION, "no prediction for this qid")
     if not pred.strip():
         return Failure(EMPTY_PREDICTION, "the predicted query is empty")
-    clauses = write_clauses(pred)
+    clauses = write_clauses(pred, dialect)
     if clauses:
         return Failure(WRITE_QUERY, "write clauses not allowed: " + ", ".join(clauses))
     return None
 
 
-def provenance_of(query: str) -> Provenance:
-    """Parse ``query`` into its provenance queries; a parse error becomes a failure."""
+def provenance_of(query: str, dialect: str = "5") -> Provenance:
+    """Parse ``query`` (Cypher ``dialect``) into its provenance queries; a parse error
+    becomes a failure whose message is the front end's one line (``Cypher syntax error at
+    byte N: ...``). A syntax error after the MATCH part still yields the MATCH part's
+    provenance (CypherBench §5.2)."""
     try:
-        return Provenance(queries=provenance_queries(query))
+        return Provenance(queries=provenance_queries(query, dialect))
     except CypherSyntaxError as exc:
         return Provenance(failure=Failure(PARSE_ERROR, str(exc)))
 
@@ -153,7 +167,7 @@ def provenance_subgraph(query: str, executor: ExecutorLike) -> set[str]:
         CypherSyntaxError: the query does not parse.
         RuntimeError: a provenance query failed (message has the executor's error).
     """
-    queries = provenance_queries(query)
+    queries = provenance_queries(query, dialect_of(executor))
     results = run_queries(executor, queries)
     ids, failure = element_ids(queries, results)
     if failure is not None:
@@ -176,14 +190,15 @@ def psjs(
     """
     if pred_cypher == gold_cypher:
         return 1.0, None
-    failure = prediction_failure(pred_cypher)
+    dialect = dialect_of(executor)
+    failure = prediction_failure(pred_cypher, dialect)
     if failure is not None:
         return 0.0, failure
     assert pred_cypher is not None
-    gold = provenance_of(gold_cypher)
+    gold = provenance_of(gold_cypher, dialect_of(gold_executor or executor))
     if gold.failure is not None:
         return 0.0, Failure(GOLD_QUERY_ERROR, gold.failure.error)
-    pred = provenance_of(pred_cypher)
+    pred = provenance_of(pred_cypher, dialect)
     if pred.failure is not None:
         return 0.0, pred.failure
     gold_results = run_queries(gold_executor or executor, gold.queries)
@@ -200,7 +215,7 @@ def psjs(
 def executable(pred_cypher: str | None, executor: ExecutorLike) -> tuple[float, Failure | None]:
     """Exec of one prediction: 1.0 when it runs without error within the executor's
     timeout, else ``(0.0, failure)``. Empty and write queries are not sent."""
-    failure = prediction_failure(pred_cypher)
+    failure = prediction_failure(pred_cypher, dialect_of(executor))
     if failure is not None:
         return 0.0, failure
     assert pred_cypher is not None

@@ -54,6 +54,7 @@ from kgbench.evaluate.provenance import (
     ExecutorLike,
     Failure,
     QueryResultLike,
+    dialect_of,
     element_ids,
     jaccard,
     prediction_failure,
@@ -426,7 +427,8 @@ def _score_graph(
     want_exec = "executable" in metrics
     want_psjs = "psjs" in metrics
     pred_of = {t["qid"]: preds.get(t["qid"]) for t in tasks}
-    blocked = {qid: prediction_failure(p) for qid, p in pred_of.items()}
+    pred_dialect, gold_dialect = dialect_of(pred_exec), dialect_of(gold_exec)
+    blocked = {qid: prediction_failure(p, pred_dialect) for qid, p in pred_of.items()}
 
     gold_results = (
         run(gold_exec, (t["gold_cypher"] for t in tasks), "gold queries") if want_ex else {}
@@ -457,10 +459,10 @@ def _score_graph(
     if want_psjs:
         need = [t for t in tasks if pred_of[t["qid"]] != t["gold_cypher"]]
         for t in need:
-            gold_prov.setdefault(t["gold_cypher"], provenance_of(t["gold_cypher"]))
+            gold_prov.setdefault(t["gold_cypher"], provenance_of(t["gold_cypher"], gold_dialect))
             pred = pred_of[t["qid"]]
             if blocked[t["qid"]] is None and pred is not None:
-                pred_prov.setdefault(pred, provenance_of(pred))
+                pred_prov.setdefault(pred, provenance_of(pred, pred_dialect))
         prov_results_gold = run(
             gold_exec,
             (q for p in gold_prov.values() for q in p.queries),

@@ -242,8 +242,9 @@ def classify(exc: BaseException) -> str:
     return "client"
 
 
-def write_clauses_of(query: str) -> list[str]:
-    """Write clauses in ``query`` per kgbench's Cypher parser (empty = read-only).
+def write_clauses_of(query: str, dialect: str = "5") -> list[str]:
+    """Write clauses in ``query`` per kgbench's Cypher front end (empty = read-only) for a
+    server speaking Cypher ``dialect`` (``"5"`` or ``"25"``, see :func:`cypher_dialect`).
 
     Delegates to ``kgbench._core.cypher.write_clauses``. If this build lacks it, returns an
     empty list and the server's READ access mode remains the guard.
@@ -252,7 +253,7 @@ def write_clauses_of(query: str) -> list[str]:
         from kgbench._core.cypher import write_clauses
     except ImportError:
         return []
-    return list(write_clauses(query))
+    return list(write_clauses(query, dialect))
 
 
 @dataclass(frozen=True)
@@ -541,6 +542,11 @@ class QueryExecutor:
     also keyed by the database's content: each line records the fingerprint, lines written for
     another content are discarded (and the file rewritten without them); :attr:`cache_report`
     says what was found and :attr:`cache_hits` counts the answers taken from the cache.
+    ``dialect`` (``"5"`` or ``"25"``) is the server's Cypher version for the read-only gate;
+    None: asked of the server before the first query (:attr:`dialect`).
+
+    Raises:
+        ValueError: ``workers`` < 1, ``timeout_s`` <= 0, or an unknown ``dialect``.
     """
 
     def __init__(
@@ -553,6 +559,7 @@ class QueryExecutor:
         *,
         graph: str | None = None,
         fingerprint: DatabaseFingerprint | None = None,
+        dialect: str | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -570,6 +577,9 @@ class QueryExecutor:
         self._cache: dict[str, QueryResult] = {}
         self._cached_timeout: dict[str, float | None] = {}
         self._lock = threading.Lock()
+        if dialect is not None and dialect not in ("5", "25"):
+            raise ValueError(f'dialect must be "5" or "25", got {dialect!r}')
+        self._dialect = dialect
         if self.cache_path is not None:
             self.cache_report = self._read_cache(self.cache_path)
 
@@ -580,9 +590,23 @@ class QueryExecutor:
         return server_info(self.driver, self.database)
 
     @property
+    def dialect(self) -> str:
+        """The Cypher dialect (``"5"`` or ``"25"``) this executor's queries run in: as given,
+        else asked of the server once (:func:`cypher_dialect`; ``"5"`` when the server cannot
+        be asked). The read-only gate and the PSJS provenance builder parse for it."""
+        if self._dialect is None:
+            try:
+                found = cypher_dialect(self.driver, self.database)
+            except Exception:  # an unreachable server fails the queries themselves
+                found = "5"
+            with self._lock:
+                self._dialect = found
+        return self._dialect
+
+    @property
     def cypher_dialect(self) -> str:
-        """``"5"`` or ``"25"``: the Cypher this executor's queries run in on its server."""
-        return self.server_info.dialect
+        """The same as :attr:`dialect`."""
+        return self.dialect
 
     def _read_cache(self, path: Path) -> CacheReport:
         kept: list[str] = []
@@ -688,7 +712,7 @@ class QueryExecutor:
                 error_class="client",
                 error=f"the query is not valid Unicode text (not sent): {exc}",
             )
-        writes = write_clauses_of(query)
+        writes = write_clauses_of(query, self.dialect)
         if writes:
             return QueryResult(
                 query=query,

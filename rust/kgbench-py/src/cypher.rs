@@ -1,9 +1,18 @@
 //! Binding of `kgbench_core::cypher` as `kgbench._core.cypher`.
 //!
-//! - `write_clauses(query) -> list[str]`: the read-only gate (never raises).
+//! Every function parses through the one front end
+//! (`kgbench_core::cypher::frontend`) and takes `dialect` (`"5"`, the
+//! default, or `"25"`: the Cypher version of the server).
+//!
+//! - `write_clauses(query, dialect="5") -> list[str]`: the read-only gate (never
+//!   raises on a `str`; an unknown dialect raises `InputError`).
 //! - `lexical_write_clauses(query) -> list[str]`: its parser-free fallback scan.
-//! - `provenance_queries(query) -> list[str]`: PSJS provenance queries, one per
+//! - `syntax_error(query, dialect="5") -> str | None`: the front end's one-line
+//!   error for a query it cannot parse (the text every ledger shows).
+//! - `provenance_queries(query, dialect="5") -> list[str]`: PSJS provenance queries, one per
 //!   UNION branch; raises `CypherSyntaxError` (a `ValueError`).
+//! - `gate_and_provenance(query, dialect="5") -> (list[str], list[str] | None,
+//!   str | None)`: both from one parse (never raises on a `str`).
 //! - `provenance_details(query) -> list[dict]`: the same with the MATCH part and
 //!   the node variables.
 //! - `analyze_queries(queries, schema_json=None, questions=None,
@@ -12,6 +21,7 @@
 //!   category per query (kgbench_core::cypher::analyze), in parallel.
 
 use kgbench_core::cypher::analyze::{static_gates, GateRecord};
+use kgbench_core::cypher::Dialect;
 use kgbench_core::cypher::{self as core, CypherError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -45,12 +55,44 @@ fn lossy(query: &Bound<'_, PyString>) -> String {
     }
 }
 
+/// The dialect named by `name` (`"5"` or `"25"`), or `InputError`.
+fn dialect(py: Python<'_>, name: &str) -> PyResult<Dialect> {
+    Dialect::from_name(name).map_err(|e| crate::input_error(py, e))
+}
+
 /// Write clauses of `query` (e.g. `["MERGE", "SET"]`), empty when read-only.
 /// Never raises on a `str`. Rules: kgbench_core::cypher::gate.
 #[pyfunction]
-fn write_clauses(py: Python<'_>, query: &Bound<'_, PyString>) -> Vec<String> {
+#[pyo3(signature = (query, dialect="5"))]
+fn write_clauses(
+    py: Python<'_>,
+    query: &Bound<'_, PyString>,
+    dialect: &str,
+) -> PyResult<Vec<String>> {
+    let d = self::dialect(py, dialect)?;
     let text = lossy(query);
-    py.detach(|| core::write_clauses(&text))
+    Ok(py.detach(|| core::write_clauses_in(&text, d)))
+}
+
+/// The one-line error (`"Cypher syntax error at byte N: reason"`) of a query the
+/// front end cannot parse, or `None` when it parses.
+#[pyfunction]
+#[pyo3(signature = (query, dialect="5"))]
+fn syntax_error(
+    py: Python<'_>,
+    query: &Bound<'_, PyString>,
+    dialect: &str,
+) -> PyResult<Option<String>> {
+    let d = self::dialect(py, dialect)?;
+    let text = match strict_text(py, query) {
+        Ok(text) => text,
+        Err(err) => return Ok(Some(err.value(py).to_string())),
+    };
+    Ok(py.detach(|| {
+        core::with_front(&text, d, |_| ())
+            .err()
+            .map(|e| e.to_string())
+    }))
 }
 
 /// The conservative lexical scan used by `write_clauses` on unparseable input.
@@ -77,9 +119,15 @@ fn strict_text(py: Python<'_>, query: &Bound<'_, PyString>) -> PyResult<String> 
 /// Provenance queries (SPEC.md §4), one per UNION branch with a MATCH part;
 /// each returns the column `element_id`. Raises `CypherSyntaxError`.
 #[pyfunction]
-fn provenance_queries(py: Python<'_>, query: &Bound<'_, PyString>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (query, dialect="5"))]
+fn provenance_queries(
+    py: Python<'_>,
+    query: &Bound<'_, PyString>,
+    dialect: &str,
+) -> PyResult<Vec<String>> {
+    let d = self::dialect(py, dialect)?;
     let query = strict_text(py, query)?;
-    match py.detach(|| core::provenance_queries(&query)) {
+    match py.detach(|| core::provenance_queries_in(&query, d)) {
         Ok(found) => Ok(found.into_iter().map(|p| p.cypher).collect()),
         Err(err) => Err(to_py_err(py, err)),
     }
@@ -88,13 +136,16 @@ fn provenance_queries(py: Python<'_>, query: &Bound<'_, PyString>) -> PyResult<V
 /// Like `provenance_queries`, as dicts with keys `cypher`, `match_cypher`
 /// and `node_variables`.
 #[pyfunction]
+#[pyo3(signature = (query, dialect="5"))]
 fn provenance_details<'py>(
     py: Python<'py>,
     query: &Bound<'py, PyString>,
+    dialect: &str,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let d = self::dialect(py, dialect)?;
     let query = strict_text(py, query)?;
     let found = py
-        .detach(|| core::provenance_queries(&query))
+        .detach(|| core::provenance_queries_in(&query, d))
         .map_err(|err| to_py_err(py, err))?;
     found
         .into_iter()
@@ -106,6 +157,32 @@ fn provenance_details<'py>(
             Ok(d)
         })
         .collect()
+}
+
+/// `(write_clauses, provenance queries or None, error or None)`.
+type GateAndProvenance = (Vec<String>, Option<Vec<String>>, Option<String>);
+
+/// The gate's write clauses and the provenance queries of `query` from one parse:
+/// `(write_clauses, provenance_queries or None, error or None)`; the error is the
+/// `CypherSyntaxError` text `provenance_queries` would raise. Never raises on a `str`.
+#[pyfunction]
+#[pyo3(signature = (query, dialect="5"))]
+fn gate_and_provenance(
+    py: Python<'_>,
+    query: &Bound<'_, PyString>,
+    dialect: &str,
+) -> PyResult<GateAndProvenance> {
+    let d = self::dialect(py, dialect)?;
+    let text = lossy(query);
+    let (writes, found) = py.detach(|| core::gate_and_provenance(&text, d));
+    Ok(match found {
+        Ok(found) => (
+            writes,
+            Some(found.into_iter().map(|p| p.cypher).collect()),
+            None,
+        ),
+        Err(err) => (writes, None, Some(err.to_string())),
+    })
 }
 
 /// One compact row of `analyze_queries(..., as_json=True)`.
@@ -128,7 +205,8 @@ type JsonRow = (
 /// `issues` and `schema_valid`; `questions` / `entity_values` (same length as `queries`)
 /// feed G5. Raises `kgbench.errors.InputError` for a bad schema or mismatched lengths.
 #[pyfunction]
-#[pyo3(signature = (queries, schema_json=None, questions=None, entity_values=None, allowed_procedures=Vec::new(), as_json=false))]
+#[allow(clippy::too_many_arguments)] // the Python keyword arguments
+#[pyo3(signature = (queries, schema_json=None, questions=None, entity_values=None, allowed_procedures=Vec::new(), as_json=false, dialect="5"))]
 fn analyze_queries<'py>(
     py: Python<'py>,
     queries: Vec<String>,
@@ -137,7 +215,9 @@ fn analyze_queries<'py>(
     entity_values: Option<Vec<Vec<String>>>,
     allowed_procedures: Vec<String>,
     as_json: bool,
+    dialect: &str,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let dialect = self::dialect(py, dialect)?;
     use kgbench_core::cypher::analyze::{Schema, SchemaIndex};
     use pyo3::IntoPyObjectExt;
     let n = queries.len();
@@ -166,6 +246,7 @@ fn analyze_queries<'py>(
         questions,
         entity_values,
         allowed_procedures,
+        dialect,
     };
     if as_json {
         let rows: Vec<JsonRow> = py.detach(|| {
@@ -197,6 +278,7 @@ struct Job {
     questions: Option<Vec<String>>,
     entity_values: Option<Vec<Vec<String>>>,
     allowed_procedures: Vec<String>,
+    dialect: Dialect,
 }
 
 impl Job {
@@ -214,6 +296,7 @@ impl Job {
                     q,
                     ev,
                     &self.allowed_procedures,
+                    self.dialect,
                 ))
             })
             .collect()
@@ -225,6 +308,8 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let m = PyModule::new(py, "cypher")?;
     m.add_function(wrap_pyfunction!(write_clauses, &m)?)?;
     m.add_function(wrap_pyfunction!(lexical_write_clauses, &m)?)?;
+    m.add_function(wrap_pyfunction!(syntax_error, &m)?)?;
+    m.add_function(wrap_pyfunction!(gate_and_provenance, &m)?)?;
     m.add_function(wrap_pyfunction!(provenance_queries, &m)?)?;
     m.add_function(wrap_pyfunction!(provenance_details, &m)?)?;
     m.add_function(wrap_pyfunction!(analyze_queries, &m)?)?;

@@ -48,8 +48,12 @@ def query_features(
     questions: Sequence[str] | None = None,
     entity_values: Sequence[Sequence[str]] | None = None,
     allowed_procedures: Sequence[str] = (),
+    dialect: str = "5",
 ) -> list[dict[str, Any]]:
-    """Analyse ``queries`` (one dict each, keys in the module docstring), in parallel.
+    """Analyse ``queries`` (one dict each, keys in the module docstring), in parallel, as a
+    server speaking Cypher ``dialect`` (``"5"`` or ``"25"``) parses them. A query kgbench's
+    Cypher front end cannot parse has ``syntax_valid`` false, ``syntax_error`` the front
+    end's one line (``Cypher syntax error at byte N: ...``) and ``read_only`` false.
 
     With ``schema`` (a ``schema.json`` graph profile, spec §2) every dict also has
     ``schema_valid`` and ``issues`` (``[{level, code, message}]``) from the gates G3-G6;
@@ -73,5 +77,6 @@ def query_features(
             None if questions is None else list(questions),
             None if entity_values is None else [list(v) for v in entity_values],
             list(allowed_procedures),
+            dialect=dialect,
         )
     )

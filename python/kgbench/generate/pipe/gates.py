@@ -25,7 +25,9 @@ in order and returns one ledger row each, accepted or not:
   override keeps both verdicts.
 
 A rejected row's ``rejected_at`` is the first failing bucket in :data:`REJECTION_BUCKETS`
-order: diversity, read_only, syntax, schema, execution, empty, judge.
+order: diversity, read_only, syntax, schema, execution, empty, judge. A query kgbench's
+Cypher front end cannot parse is never ``read_only``; without write clauses it is rejected
+at ``syntax`` with the front end's one-line error.
 
 Executions run on ``parallel`` sessions ahead of the sequential gate decisions (a query is
 sent only when its static gates pass); the decisions, and so the ledger, do not depend on
@@ -108,7 +110,8 @@ class GateSettings:
     ``timeout_s``: G8's limit; ``judge``: None for the deterministic judge; ``execute``:
     False runs the static gates only (G1-G6, G11; execution, emptiness and judge are then
     not checked and ``execution`` is null); ``judge_gate``: False skips G10 (``kgbench
-    gate`` runs G1-G9 and G11); ``parallel``: sessions executing ahead.
+    gate`` runs G1-G9 and G11); ``parallel``: sessions executing ahead; ``dialect``: the
+    Cypher version (``"5"`` or ``"25"``) queries are parsed for (G1, G2).
     """
 
     target: int = 100
@@ -120,6 +123,7 @@ class GateSettings:
     rewrite: bool = True
     judge_gate: bool = True
     parallel: int = 4
+    dialect: str = "5"
 
 
 def _answer_set(rows: Sequence[Sequence[Any]]) -> set[str]:
@@ -233,6 +237,7 @@ def gate_candidates(
         questions=[str(c.get("question") or "") for c in candidates],
         entity_values=[[str(v) for v in c.get("entity_values") or []] for c in candidates],
         allowed_procedures=s.allowed_procedures,
+        dialect=s.dialect,
     )
     views = [_view(a) for a in analyses]
     static_ok = [bool(v["read_only"] and v["syntax_valid"] and v["schema_valid"]) for v in views]
@@ -322,6 +327,7 @@ def gate_static_file(
             [[str(v) for v in c.get("entity_values") or []] for c in chunk],
             list(s.allowed_procedures),
             True,
+            dialect=s.dialect,
         )
 
     counts: Counter[str] = Counter()
@@ -403,14 +409,17 @@ def _decide(
         row["rejected_at"] = "diversity"
         row["rejection_reason"] = reason
         return row
+    first_error = a["first_error"] or {}
     for bucket, ok in (
         ("read_only", a["read_only"]),
         ("syntax", a["syntax_valid"]),
         ("schema", a["schema_valid"]),
     ):
-        if not ok:
+        # An unparseable query without write clauses is not read-only, but its reason is
+        # the syntax error: it is rejected at ``syntax``.
+        if not ok and not (bucket == "read_only" and first_error.get(bucket) is None):
             row["rejected_at"] = bucket
-            row["rejection_reason"] = (a["first_error"] or {}).get(bucket)
+            row["rejection_reason"] = first_error.get(bucket)
             return row
     if future is None or reader is None:
         # static gates only

@@ -42,15 +42,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use open_cypher::ast::visit::{walk_clause, walk_expr, walk_path_factor, Visitor};
 use open_cypher::ast::{
     BinaryOperator, CallTarget, Clause, ClauseKind, Expr, ExprKind, LabelExpression,
-    LabelExpressionKind, LiteralKind, PathFactor, PathFactorKind, PathPattern, ProjectionClause,
-    ProjectionItemKind, QuantifiedPredicateKind, QueryKind, RelationshipDirection, SetQuantifier,
-    StatementKind, UnaryOperator,
+    LabelExpressionKind, LiteralKind, Name, PathFactor, PathFactorKind, PathPattern,
+    ProjectionClause, ProjectionItemKind, QuantifiedPredicateKind, QueryKind,
+    RelationshipDirection, SetQuantifier, StatementKind, UnaryOperator,
 };
 use open_cypher::{lex, TokenKind};
 use serde::{Deserialize, Serialize};
 
-use super::gate::{dotted, lexical_write_clauses, write_clauses_of};
-use super::parse::{with_parsed, Parsed, Recovery};
+use super::frontend::{with_front, Dialect};
+use super::gate::{dotted, dotted_as_written, unparsed_write_clauses};
+use super::parse::Parsed;
 
 /// Variable names that PIPE-Cypher's G2 rejects (spec §3).
 pub const RESERVED_VARIABLES: &[&str] =
@@ -199,6 +200,9 @@ pub struct Analysis {
     pub rewrite: Rewrite,
     #[serde(skip)]
     facts: Facts,
+    /// Whether the front end parsed the query (G1 needs a parse).
+    #[serde(skip)]
+    pub(crate) parsed: bool,
 }
 
 /// Facts kept for the schema gates.
@@ -233,24 +237,40 @@ struct End {
     labels: Vec<String>,
 }
 
-/// Analyse `query`. Never panics; an unparseable query has
-/// `syntax_valid == false`, its writes from the lexical scan, and the
-/// token-level normalisation and signature.
+/// Analyse `query` as a Cypher 5 server reads it ([`analyze_in`]).
 #[must_use]
 pub fn analyze(query: &str) -> Analysis {
-    let parsed = with_parsed(query, Recovery::Deny, |parsed| {
+    analyze_in(query, Dialect::default())
+}
+
+/// Analyse `query`, parsed by the front end ([`super::frontend`]) for
+/// `dialect`. Never panics; an unparseable query has `syntax_valid == false`
+/// (the front end's one-line error in `syntax_error`), never passes G1, has the
+/// write clauses the front end finds in unparsed text, and the token-level
+/// normalisation and signature. Spans (string literals, the G7 rewrite)
+/// index `query` as given, escapes included.
+#[must_use]
+pub fn analyze_in(query: &str, dialect: Dialect) -> Analysis {
+    let parsed = with_front(query, dialect, |front| {
         let mut c = Collector::default();
-        c.walk(parsed, 0);
+        c.walk(front.parsed, 0);
         c.finish();
-        let writes = write_clauses_of(parsed);
-        (c, writes)
+        for literal in &mut c.literals {
+            literal.start = front.source.original_offset(literal.start);
+            literal.end = front.source.original_offset(literal.end);
+        }
+        if let Some((start, ..)) = &mut c.last_return {
+            *start = front.source.original_offset(*start);
+        }
+        (c, front.write_clauses())
     });
     let (collector, writes, syntax_error) = match parsed {
         Ok((c, w)) => (Some(c), w, None),
-        Err(err) => (None, lexical_write_clauses(query), Some(err.to_string())),
+        Err(err) => (None, unparsed_write_clauses(query), Some(err.to_string())),
     };
     let mut a = Analysis {
         syntax_valid: syntax_error.is_none(),
+        parsed: syntax_error.is_none(),
         syntax_error,
         write_clauses: writes,
         ..Analysis::default()
@@ -259,13 +279,9 @@ pub fn analyze(query: &str) -> Analysis {
         .as_ref()
         .map(|c| c.facts.declared.iter().cloned().collect())
         .unwrap_or_default();
-    let (normalized, signature, bang_equal) = normalize(query, &variables);
+    let (normalized, signature) = normalize(query, &variables);
     a.normalized_cypher = normalized;
     a.signature = signature;
-    if bang_equal && a.syntax_valid {
-        a.syntax_valid = false;
-        a.syntax_error = Some("`!=` is not Cypher (Neo4j 5 rejects it); use `<>`".into());
-    }
     let Some(c) = collector else {
         a.rewrite.skip_reason = Some("syntax");
         a.difficulty = "easy";
@@ -301,14 +317,16 @@ pub fn analyze(query: &str) -> Analysis {
 }
 
 impl Analysis {
-    /// Whether G1 passes: no write clause and no procedure call outside
+    /// Whether G1 passes: the query parses (an unparseable query is never
+    /// read-only), no write clause and no procedure call outside
     /// `allowed_procedures` (PIPE-Cypher's allow-list, empty by default).
     #[must_use]
     pub fn read_only(&self, allowed_procedures: &[String]) -> bool {
-        self.write_clauses.iter().all(|w| {
-            w.strip_prefix("CALL ")
-                .is_some_and(|name| allowed_procedures.iter().any(|a| a == name))
-        })
+        self.parsed
+            && self.write_clauses.iter().all(|w| {
+                w.strip_prefix("CALL ")
+                    .is_some_and(|name| allowed_procedures.iter().any(|a| a == name))
+            })
     }
 }
 
@@ -638,8 +656,8 @@ pub struct GateRecord {
     pub issues: Vec<Issue>,
 }
 
-/// The static gates G1-G6 of one query: [`analyze`], G1 with
-/// `allowed_procedures`, and with a schema [`check`] (`question` and
+/// The static gates G1-G6 of one query: [`analyze_in`] for `dialect`, G1
+/// with `allowed_procedures`, and with a schema [`check`] (`question` and
 /// `entity_values` feed G5).
 #[must_use]
 pub fn static_gates(
@@ -648,8 +666,9 @@ pub fn static_gates(
     question: &str,
     entity_values: &[String],
     allowed_procedures: &[String],
+    dialect: Dialect,
 ) -> GateRecord {
-    let analysis = analyze(query);
+    let analysis = analyze_in(query, dialect);
     let read_only = analysis.read_only(allowed_procedures);
     let mut issues: Vec<Issue> = Vec::new();
     if let Some(err) = &analysis.syntax_error {
@@ -659,7 +678,9 @@ pub fn static_gates(
             message: err.clone(),
         });
     }
-    if !read_only {
+    // An unparseable query without write clauses fails G1 too (never
+    // `read_only: true`); its `syntax` issue is the reason given.
+    if !read_only && !analysis.write_clauses.is_empty() {
         issues.push(Issue {
             level: "error",
             code: "not_read_only",
@@ -701,21 +722,18 @@ fn end_labels(end: &End, facts: &Facts) -> Vec<String> {
 // ---------------------------------------------------------------------------
 // Token-level normalisation and signature
 
-/// The normalised text, the signature, and whether the query uses `!=` (which the parser
-/// accepts but Neo4j 5 does not).
-fn normalize(query: &str, variables: &HashSet<String>) -> (String, String, bool) {
+/// The normalised text and the signature.
+fn normalize(query: &str, variables: &HashSet<String>) -> (String, String) {
     let tokens = lex(query).tokens;
     let mut norm = String::with_capacity(query.len());
     let mut sig = String::with_capacity(query.len());
     let mut gap = false;
-    let mut bang_equal = false;
     for t in &tokens {
         if t.is_trivia() {
             gap = true;
             continue;
         }
         let text = &query[t.span.start..t.span.end];
-        bang_equal |= t.kind == TokenKind::NotEqual && text == "!=";
         if gap && !norm.is_empty() {
             norm.push(' ');
         }
@@ -740,7 +758,7 @@ fn normalize(query: &str, variables: &HashSet<String>) -> (String, String, bool)
             _ => sig.push_str(&text.to_lowercase()),
         }
     }
-    (norm, sig, bang_equal)
+    (norm, sig)
 }
 
 fn unescape(text: &str) -> std::borrow::Cow<'_, str> {
@@ -773,11 +791,27 @@ struct Collector {
     has_where_exists: bool,
     /// Span starts of the `CALL k()` placeholders of the text being walked.
     placeholders: HashSet<usize>,
+    /// The text being walked (names are read from it at their spans).
+    src: String,
+    /// Walking a body cut out of an expression (a pattern predicate parsed as
+    /// `RETURN <predicate>`, a pattern-form subquery as `MATCH <pattern>`):
+    /// its clauses are no clauses of the query.
+    in_expression: bool,
 }
 
 impl Collector {
+    /// A name as written (see [`name_in`]).
+    fn name(&self, n: &Name) -> String {
+        name_in(&self.src, n)
+    }
+
     fn walk(&mut self, parsed: &Parsed, base: usize) {
-        let saved = (self.base, std::mem::take(&mut self.placeholders));
+        let saved = (
+            self.base,
+            std::mem::take(&mut self.placeholders),
+            std::mem::replace(&mut self.src, parsed.text.clone()),
+            self.in_expression,
+        );
         self.base = base;
         self.placeholders = parsed.subqueries.iter().map(|s| s.clause_start).collect();
         for st in &parsed.program.program.statements {
@@ -794,7 +828,16 @@ impl Collector {
             self.features.call = true;
             self.walk(&sub.body, base + sub.body_offset);
         }
-        (self.base, self.placeholders) = saved;
+        for sub in &parsed.expression_subqueries {
+            self.in_expression = true;
+            if sub.body.text.starts_with("RETURN") {
+                // A pattern predicate `(n WHERE ...)`, blanked in this text.
+                self.features.where_count += 1;
+            }
+            self.walk(&sub.body, base + sub.body_offset);
+            self.in_expression = saved.3;
+        }
+        (self.base, self.placeholders, self.src, self.in_expression) = saved;
     }
 
     fn declare(&mut self, name: &str) {
@@ -820,7 +863,7 @@ impl Collector {
         }
         for item in &p.items {
             if let ProjectionItemKind::Expression { alias: Some(a), .. } = &item.kind {
-                self.declare(&a.kind.text);
+                self.declare(&self.name(a));
             }
         }
         if is_return {
@@ -838,7 +881,7 @@ impl Collector {
                         if let ExprKind::Variable(v) = &inner.kind {
                             self.facts
                                 .returned_properties
-                                .push((v.kind.text.clone(), key.kind.text.clone()));
+                                .push((self.name(v), self.name(key)));
                         }
                     }
                 }
@@ -858,9 +901,13 @@ impl Collector {
             match &factor.kind {
                 PathFactorKind::Node(n) | PathFactorKind::QuantifiedNode { pattern: n, .. } => {
                     self.features.node_pattern_count += 1;
-                    let labels = n.labels.as_ref().map(label_names).unwrap_or_default();
+                    let labels = n
+                        .labels
+                        .as_ref()
+                        .map(|l| label_names(l, &self.src))
+                        .unwrap_or_default();
                     self.labels.extend(labels.iter().cloned());
-                    let var = n.variable.as_ref().map(|v| v.kind.text.clone());
+                    let var = n.variable.as_ref().map(|v| self.name(v));
                     if let Some(v) = &var {
                         self.declare(v);
                         self.facts
@@ -888,10 +935,14 @@ impl Collector {
                     if r.legacy_quantifier.is_some() || r.graph_quantifier.is_some() {
                         self.features.path_pattern = true;
                     }
-                    let types = r.labels.as_ref().map(label_names).unwrap_or_default();
+                    let types = r
+                        .labels
+                        .as_ref()
+                        .map(|l| label_names(l, &self.src))
+                        .unwrap_or_default();
                     self.types.extend(types.iter().cloned());
                     if let Some(v) = &r.variable {
-                        let v = v.kind.text.clone();
+                        let v = self.name(v);
                         self.declare(&v);
                         self.facts.rel_vars.insert(v.clone());
                         self.facts
@@ -911,7 +962,7 @@ impl Collector {
                         self.features.path_pattern = true;
                     }
                     if let PathFactorKind::Subpath { binding, .. } = &factor.kind {
-                        self.declare(&binding.kind.text);
+                        self.declare(&self.name(binding));
                     }
                     prev = None;
                     pending = None;
@@ -932,7 +983,7 @@ impl Collector {
     fn map_props(&mut self, var: &str, props: &Expr) {
         if let ExprKind::Map(entries) = &props.kind {
             for e in entries {
-                let key = e.key.kind.text.clone();
+                let key = self.name(&e.key);
                 self.facts
                     .property_uses
                     .push((var.to_string(), key.clone()));
@@ -968,7 +1019,7 @@ impl Collector {
         self.predicates.insert(name.to_string());
         for side in [left, right] {
             if let ExprKind::Property { key, .. } = &strip(side).kind {
-                if is_temporal_name(&key.kind.text) {
+                if is_temporal_name(&self.name(key)) {
                     self.features.temporal = true;
                 }
             }
@@ -1004,12 +1055,9 @@ impl Collector {
             _ => return,
         };
         if !values.is_empty() {
-            self.facts.comparisons.push((
-                var.kind.text.clone(),
-                key.kind.text.clone(),
-                name,
-                values,
-            ));
+            self.facts
+                .comparisons
+                .push((self.name(var), self.name(key), name, values));
         }
     }
 }
@@ -1053,20 +1101,32 @@ fn is_boolean_expr(e: &Expr) -> bool {
     }
 }
 
-fn label_names(expr: &LabelExpression) -> Vec<String> {
+fn label_names(expr: &LabelExpression, src: &str) -> Vec<String> {
     let mut out = Vec::new();
-    fn go(e: &LabelExpression, out: &mut Vec<String>) {
+    fn go(e: &LabelExpression, src: &str, out: &mut Vec<String>) {
         match &e.kind {
-            LabelExpressionKind::Name(n) => out.push(n.kind.text.clone()),
+            LabelExpressionKind::Name(n) => out.push(name_in(src, n)),
             LabelExpressionKind::And(v) | LabelExpressionKind::Or(v) => {
-                v.iter().for_each(|x| go(x, out))
+                v.iter().for_each(|x| go(x, src, out))
             }
-            LabelExpressionKind::Parenthesized(x) => go(x, out),
+            LabelExpressionKind::Parenthesized(x) => go(x, src, out),
             _ => {}
         }
     }
-    go(expr, &mut out);
+    go(expr, src, &mut out);
     out
+}
+
+/// A name as written at its span of `src` (the tree holds renamed keywords,
+/// see [`super::neo4j5::neutralize_names`]); escaped names as decoded.
+fn name_in(src: &str, n: &Name) -> String {
+    if n.kind.escaped {
+        return n.kind.text.clone();
+    }
+    match src.get(n.span.start..n.span.end) {
+        Some(text) if text.len() == n.kind.text.len() => text.to_string(),
+        _ => n.kind.text.clone(),
+    }
 }
 
 fn has_negated_label(expr: &LabelExpression) -> bool {
@@ -1081,7 +1141,7 @@ fn has_negated_label(expr: &LabelExpression) -> bool {
 impl<'ast> Visitor<'ast> for Collector {
     fn visit_clause(&mut self, node: &'ast Clause) {
         match &node.kind {
-            ClauseKind::Match(m) => {
+            ClauseKind::Match(m) if !self.in_expression => {
                 self.features.match_parts += m.pattern.parts.len();
                 if m.optional {
                     self.features.optional_match = true;
@@ -1095,7 +1155,7 @@ impl<'ast> Visitor<'ast> for Collector {
             }
             ClauseKind::Unwind(u) => {
                 self.features.unwind = true;
-                self.declare(&u.variable.kind.text);
+                self.declare(&self.name(&u.variable));
             }
             ClauseKind::With(w) => {
                 if let Some(wh) = &w.where_clause {
@@ -1106,22 +1166,26 @@ impl<'ast> Visitor<'ast> for Collector {
                 }
                 self.projection(&w.projection, false, node.span.start);
             }
-            ClauseKind::Return(r) => self.projection(&r.projection, true, node.span.start),
+            ClauseKind::Return(r) if !self.in_expression => {
+                self.projection(&r.projection, true, node.span.start);
+            }
             ClauseKind::Call(c) => {
                 self.features.call = true;
                 // `CALL k()` placeholders of subqueries are not procedures.
                 if let CallTarget::Procedure { name, .. } = &c.target {
                     if !self.placeholders.contains(&node.span.start) {
-                        self.features.procedures.push(dotted(name));
+                        self.features
+                            .procedures
+                            .push(dotted_as_written(name, &self.src));
                     }
                 }
                 if let Some(y) = &c.yield_clause {
                     for item in &y.items {
                         if let ProjectionItemKind::Expression { expression, alias } = &item.kind {
                             if let Some(a) = alias {
-                                self.declare(&a.kind.text);
+                                self.declare(&self.name(a));
                             } else if let ExprKind::Variable(v) = &expression.kind {
-                                self.declare(&v.kind.text);
+                                self.declare(&self.name(v));
                             }
                         }
                     }
@@ -1163,11 +1227,11 @@ impl<'ast> Visitor<'ast> for Collector {
                 }
             }
             ExprKind::Property { expression, key } => {
-                self.properties.insert(key.kind.text.clone());
+                self.properties.insert(self.name(key));
                 if let ExprKind::Variable(v) = &strip(expression).kind {
                     self.facts
                         .property_uses
-                        .push((v.kind.text.clone(), key.kind.text.clone()));
+                        .push((self.name(v), self.name(key)));
                 }
             }
             ExprKind::Function(f) => {
@@ -1206,7 +1270,7 @@ impl<'ast> Visitor<'ast> for Collector {
                 if q.kind.kind == QuantifiedPredicateKind::None {
                     self.features.negation = true;
                 }
-                self.declare(&q.variable.kind.text);
+                self.declare(&self.name(&q.variable));
             }
             ExprKind::Case(_) => self.features.case = true,
             ExprKind::Subquery(s)
@@ -1214,14 +1278,14 @@ impl<'ast> Visitor<'ast> for Collector {
             {
                 self.features.exists = true;
             }
-            ExprKind::ListComprehension(l) => self.declare(&l.variable.kind.text),
+            ExprKind::ListComprehension(l) => self.declare(&self.name(&l.variable)),
             ExprKind::Reduce(r) => {
-                self.declare(&r.accumulator.kind.text);
-                self.declare(&r.variable.kind.text);
+                self.declare(&self.name(&r.accumulator));
+                self.declare(&self.name(&r.variable));
             }
             ExprKind::PatternComprehension(p) => {
                 if let Some(b) = &p.binding {
-                    self.declare(&b.kind.text);
+                    self.declare(&self.name(b));
                 }
             }
             _ => {}
@@ -1647,7 +1711,8 @@ mod tests {
         assert!(a.syntax_error.unwrap().contains("reserved"));
         let b = analyze("MATCH (p:Person RETURN p");
         assert!(!b.syntax_valid);
-        assert!(b.read_only(&[]));
+        // Issue 29: an unparseable query never passes G1.
+        assert!(!b.read_only(&[]));
     }
 
     #[test]

@@ -43,8 +43,9 @@ use open_cypher::ast::visit::{walk_clause, Visitor};
 use open_cypher::ast::{CallTarget, Clause, ClauseKind, DeleteMode, QualifiedName};
 use open_cypher::{lex, Token, TokenKind};
 
+use super::frontend::{add_escaped_rounds, with_front, Dialect};
 use super::neo4j5::is_name_position;
-use super::parse::{with_parsed_names, Names, Parsed, Recovery};
+use super::parse::Parsed;
 
 /// Procedures that only read, so `CALL` of one of them is not a write clause.
 ///
@@ -116,31 +117,34 @@ pub fn is_read_only_procedure(name: &str) -> bool {
 /// panics.
 #[must_use]
 pub fn write_clauses(query: &str) -> Vec<String> {
-    // Neo4j decodes `\uXXXX` escapes before tokenizing (see
-    // [`decode_unicode_escapes`]): `\u0043REATE` is `CREATE`, and
-    // `\u002F\u002F` starts a comment. Judge the decoded text, as Neo4j does;
-    // escapes of escapes (`\u005Cu0043`) are decoded again and the verdicts
-    // united, to be safe.
-    let Some(mut text) = decode_unicode_escapes(query) else {
-        return write_clauses_as_written(query);
+    write_clauses_in(query, Dialect::default())
+}
+
+/// [`write_clauses`] for a server speaking `dialect`. Never panics.
+#[must_use]
+pub fn write_clauses_in(query: &str, dialect: Dialect) -> Vec<String> {
+    match with_front(query, dialect, |front| front.write_clauses()) {
+        Ok(found) => found,
+        Err(_) => unparsed_write_clauses(query),
+    }
+}
+
+/// The write clauses of a query the front end cannot parse: the lexical scan
+/// ([`lexical_write_clauses`]) of its escape-decoded text (and of escapes of
+/// escapes). Never panics.
+#[must_use]
+pub fn unparsed_write_clauses(query: &str) -> Vec<String> {
+    let decoded = decode_unicode_escapes(query);
+    let text = decoded.as_deref().unwrap_or(query);
+    let mut found = match catch_unwind(|| lexical_write_clauses(text)) {
+        Ok(found) => found,
+        Err(_) => vec!["UNPARSEABLE".to_string()],
     };
-    let mut found = write_clauses_as_written(&text);
-    for _ in 1..MAX_ESCAPE_ROUNDS {
-        let Some(decoded) = decode_unicode_escapes(&text) else {
-            break;
-        };
-        for clause in write_clauses_as_written(&decoded) {
-            if !found.contains(&clause) {
-                found.push(clause);
-            }
-        }
-        text = decoded;
+    if decoded.is_some() {
+        add_escaped_rounds(text, &mut found);
     }
     found
 }
-
-/// How many times [`write_clauses`] decodes `\uXXXX` escapes of escapes.
-const MAX_ESCAPE_ROUNDS: usize = 4;
 
 /// `query` with Java-style Unicode escapes decoded, or `None` when it has none.
 ///
@@ -213,19 +217,6 @@ pub fn decode_unicode_escapes(query: &str) -> Option<String> {
     }
     flush(&mut out, &mut pending_high);
     changed.then_some(out)
-}
-
-/// [`write_clauses`] of the text as written (no escape decoding).
-fn write_clauses_as_written(query: &str) -> Vec<String> {
-    let from_ast = with_parsed_names(query, Recovery::Deny, Names::Neutralize, write_clauses_of);
-    match from_ast {
-        Ok(found) => found,
-        // Parse failure (or a caught parser panic): conservative lexical scan.
-        Err(_) => match catch_unwind(|| lexical_write_clauses(query)) {
-            Ok(found) => found,
-            Err(_) => vec!["UNPARSEABLE".to_string()],
-        },
-    }
 }
 
 /// [`write_clauses`] of an already parsed query (in order, without duplicates).
@@ -359,7 +350,7 @@ pub(crate) fn dotted(name: &QualifiedName) -> String {
 
 /// [`dotted`], with each part spelled as in `src` (the tree of a
 /// [`Names::Neutralize`] parse holds renamed keywords: `apoc._reate.node`).
-fn dotted_as_written(name: &QualifiedName, src: &str) -> String {
+pub(crate) fn dotted_as_written(name: &QualifiedName, src: &str) -> String {
     name.parts
         .iter()
         .map(|p| match src.get(p.span.start..p.span.end) {

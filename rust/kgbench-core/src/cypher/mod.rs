@@ -1,15 +1,33 @@
-//! Cypher analysis: the read-only gate and PSJS provenance queries.
+//! Cypher analysis: the read-only gate, PSJS provenance queries and
+//! PIPE-Cypher's static analysis, all through one front end.
 //!
-//! Queries are parsed with the `open-cypher` crate (openCypher 2024.3 grammar
-//! plus `COUNT {}` / `EXISTS {}` / `COLLECT {}`, `!=`, quantified path
+//! # One front end
+//!
+//! Every consumer of Cypher text parses through [`frontend::with_front`]:
+//! the gate ([`write_clauses`]), the provenance builder
+//! ([`provenance_queries`], [`gate_and_provenance`]), the analysis
+//! ([`analyze::analyze`], behind PIPE-Cypher's gates and features, the
+//! redaction spans of string literals and the generators' checks). One
+//! pre-pass (`\uXXXX` escapes decoded as Neo4j does, offsets mapped back to
+//! the text as given), one grammar path (the `open-cypher` crate with the
+//! Neo4j 5 additions below), one list of refusals (`!=`, `size()` of a
+//! pattern, `[r:A|:B]`; under [`Dialect::Cypher25`] also `[:A|:B]`), one
+//! write-clause detection ([`frontend::Front::write_clauses`]; for text that
+//! does not parse, [`unparsed_write_clauses`], a lexical scan) and one error
+//! type, [`CypherError`], whose one-line `Display` (`Cypher syntax error at
+//! byte N: reason`) is the text every ledger and result file shows. A query
+//! that does not parse never passes G1 in the analysis.
+//!
+//! Queries are parsed with the `open-cypher` crate (openCypher 2024.3
+//! grammar plus `COUNT {}` / `EXISTS {}` / `COLLECT {}`, quantified path
 //! patterns, list/map literals, `date()` and other functions), guarded by
-//! [`parse::with_parsed`].
+//! [`parse::with_parsed_names`].
 //!
 //! # Gaps of open-cypher 0.5 against Neo4j 5, and what kgbench does
 //!
 //! Every workaround rewrites the text to openCypher of the same byte length
 //! (or cuts a region out and parses it separately), so spans of the parse
-//! tree still index the original text, which the gate and the provenance
+//! tree still index the (decoded) text, which the gate and the provenance
 //! builder report and copy.
 //!
 //! - `CALL { ... }` / `CALL (x) { ... }` / `CALL () { ... }` / `OPTIONAL CALL
@@ -21,23 +39,30 @@
 //!   [NFC|...] NORMALIZED`: rewritten to comparisons ([`neo4j5::rewrite`]).
 //! - Pattern-form `EXISTS { (a)-->(:B) }` / `COUNT { ... }` with labels: the
 //!   crate fails on them; cut out and parsed as `MATCH ...` ([`parse`]).
-//! - For the gate and the provenance builder (not [`analyze`]): clause
-//!   keywords used as names (`MATCH (set:Set) RETURN set AS delete`), label
-//!   alternation `(n:A|B)` and `WHERE` inside node patterns confuse the crate's
-//!   contextual tokenizer; the names are renamed, `|` becomes `&`, and the
-//!   pattern predicates are cut out and parsed as `RETURN <predicate>`
-//!   ([`parse::Names::Neutralize`]).
+//! - Keywords used as names (`MATCH (set:Set) RETURN set AS delete`,
+//!   `count(p) AS count ORDER BY count DESC`, `WITH n.x AS limit`), label
+//!   alternation `(n:A|B)`, the relationship-type alternation with colons
+//!   `[:A|:B]` (deprecated, accepted by Neo4j 5 without a variable, properties
+//!   or a variable length) and `WHERE` inside node
+//!   patterns confuse the crate's contextual tokenizer; the names are renamed
+//!   (consumers read names from the text at their spans), `|` becomes `&`
+//!   (and the colon after it a space), and the pattern predicates are cut out
+//!   and parsed as `RETURN <predicate>` ([`neo4j5::neutralize_names`],
+//!   [`parse::Names::Neutralize`]). Known gap: `all`, `is` and `case` as a
+//!   name before `ORDER BY`-style keywords (`ORDER BY case DESC`).
 //! - `\uXXXX` escapes, which Neo4j decodes before tokenizing (even in strings
-//!   and comments): the gate and the provenance builder decode them first
-//!   ([`gate::decode_unicode_escapes`]).
+//!   and comments): decoded first ([`frontend::Source`]).
 //! - `FOREACH`, `LOAD CSV`, `USE`, `INSERT`, `FINISH`, `ORDER BY ... NULLS
 //!   FIRST/LAST`, administration commands (`CREATE INDEX`, `SHOW ...`): do not
 //!   parse. The gate then uses its lexical scan (all of the writing ones are
-//!   reported); provenance queries use the parser's error recovery when the
-//!   problem lies after the MATCH part, else raise [`CypherError::Syntax`]
-//!   (PSJS 0, error class `parse`).
+//!   reported); provenance queries take the MATCH part when the error lies
+//!   after it, else raise [`CypherError::Syntax`] (PSJS 0, error class
+//!   `parse`); the analysis fails G1 and G2.
 //! - Several statements separated by `;`: not parsed (the gate scans all).
 //!
+//! # Modules
+//!
+//! - [`frontend`]: [`with_front`], the [`Dialect`], the pre-pass and refusals.
 //! - [`analyze`]: [`analyze::analyze`] derives PIPE-Cypher's static gate
 //!   verdicts, structural features, signature and difficulty from the parse
 //!   tree; [`analyze::check`] applies the schema gates G3-G6.
@@ -48,11 +73,18 @@
 //!   (SPEC.md §4, seed cypherbench.txt §5.2).
 
 pub mod analyze;
+pub mod frontend;
 pub mod gate;
 pub mod neo4j5;
 pub mod parse;
 pub mod provenance;
 
-pub use gate::{lexical_write_clauses, write_clauses, READ_ONLY_PROCEDURES};
+pub use frontend::{with_front, Dialect, Front, Source};
+pub use gate::{
+    lexical_write_clauses, unparsed_write_clauses, write_clauses, write_clauses_in,
+    READ_ONLY_PROCEDURES,
+};
 pub use parse::CypherError;
-pub use provenance::{provenance_queries, ProvenanceQuery};
+pub use provenance::{
+    gate_and_provenance, provenance_queries, provenance_queries_in, ProvenanceQuery,
+};

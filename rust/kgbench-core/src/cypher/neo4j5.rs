@@ -5,7 +5,8 @@
 //! and no normalization predicates. Neo4j 5.26 accepts both in read queries
 //! (Cypher manual, "Type predicate expressions" and "String operators"):
 //!
-//! - `expr IS :: TYPE`, `expr IS NOT :: TYPE`, `expr :: TYPE`, where `TYPE` is a
+//! - `expr IS :: TYPE`, `expr IS NOT :: TYPE`, `expr :: TYPE` (and `IS [NOT]
+//!   TYPED TYPE`), where `TYPE` is a
 //!   Cypher value type (`STRING`, `INTEGER NOT NULL`, `LIST<INTEGER>`,
 //!   `ANY<STRING | INTEGER>`, `STRING | INTEGER`, `LOCAL DATETIME`, ...);
 //! - `expr IS [NOT] [NFC|NFD|NFKC|NFKD] NORMALIZED`.
@@ -95,6 +96,9 @@ fn predicate_at(text: &str, tokens: &[Token], i: usize) -> Option<(usize, usize,
             let negated = kind(i + 1) == Some(TokenKind::Keyword(Keyword::Not));
             let at = if negated { i + 2 } else { i + 1 };
             let end = if kind(at) == Some(TokenKind::DoubleColon) {
+                parse_type(text, tokens, at + 1)?
+            } else if word(text, tokens, at).as_deref() == Some("TYPED") {
+                // `IS [NOT] TYPED T`, the long form of `IS [NOT] :: T`.
                 parse_type(text, tokens, at + 1)?
             } else {
                 let form = usize::from(
@@ -228,6 +232,124 @@ const NAME_KEYWORDS: &[Keyword] = &[
     Keyword::Offset,
 ];
 
+/// Keywords of the crate that start an expression when a `(` or `{` follows
+/// (`count(x)`, `COUNT { }`, `exists(...)`, `collect(x)`, `any(x IN l ...)`)
+/// and are names otherwise (`count(p) AS count ORDER BY count DESC`):
+/// [`neutralize_names`] renames them in a name position without that bracket.
+const FUNCTION_KEYWORDS: &[Keyword] = &[
+    Keyword::Count,
+    Keyword::Exists,
+    Keyword::Collect,
+    Keyword::Any,
+    Keyword::None,
+    Keyword::Single,
+    Keyword::Reduce,
+    Keyword::Trim,
+    Keyword::ShortestPath,
+    Keyword::AllShortestPaths,
+];
+
+/// Whether the keyword at `tokens[i]` is a name that [`neutralize_names`]
+/// renames (see the keyword lists); `chain` bounds the look-back over
+/// keyword-named names before it.
+fn keyword_is_name(query: &str, tokens: &[Token], i: usize, chain: usize) -> bool {
+    let TokenKind::Keyword(k) = tokens[i].kind else {
+        return false;
+    };
+    let loose = NAME_KEYWORDS.contains(&k)
+        || (FUNCTION_KEYWORDS.contains(&k)
+            && !matches!(
+                tokens.get(i + 1).map(|n| n.kind),
+                // `count(x)`, `COUNT { }`, `ANY SHORTEST`, `ANY 2 PATHS`
+                Some(
+                    TokenKind::LeftParen
+                        | TokenKind::LeftBrace
+                        | TokenKind::Integer
+                        | TokenKind::Keyword(Keyword::Shortest)
+                )
+            ));
+    (loose && name_position(query, tokens, i, chain))
+        || (STRICT_NAME_KEYWORDS.contains(&k) && is_strict_name_position(query, tokens, i))
+}
+
+/// Whether the keyword at `tokens[p]` (before a word being judged) is itself
+/// a name: as [`keyword_is_name`] decides for the keywords it renames, by
+/// [`is_name_position`]'s rules for the others (`AS contains ORDER BY`).
+fn previous_is_name(query: &str, tokens: &[Token], p: usize, chain: usize) -> bool {
+    match tokens[p].kind {
+        TokenKind::Keyword(k)
+            if NAME_KEYWORDS.contains(&k)
+                || FUNCTION_KEYWORDS.contains(&k)
+                || STRICT_NAME_KEYWORDS.contains(&k) =>
+        {
+            keyword_is_name(query, tokens, p, chain)
+        }
+        _ => name_position(query, tokens, p, chain),
+    }
+}
+
+/// Keywords that also stand inside expressions and clauses where
+/// [`is_name_position`]'s looser rules would take them for names (`RETURN
+/// CASE WHEN`, `count(DISTINCT x)`, `WITH *`): renamed only in
+/// [`is_strict_name_position`]s (`MATCH (case:X) RETURN x AS distinct`).
+const STRICT_NAME_KEYWORDS: &[Keyword] = &[
+    Keyword::With,
+    Keyword::Case,
+    Keyword::Distinct,
+    Keyword::Unwind,
+    Keyword::Yield,
+    Keyword::All,
+    Keyword::By,
+    Keyword::In,
+    Keyword::Is,
+    Keyword::As,
+];
+
+/// A name position judged only from a `.`, `:` or `::` before, an `AS`
+/// (itself no name) before, or a token after that no keyword takes.
+fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
+    use TokenKind as K;
+    let next = tokens.get(i + 1).map(|t| t.kind);
+    if let Some(p) = i.checked_sub(1).and_then(|p| tokens.get(p)) {
+        match p.kind {
+            K::Dot | K::Colon | K::DoubleColon => return true,
+            K::Keyword(Keyword::As) if !is_name_position(query, tokens, i - 1) => return true,
+            // `WITH in WHERE in > 1`, `RETURN by`: `IN` and `BY` never start
+            // an expression.
+            K::Keyword(
+                Keyword::With
+                | Keyword::Return
+                | Keyword::Distinct
+                | Keyword::Where
+                | Keyword::And
+                | Keyword::Or
+                | Keyword::Xor,
+            )
+            | K::Comma
+                if matches!(tokens[i].kind, K::Keyword(Keyword::In | Keyword::By))
+                    && !previous_is_name(query, tokens, i - 1, MAX_NAME_CHAIN) =>
+            {
+                return true;
+            }
+            // `[all IN l | ...]`, `all(is IN l WHERE ...)`: a list variable.
+            K::LeftBracket | K::LeftParen if next == Some(K::Keyword(Keyword::In)) => {
+                return true;
+            }
+            // `ORDER BY all DESC`, `BY is,`: a sort key (not `BY case WHEN`,
+            // not a call `BY all(...)`).
+            K::Keyword(Keyword::By)
+                if !matches!(tokens[i].kind, K::Keyword(Keyword::Case))
+                    && !is_name_position(query, tokens, i - 1)
+                    && !matches!(next, Some(K::LeftParen | K::LeftBrace)) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    followed_like_a_name(query, tokens, i)
+}
+
 /// `text` with clause keywords that are used as names (variables, aliases,
 /// labels, relationship types, property and map keys: `MATCH (delete:Set)
 /// -[:SET]->(x {set: 1}) RETURN delete AS merge`) replaced by identifiers of
@@ -252,20 +374,30 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
         let word = match t.kind {
             // `|` of a label expression: `&` (same length); any label will do.
             TokenKind::Pipe if label_alternation(tokens, i) => "|",
-            TokenKind::Keyword(k)
-                if NAME_KEYWORDS.contains(&k) && is_name_position(text, tokens, i) =>
-            {
+            TokenKind::Keyword(_) if keyword_is_name(text, tokens, i, MAX_NAME_CHAIN) => {
                 let Some(word) = t.text(text) else { continue };
                 word
             }
             _ => continue,
         };
-        if t.kind != TokenKind::Pipe && (!word.is_ascii() || word.len() < 2) {
+        // A word inside a region [`rewrite`] replaced (`:: ANY<STRING>`) is gone.
+        if t.kind != TokenKind::Pipe
+            && (!word.is_ascii()
+                || word.len() < 2
+                || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        {
             continue;
         }
         let buf = out.get_or_insert_with(|| text.to_string());
         if t.kind == TokenKind::Pipe {
             buf.replace_range(t.span.start..t.span.end, "&");
+            // `[:A|:B]`, the relationship-type alternation Neo4j 5 still
+            // accepts (deprecated): the second colon becomes a space.
+            if let Some(colon) = tokens.get(i + 1) {
+                if colon.kind == TokenKind::Colon && in_relationship_types(tokens, i) {
+                    buf.replace_range(colon.span.start..colon.span.end, " ");
+                }
+            }
             continue;
         }
         let mut renamed = String::with_capacity(word.len());
@@ -275,6 +407,32 @@ pub fn neutralize_names(text: &str, tokens: &[Token]) -> Option<String> {
     }
     out
 }
+
+/// Whether the `|` at `p` separates the types of a relationship pattern
+/// (`[r:A|B]`, `[:A|:B*1..2]`): a label alternation whose innermost enclosing
+/// bracket is a `[`.
+pub(crate) fn in_relationship_types(tokens: &[Token], p: usize) -> bool {
+    use TokenKind as K;
+    if !label_alternation(tokens, p) {
+        return false;
+    }
+    let mut depth = 0usize;
+    for t in tokens[..p].iter().rev().take(256) {
+        match t.kind {
+            K::RightParen | K::RightBracket | K::RightBrace => depth += 1,
+            K::LeftParen | K::LeftBrace if depth == 0 => return false,
+            K::LeftBracket if depth == 0 => return true,
+            K::LeftParen | K::LeftBracket | K::LeftBrace => depth -= 1,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Clause keywords an expression with a unary `+` may follow.
+const SIGNED_AFTER: &[&str] = &[
+    "RETURN", "WITH", "WHERE", "LIMIT", "SKIP", "OFFSET", "UNWIND", "YIELD",
+];
 
 /// Keywords after which a word is an expression (a variable), never a clause.
 const EXPRESSION_BEFORE: &[&str] = &[
@@ -299,6 +457,15 @@ const EXPRESSION_BEFORE: &[&str] = &[
 ///   `.`, `:`, `::`, `=`, `<>`, `<`, `<=`, `>`, `>=`, `+`, `+=`, `/`, `%`, `^`,
 ///   `=~`, `..`, `|`, `;`, or the end of the query.
 pub(crate) fn is_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
+    name_position(query, tokens, i, MAX_NAME_CHAIN)
+}
+
+/// How many keyword-named names in a row [`is_name_position`] looks back over
+/// (`AS where WHERE where > 1`: the second `WHERE` follows a name, not the
+/// keyword).
+const MAX_NAME_CHAIN: usize = 8;
+
+fn name_position(query: &str, tokens: &[Token], i: usize, chain: usize) -> bool {
     use TokenKind as K;
     let previous = i.checked_sub(1).and_then(|p| tokens.get(p));
     if let Some(p) = previous {
@@ -320,14 +487,34 @@ pub(crate) fn is_name_position(query: &str, tokens: &[Token], i: usize) -> bool 
             | K::Caret
             | K::RegexMatch
             | K::DotDot => true,
-            K::Keyword(_) | K::Identifier => p
-                .text(query)
-                .is_some_and(|t| EXPRESSION_BEFORE.iter().any(|k| k.eq_ignore_ascii_case(t))),
+            K::Keyword(_) | K::Identifier => {
+                p.text(query)
+                    .is_some_and(|t| EXPRESSION_BEFORE.iter().any(|k| k.eq_ignore_ascii_case(t)))
+                    // The word before is itself a name (`AS limit RETURN`).
+                    && !(matches!(p.kind, K::Keyword(_))
+                        && chain > 0
+                        && previous_is_name(query, tokens, i - 1, chain - 1))
+            }
             _ => false,
         };
         if expression_before || in_label_expression(tokens, i) {
             return true;
         }
+    }
+    followed_like_a_name(query, tokens, i)
+}
+
+/// Whether the token after `tokens[i]` is one no keyword can be followed by
+/// (see [`is_name_position`]), or there is none.
+fn followed_like_a_name(query: &str, tokens: &[Token], i: usize) -> bool {
+    use TokenKind as K;
+    // `RETURN +1`, `LIMIT +2`: a unary sign after a clause keyword.
+    if tokens.get(i + 1).map(|t| t.kind) == Some(K::Plus)
+        && tokens[i]
+            .text(query)
+            .is_some_and(|w| SIGNED_AFTER.iter().any(|k| k.eq_ignore_ascii_case(w)))
+    {
+        return false;
     }
     match tokens.get(i + 1).map(|t| t.kind) {
         None => true,

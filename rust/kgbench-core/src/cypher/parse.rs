@@ -19,7 +19,7 @@
 //!
 //! # Guards
 //!
-//! [`with_parsed`] catches panics inside the parser or the closure
+//! [`with_parsed_names`] catches panics inside the parser or the closure
 //! ([`CypherError::Internal`]); inputs longer than [`SMALL_INPUT_BYTES`] are
 //! parsed on a scoped thread with a [`LARGE_STACK_BYTES`] stack, because the
 //! tree (and its recursive traversal and drop) can be as deep as the input is
@@ -91,7 +91,7 @@ pub struct Parsed {
     pub recovered: Option<CypherError>,
 }
 
-/// Whether [`with_parsed`] may fall back to the parser's error recovery.
+/// Whether [`with_parsed_names`] may fall back to the parser's error recovery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recovery {
     /// Strict: any syntax error fails.
@@ -134,24 +134,12 @@ impl Parsed {
 }
 
 /// Parse `query` and apply `f` to the result, with the guards described in
-/// the module documentation. Never panics.
+/// the module documentation and the choice of [`Names`] (the front end,
+/// [`super::frontend::with_front`], always neutralizes). Never panics.
 ///
 /// # Errors
 ///
 /// [`CypherError`] when the query is empty, too large, or does not parse.
-pub fn with_parsed<T, F>(query: &str, recovery: Recovery, f: F) -> Result<T, CypherError>
-where
-    T: Send,
-    F: FnOnce(&Parsed) -> T + Send,
-{
-    with_parsed_names(query, recovery, Names::Keep, f)
-}
-
-/// [`with_parsed`], with the choice of [`Names`].
-///
-/// # Errors
-///
-/// As [`with_parsed`].
 pub fn with_parsed_names<T, F>(
     query: &str,
     recovery: Recovery,
@@ -329,7 +317,11 @@ fn parse_neo4j(
             let first = errors.diagnostics().first();
             let error = CypherError::Syntax {
                 offset: base + first.map_or(0, |d| d.primary_span.start),
-                message: first.map_or_else(|| "invalid query".to_string(), |d| d.message.clone()),
+                // One line: ledgers and result files show it as is.
+                message: first.map_or_else(
+                    || "invalid query".to_string(),
+                    |d| d.message.split_whitespace().collect::<Vec<_>>().join(" "),
+                ),
             };
             match (recovery, parse_recovering(&text).value) {
                 (Recovery::Allow, Some(program)) => (program, Some(error)),

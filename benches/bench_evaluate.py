@@ -1,0 +1,157 @@
+"""Benchmark: a leaderboard of five models in one pass against five single-run evaluations.
+
+Converts the shared WD50K statements with the tests' schema, loads them into a local Neo4j,
+generates CypherBench tasks on them (``generate_cypherbench``, seed 42), and writes five
+prediction files that overlap as real models do: about half of each file is the gold query;
+the rest is drawn, per model with its own seed, from a pool of wrong and broken predictions
+shared by the models (a misspelt keyword, the gold of another task, the order reversed, an
+extra ``LIMIT 1``, a missing ``DISTINCT``), so models make some of the same mistakes.
+
+Then, on the same warm server (the gold queries are run once before timing), it times:
+
+- five single runs (``kgbench.evaluate.evaluate`` once per file, no gold cache: each run
+  sends its gold, predicted and provenance queries, as CypherBench's evaluator does);
+- one pass over the five files (``kgbench.evaluate.multirun.evaluate_runs``: every distinct
+  query text sent once).
+
+and prints both wall times, the queries sent, the ratio, and whether every per-task metric
+agrees. Target (issue "Evaluation at scale"): the pass at least 3x faster than five single
+runs, with identical per-task metrics.
+
+Usage: ``python benches/bench_evaluate.py [--workdir DIR] [--heap 1g]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kgbench.convert import convert
+from kgbench.evaluate.multirun import evaluate_runs
+from kgbench.evaluate.runner import _neo4j_executor_factory, evaluate
+from kgbench.generate import generate_cypherbench
+from kgbench.neo4j import LocalNeo4j, load_graph
+
+ROOT = Path(__file__).resolve().parents[1]
+WD50K = ROOT.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
+SCHEMA = ROOT / "tests" / "data" / "wd50k" / "wd50k.wd2neo4j.json"
+TRAITS = ROOT / "tests" / "data" / "wd50k" / "wd50k.traits.json"
+MODELS = 5
+
+
+def wrong_pool(tasks: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Per task, the wrong or broken predictions the models draw from."""
+    out: dict[str, list[str]] = {}
+    golds = [t["gold_cypher"] for t in tasks]
+    for i, t in enumerate(tasks):
+        g = t["gold_cypher"]
+        pool = [g.replace("RETURN", "RETRUN", 1), golds[(i + 1) % len(golds)]]
+        if " DESC" in g:
+            pool.append(g.replace(" DESC", " ASC"))
+        if "LIMIT" not in g:
+            pool.append(g + " LIMIT 1")
+        if "DISTINCT" in g:
+            pool.append(g.replace("DISTINCT ", "", 1))
+        out[t["qid"]] = pool
+    return out
+
+
+def prediction_files(tasks: list[dict[str, Any]], work: Path) -> list[tuple[str, Path]]:
+    pool = wrong_pool(tasks)
+    runs = []
+    for m in range(MODELS):
+        rng = random.Random(1000 + m)
+        path = work / f"model{m}.jsonl"
+        with path.open("w", encoding="utf-8") as f:
+            for t in tasks:
+                pred = t["gold_cypher"] if rng.random() < 0.5 else rng.choice(pool[t["qid"]])
+                f.write(json.dumps({"qid": t["qid"], "pred_cypher": pred}) + "\n")
+        runs.append((f"model{m}", path))
+    return runs
+
+
+def counting_factory() -> tuple[Any, Any, list[int]]:
+    """Neo4j executors that count the queries they send."""
+    base, close = _neo4j_executor_factory()
+    sent = [0]
+
+    class Counting:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def run_many(self, queries: Any, progress: bool = False) -> Any:
+            items = list(queries)
+            sent[0] += len(items)
+            return self.inner.run_many(items, progress=progress)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+    return (lambda *a: Counting(base(*a))), close, sent
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "kgbench-bench-eval"))
+    ap.add_argument("--heap", default="1g")
+    args = ap.parse_args()
+    if not WD50K.exists():
+        print(f"the shared WD50K dump is absent ({WD50K}): nothing to measure")
+        return 0
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    convert(str(SCHEMA), [str(WD50K)], str(work / "graph"), return_graph=False)
+    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
+    with LocalNeo4j(data_dir=work / "neo4j", heap=args.heap, pagecache="512m") as server:
+        import neo4j
+
+        with neo4j.GraphDatabase.driver(server.uri, auth=None) as driver:
+            load_graph(str(work / "graph" / "graph.json"), driver, wipe=True, progress=False)
+        res = generate_cypherbench(server.uri, None, TRAITS, "wd50k", work / "tasks")
+        tasks = res.tasks
+        runs = prediction_files(tasks, work)
+        tasks_file = work / "tasks" / "tasks.json"
+        common: dict[str, Any] = {"uri": server.uri, "workers": 8, "timeout_s": 60.0}
+        print(f"{len(tasks)} WD50K tasks, {MODELS} prediction files")
+        # warm the server: every gold query once (untimed)
+        evaluate(tasks_file, None, metrics="ex", **common)
+
+        factory, close, sent = counting_factory()
+        t0 = time.perf_counter()
+        try:
+            single = {
+                name: evaluate(tasks_file, path, executor_factory=factory, **common)
+                for name, path in runs
+            }
+        finally:
+            close()
+        t_single, q_single = time.perf_counter() - t0, sent[0]
+
+        factory, close, sent = counting_factory()
+        t0 = time.perf_counter()
+        try:
+            multi = evaluate_runs(tasks_file, runs, executor_factory=factory, **common)
+        finally:
+            close()
+        t_multi, q_multi = time.perf_counter() - t0, sent[0]
+
+    same = all(single[n].records == multi.runs[n].records for n, _ in runs)
+    print(f"five single runs: {t_single:.1f} s, {q_single:,} queries sent")
+    print(f"one pass:         {t_multi:.1f} s, {q_multi:,} queries sent")
+    ratio = t_single / t_multi
+    print(f"ratio single / pass: {ratio:.2f}x wall, {q_single / q_multi:.2f}x queries")
+    print(f"per-task metrics identical: {same}")
+    print(f"target >= 3x: {'met' if ratio >= 3 and same else 'NOT met'}")
+    print(multi.table())
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
