@@ -35,7 +35,9 @@ use open_cypher::ast::visit::{walk_expr, Visitor};
 use open_cypher::ast::{Expr, ExprKind};
 use open_cypher::{lex, TokenKind};
 
-use super::gate::{decode_unicode_escapes, lexical_write_clauses, write_clauses_of};
+use super::gate::{
+    add_escaped_rounds, decode_unicode_escapes, unparsed_write_clauses, write_clauses_of,
+};
 use super::parse::{with_parsed_names, CypherError, Names, Parsed, Recovery};
 
 /// The Cypher dialect a server speaks, where the front end's verdicts differ.
@@ -74,9 +76,6 @@ impl Dialect {
         }
     }
 }
-
-/// How many times [`Front::write_clauses`] decodes escapes of escapes.
-const MAX_ESCAPE_ROUNDS: usize = 4;
 
 /// A query's text after the pre-pass, with the map back to the original.
 #[derive(Debug)]
@@ -199,24 +198,6 @@ impl Front<'_> {
         let mut found = write_clauses_of(self.parsed);
         add_escaped_rounds(self.source.text(), &mut found);
         found
-    }
-}
-
-/// Escapes of escapes (`\u005Cu0043REATE`): decoded again (up to
-/// [`MAX_ESCAPE_ROUNDS`]) and scanned lexically, the findings added to `found`
-/// (conservative: Neo4j decodes once).
-pub(crate) fn add_escaped_rounds(text: &str, found: &mut Vec<String>) {
-    let mut text = text.to_string();
-    for _ in 1..MAX_ESCAPE_ROUNDS {
-        let Some(decoded) = decode_unicode_escapes(&text) else {
-            break;
-        };
-        for clause in lexical_write_clauses(&decoded) {
-            if !found.contains(&clause) {
-                found.push(clause);
-            }
-        }
-        text = decoded;
     }
 }
 
@@ -483,6 +464,30 @@ fn refused_in_tree(parsed: &Parsed, base: usize) -> Option<CypherError> {
         .iter()
         .chain(&parsed.expression_subqueries)
         .find_map(|s| refused_in_tree(&s.body, base + s.body_offset))
+}
+
+/// The write clauses of `query`, in order of first appearance, without
+/// duplicates; empty when the query is read-only.
+///
+/// Clause names are upper case: `"CREATE"`, `"INSERT"`, `"MERGE"`, `"SET"`,
+/// `"DELETE"`, `"DETACH DELETE"`, `"REMOVE"`, `"FOREACH"`, `"LOAD CSV"`,
+/// `"CALL <procedure>"` (procedure name as written); the lexical fallback can
+/// also report administration words (`"DROP"`, `"ALTER"`, `"RENAME"`,
+/// `"GRANT"`, `"DENY"`, `"REVOKE"`, `"TERMINATE"`, `"START DATABASE"`,
+/// `"STOP DATABASE"`). See the module documentation for the method. Never
+/// panics.
+#[must_use]
+pub fn write_clauses(query: &str) -> Vec<String> {
+    write_clauses_in(query, Dialect::default())
+}
+
+/// [`write_clauses`] for a server speaking `dialect`. Never panics.
+#[must_use]
+pub fn write_clauses_in(query: &str, dialect: Dialect) -> Vec<String> {
+    match with_front(query, dialect, |front| front.write_clauses()) {
+        Ok(found) => found,
+        Err(_) => unparsed_write_clauses(query),
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Read-only gate: find the clauses of a Cypher query that could write.
 //!
 //! kgbench runs untrusted predicted queries against benchmark databases; before a
-//! query is sent, [`write_clauses`] lists the clauses in it that may modify the
+//! query is sent, [`super::write_clauses`] lists the clauses in it that may modify the
 //! database (or read files). An empty list means the query is read-only.
 //!
 //! # Method
@@ -43,7 +43,6 @@ use open_cypher::ast::visit::{walk_clause, Visitor};
 use open_cypher::ast::{CallTarget, Clause, ClauseKind, DeleteMode, QualifiedName};
 use open_cypher::{lex, Token, TokenKind};
 
-use super::frontend::{add_escaped_rounds, with_front, Dialect};
 use super::neo4j5::is_name_position;
 use super::parse::Parsed;
 
@@ -105,30 +104,6 @@ pub fn is_read_only_procedure(name: &str) -> bool {
     READ_ONLY_PROCEDURES.contains(&name)
 }
 
-/// The write clauses of `query`, in order of first appearance, without
-/// duplicates; empty when the query is read-only.
-///
-/// Clause names are upper case: `"CREATE"`, `"INSERT"`, `"MERGE"`, `"SET"`,
-/// `"DELETE"`, `"DETACH DELETE"`, `"REMOVE"`, `"FOREACH"`, `"LOAD CSV"`,
-/// `"CALL <procedure>"` (procedure name as written); the lexical fallback can
-/// also report administration words (`"DROP"`, `"ALTER"`, `"RENAME"`,
-/// `"GRANT"`, `"DENY"`, `"REVOKE"`, `"TERMINATE"`, `"START DATABASE"`,
-/// `"STOP DATABASE"`). See the module documentation for the method. Never
-/// panics.
-#[must_use]
-pub fn write_clauses(query: &str) -> Vec<String> {
-    write_clauses_in(query, Dialect::default())
-}
-
-/// [`write_clauses`] for a server speaking `dialect`. Never panics.
-#[must_use]
-pub fn write_clauses_in(query: &str, dialect: Dialect) -> Vec<String> {
-    match with_front(query, dialect, |front| front.write_clauses()) {
-        Ok(found) => found,
-        Err(_) => unparsed_write_clauses(query),
-    }
-}
-
 /// The write clauses of a query the front end cannot parse: the lexical scan
 /// ([`lexical_write_clauses`]) of its escape-decoded text (and of escapes of
 /// escapes). Never panics.
@@ -144,6 +119,27 @@ pub fn unparsed_write_clauses(query: &str) -> Vec<String> {
         add_escaped_rounds(text, &mut found);
     }
     found
+}
+
+/// How many times [`Front::write_clauses`] decodes escapes of escapes.
+const MAX_ESCAPE_ROUNDS: usize = 4;
+
+/// Escapes of escapes (`\u005Cu0043REATE`): decoded again (up to
+/// [`MAX_ESCAPE_ROUNDS`]) and scanned lexically, the findings added to `found`
+/// (conservative: Neo4j decodes once).
+pub(crate) fn add_escaped_rounds(text: &str, found: &mut Vec<String>) {
+    let mut text = text.to_string();
+    for _ in 1..MAX_ESCAPE_ROUNDS {
+        let Some(decoded) = decode_unicode_escapes(&text) else {
+            break;
+        };
+        for clause in lexical_write_clauses(&decoded) {
+            if !found.contains(&clause) {
+                found.push(clause);
+            }
+        }
+        text = decoded;
+    }
 }
 
 /// `query` with Java-style Unicode escapes decoded, or `None` when it has none.
@@ -219,7 +215,7 @@ pub fn decode_unicode_escapes(query: &str) -> Option<String> {
     changed.then_some(out)
 }
 
-/// [`write_clauses`] of an already parsed query (in order, without duplicates).
+/// [`super::write_clauses`] of an already parsed query (in order, without duplicates).
 pub(crate) fn write_clauses_of(parsed: &Parsed) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     collect_writes(parsed, 0, &mut found);
@@ -251,7 +247,7 @@ fn collect_writes(parsed: &Parsed, base: usize, found: &mut Vec<(usize, String)>
     }
 }
 
-/// Conservative lexical scan used when [`write_clauses`] cannot parse a query.
+/// Conservative lexical scan used when [`super::write_clauses`] cannot parse a query.
 ///
 /// Tokens come from the `open-cypher` lexer (string literals, comments and
 /// backtick identifiers are single tokens and are ignored). Words in name
@@ -411,6 +407,7 @@ impl<'ast> Visitor<'ast> for WriteFinder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cypher::frontend::write_clauses;
 
     fn w(q: &str) -> Vec<String> {
         write_clauses(q)

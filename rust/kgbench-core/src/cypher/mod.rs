@@ -79,11 +79,8 @@ pub mod neo4j5;
 pub mod parse;
 pub mod provenance;
 
-pub use frontend::{with_front, Dialect, Front, Source};
-pub use gate::{
-    lexical_write_clauses, unparsed_write_clauses, write_clauses, write_clauses_in,
-    READ_ONLY_PROCEDURES,
-};
+pub use frontend::{with_front, write_clauses, write_clauses_in, Dialect, Front, Source};
+pub use gate::{lexical_write_clauses, unparsed_write_clauses, READ_ONLY_PROCEDURES};
 pub use parse::CypherError;
 pub use provenance::{
     gate_and_provenance, provenance_queries, provenance_queries_in, ProvenanceQuery,
