@@ -93,6 +93,24 @@ def aggregate_metrics(
 BOOTSTRAP_RESAMPLES = 1000
 
 
+def bootstrap_means(values: Any, *, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> Any:
+    """The means of ``resamples`` bootstrap samples of the rows of ``values`` (a numpy array
+    of ``n`` rows, one value or one row of values per task): ``n`` rows drawn with
+    replacement per sample by numpy's PCG64 seeded with ``seed``, in blocks so that memory
+    stays near 8 MB per column whatever ``n``. Returns an array of ``resamples`` means (of
+    shape ``(resamples,) + values.shape[1:]``). ``n`` must be at least 1."""
+    import numpy as np
+
+    n = len(values)
+    rng = np.random.default_rng(seed)
+    means = np.empty((resamples, *values.shape[1:]))
+    block = max(1, min(resamples, 1_000_000 // n))
+    for start in range(0, resamples, block):
+        k = min(block, resamples - start)
+        means[start : start + k] = values[rng.integers(0, n, size=(k, n))].mean(axis=1)
+    return means
+
+
 def bootstrap_ci95(
     records: Sequence[Mapping[str, Any]],
     metrics: Sequence[str],
@@ -121,13 +139,7 @@ def bootstrap_ci95(
     if n == 0:
         return {}
     values = np.array([[float(r["metrics"][m]) for m in metrics] for r in records])
-    rng = np.random.default_rng(seed)
-    means = np.empty((resamples, len(metrics)))
-    block = max(1, min(resamples, 1_000_000 // n))
-    for start in range(0, resamples, block):
-        k = min(block, resamples - start)
-        idx = rng.integers(0, n, size=(k, n))
-        means[start : start + k] = values[idx].mean(axis=1)
+    means = bootstrap_means(values, seed=seed, resamples=resamples)
     low, high = np.percentile(means, [2.5, 97.5], axis=0)
     return {
         m: [round(float(lo), 4), round(float(hi), 4)]

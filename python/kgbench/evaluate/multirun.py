@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
-from kgbench.evaluate.aggregate import BOOTSTRAP_RESAMPLES
+from kgbench.evaluate.aggregate import BOOTSTRAP_RESAMPLES, bootstrap_means
 from kgbench.evaluate.runner import (
     CONNECTION,
     EvaluationResult,
@@ -193,12 +193,7 @@ def paired_comparison(
         }
     va, vb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     diff = va - vb
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    block = max(1, min(resamples, 1_000_000 // n))
-    for start in range(0, resamples, block):
-        k = min(block, resamples - start)
-        means[start : start + k] = diff[rng.integers(0, n, size=(k, n))].mean(axis=1)
+    means = bootstrap_means(diff, seed=seed, resamples=resamples)
     low, high = np.percentile(means, [2.5, 97.5])
     binary = bool(np.isin(va, (0.0, 1.0)).all() and np.isin(vb, (0.0, 1.0)).all())
     a_only = int(((va == 1.0) & (vb == 0.0)).sum()) if binary else None
