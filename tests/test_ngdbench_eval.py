@@ -541,3 +541,33 @@ def test_mdre_above_1e4_prints_a_dash() -> None:
         line for line in table.splitlines() if line.strip().startswith("all") and "3.2" in line
     )
     assert "—" in agg_line and "5000000" not in table
+
+
+def test_uninformative_gold_answers_are_flagged(tmp_path: Path) -> None:
+    """Issue 31: every family flags uninformative gold results (metrics.md §1); NGDBench's
+    analytic answers and Boolean verdicts follow the same rules as EX's gold rows."""
+    tasks = [
+        *_tasks(),
+        _noagg("e1", [], [], True),
+        _noagg("e2", [None], [None], True),
+        _agg("z1", [{"cnt": 0}], 0, True),
+        _boolean([], ["Medium:7"], []),
+    ]
+    preds = [*_predictions(), {"qid": "e1", "answer": []}, {"qid": "z1", "answer": 0}]
+    ev = evaluate_ngdbench(
+        _write(tmp_path / "tasks.json", tasks), _write(tmp_path / "preds.json", preds)
+    )
+    flags = {str(r.get("qid", r.get("id"))): r["uninformative"] for r in ev.records}
+    assert flags["a3"] == "single_zero"  # the worked example's y = 0
+    assert flags["z1"] == "single_zero"
+    assert flags["e1"] == "empty"
+    assert flags["e2"] == "all_null"
+    assert flags["n1"] is None and flags["a1"] is None and flags["m1"] is None
+    assert list(flags.values()).count("single_false") == 1  # one candidate, judged false
+    inf = ev.aggregated["informative"]
+    assert inf["uninformative"] == 5
+    assert inf["by_reason"] == {"empty": 1, "all_null": 1, "single_zero": 2, "single_false": 1}
+    # e1 scored Jaccard 1 (empty vs empty): it counts in overall, not among informative tasks
+    assert ev.aggregated["overall"]["noagg"]["n"] == inf["overall"]["noagg"]["n"] + 2
+    assert inf["overall"]["noagg"]["jaccard"] < ev.aggregated["overall"]["noagg"]["jaccard"]
+    assert "uninformative gold answers left out" in ev.table()

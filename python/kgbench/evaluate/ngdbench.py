@@ -80,10 +80,15 @@ a record without the field gets it computed as multiset equality of ``answer`` a
 
 Outputs: ``result_with_metrics.json`` (every task record with ``id``, ``family``,
 ``prediction``, ``metrics``, ``oracle_metrics``, ``status``: ``scored`` / ``not_scored``,
-``reason``, ``error``; a management batch scored from Cypher also has ``steps_cypher`` and
+``reason``, ``error``, ``uninformative``: ``null`` or why the gold answer cannot tell a right
+prediction from many wrong ones — the rules of :func:`kgbench.evaluate.uninformative_reason` on
+the gold answer as rows (an analytic answer's elements; a Boolean task's candidate verdicts);
+always ``null`` for management batches; a management batch scored from Cypher also has
+``steps_cypher`` and
 ``prediction_run``: per step ``{step, status: ok|failed|not_run, counters, failed_in,
 error_class, error}``) and ``aggregated_metrics.json`` ``{gold, overall{noagg, agg, boolean,
-management}, by_same_as_cleangraph{true, false, all}, management_by_operation, oracle{noagg,
+management}, informative{overall{noagg, agg, boolean, management}, tasks, uninformative,
+by_reason}, by_same_as_cleangraph{true, false, all}, management_by_operation, oracle{noagg,
 agg, by_same_as_cleangraph}, counts{tasks, by_family, scored, not_scored, not_scored_reasons,
 predictions}}``.
 """
@@ -161,6 +166,14 @@ def _row_width(answer: Any) -> int | None:
             if _is_row(e):
                 return len(e)
     return None
+
+
+def _gold_result_rows(answer: Any) -> list[list[Any]]:
+    """A cleaned gold answer as the rows of a result table, for
+    :func:`kgbench.evaluate.uninformative_reason`: a list is one row per element (a row
+    object gives its values), anything else is one row of one cell."""
+    items = answer if isinstance(answer, list) else [answer]
+    return [list(e.values()) if _is_row(e) else [e] for e in items]
 
 
 def noagg_scores(gold: Any, pred: Any) -> dict[str, float]:
@@ -514,6 +527,26 @@ class NgdbenchEvaluation:
             f"  {'all':<27} {m['n']:>6d} {_f(m['l_step'])} {_f(m['mlre'])} {_f(m['msle'])} "
             f"{_f(m['smape'])}"
         )
+        inf = agg.get("informative")
+        if inf and inf["uninformative"]:
+            reasons = ", ".join(f"{k} {n}" for k, n in inf["by_reason"].items())
+            o = inf["overall"]
+            lines.append(
+                f"informative tasks ({inf['tasks']}; {inf['uninformative']} uninformative gold "
+                f"answers left out: {reasons})"
+            )
+            lines.append(
+                f"  {'NoAgg':<27} {o['noagg']['n']:>6d} {_f(o['noagg']['jaccard'])} "
+                f"{_f(o['noagg']['f1'])}"
+            )
+            lines.append(
+                f"  {'Agg':<27} {o['agg']['n']:>6d} {_f(o['agg']['mdre'], dash=True)} "
+                f"{_f(o['agg']['msle'])} {_f(o['agg']['smape'])}"
+            )
+            ob = o["boolean"]
+            lines.append(
+                f"  {'Boolean':<27} {ob['n']:>6d} {ob['candidates']:>8d} {_f(ob['accuracy'])}"
+            )
         if counts["not_scored_reasons"]:
             lines.append("not scored")
             for reason, n in counts["not_scored_reasons"].items():
@@ -706,6 +739,7 @@ def _score_task(
     rec: dict[str, Any] = dict(task)
     rec.update(prediction=None, metrics=None, oracle_metrics=None, error=None)
     rec["status"], rec["reason"] = "not_scored", None
+    rec["uninformative"] = None
     gold_answer: Any = None
 
     def not_scored(reason: str) -> dict[str, Any]:
@@ -731,6 +765,10 @@ def _score_task(
                 return not_scored("agg noisy gold is not a single number")
         else:
             gold_answer = clean_gold
+        rec["uninformative"] = _uninformative(_gold_result_rows(gold_answer))
+    elif family == "boolean":
+        verdicts = [[y] for _, y in boolean_candidates(task, gold)]
+        rec["uninformative"] = _uninformative(verdicts)
     if preds is None:
         return not_scored("no prediction file")
     entry = preds.get(task["id"])
@@ -822,6 +860,12 @@ def _score_task(
     return rec
 
 
+def _uninformative(rows: list[list[Any]]) -> str | None:
+    from kgbench.evaluate.compare import uninformative_reason
+
+    return uninformative_reason(rows)
+
+
 def _steps_cypher(where: str, key: str, value: Any, n_steps: int) -> list[dict[str, Any]]:
     """The ``[{operate_query, valid_query}]`` steps of a management Cypher prediction (module
     docstring). A missing or non-string query is kept as ``None``: that step fails when run.
@@ -906,9 +950,19 @@ def _aggregate(records: Sequence[dict[str, Any]], gold: Gold, have_preds: bool) 
         if r["family"] == "management":
             ops.setdefault(str(r.get("operation") or "unknown"), []).append(r)
     split = _split(scored, "metrics")
+    from kgbench.evaluate.compare import UNINFORMATIVE_REASONS
+
+    flagged = [r["uninformative"] for r in scored if r.get("uninformative")]
+    informative = {
+        "overall": _family_blocks([r for r in scored if not r.get("uninformative")]),
+        "tasks": len(scored) - len(flagged),
+        "uninformative": len(flagged),
+        "by_reason": {k: flagged.count(k) for k in UNINFORMATIVE_REASONS if k in flagged},
+    }
     return {
         "gold": gold,
         "overall": _family_blocks(records),
+        "informative": informative,
         "by_same_as_cleangraph": split,
         "management_by_operation": {k: _management_block(v) for k, v in ops.items()},
         "oracle": oracle_out,
