@@ -767,8 +767,8 @@ def _score_task(
             gold_answer = clean_gold
         rec["uninformative"] = _uninformative(_gold_result_rows(gold_answer))
     elif family == "boolean":
-        verdicts = [[y] for _, y in boolean_candidates(task, gold)]
-        rec["uninformative"] = _uninformative(verdicts)
+        judged = [[y] for _, y in boolean_candidates(task, gold)]
+        rec["uninformative"] = _uninformative(judged)
     if preds is None:
         return not_scored("no prediction file")
     entry = preds.get(task["id"])
