@@ -179,6 +179,23 @@ def test_write_keyword_inside_a_string_literal_is_read_only(mini: Env) -> None:
     assert graph_state(mini.driver) == before
 
 
+def test_g9_rejects_uninformative_results(mini: Env) -> None:
+    """Issue 31: G9 rejects every uninformative result (metrics.md §1), not only empty ones;
+    ``allow_uninformative`` keeps them, and the ledger names the reason either way."""
+    zero = (
+        "MATCH (p:Person) WHERE p.date_of_death IS NULL AND p.gender <> 'male' RETURN count(p) AS n"
+    )
+    no = "MATCH (c:Company {name: 'Google'}) RETURN exists { (c)-[:subsidiaryOf]->(:Person) } AS b"
+    some = "MATCH (p:Person) RETURN count(p) AS n"
+    rejected = mini.gate(zero, no, some)
+    assert [r["rejected_at"] for r in rejected] == ["uninformative", "uninformative", None]
+    assert [r["rejection_reason"] for r in rejected[:2]] == ["single_zero", "single_false"]
+    assert rejected[2]["accepted"] and rejected[2]["execution"]["uninformative"] is None
+    kept = mini.gate(zero, no, allow_uninformative=True)
+    assert all(r["accepted"] for r in kept)
+    assert [r["execution"]["uninformative"] for r in kept] == ["single_zero", "single_false"]
+
+
 def test_is_not_null_and_not_equal_are_not_negation(mini: Env) -> None:
     not_negation = [
         "MATCH (p:Person) WHERE p.date_of_death IS NOT NULL RETURN p.name AS name",
@@ -187,7 +204,8 @@ def test_is_not_null_and_not_equal_are_not_negation(mini: Env) -> None:
         "RETURN count(p) AS n",
     ]
     negation = "MATCH (c:Company) WHERE NOT (c)-[:subsidiaryOf]->() RETURN c.name AS name"
-    ledger = mini.gate(*not_negation, negation)
+    # the count is 0 on this graph: uninformative, kept here (test_g9_rejects_uninformative_results)
+    ledger = mini.gate(*not_negation, negation, allow_uninformative=True)
     for row in ledger[:3]:
         assert row["accepted"], (row["cypher"], row["rejection_reason"])
         assert row["category"] != "negation_difference"
@@ -827,6 +845,12 @@ def test_first_failing_bucket_wins(mini: Env, judge_endpoint: ChatCompletionsTes
             "MATCH (c:Company {name: 'Microsoft'})-[:subsidiaryOf]->(d:Company) "
             "RETURN d.name AS name",
         ),
+        # a single 0: uninformative, and the judge rejects it too
+        (
+            "uninformative",
+            "MATCH (c:Company {name: 'Microsoft'}) OPTIONAL MATCH (c)-[:subsidiaryOf]->(d:Company) "
+            "RETURN count(d) AS n",
+        ),
         # the judge rejects it
         (
             "judge",
@@ -843,7 +867,8 @@ def test_first_failing_bucket_wins(mini: Env, judge_endpoint: ChatCompletionsTes
     assert ledger[6]["judge"]["passed"] is False  # judged, but empty comes first
     counts = rejection_counts(ledger)
     assert list(counts) == ["candidates", "accepted", *REJECTION_BUCKETS]
-    assert counts == {"candidates": 8, "accepted": 1, **dict.fromkeys(REJECTION_BUCKETS, 1)}
+    assert counts == {"candidates": 9, "accepted": 1, **dict.fromkeys(REJECTION_BUCKETS, 1)}
+    assert ledger[7]["judge"]["passed"] is False  # judged, but uninformative comes first
     assert rejection_counts([]) == {
         "candidates": 0,
         "accepted": 0,

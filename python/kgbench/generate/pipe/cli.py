@@ -123,8 +123,19 @@ def register_pipe(sub: Any) -> None:
         action="store_true",
         help="apply the judge's score thresholds too (spec §7; default: pass flag)",
     )
+    _allow_uninformative_arg(p)
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=_pipe)
+
+
+def _allow_uninformative_arg(p: Any) -> None:
+    p.add_argument(
+        "--allow-uninformative",
+        action="store_true",
+        help="keep queries whose result is uninformative: all null, a single 0 / false / "
+        "empty list (default: rejected at G9 with the reason, as empty results are; "
+        "kgbench/docs/metrics.md §1)",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -135,7 +146,8 @@ def register(subparsers: Any) -> None:
         description="Gate every record of a task file (CypherBench tasks.json or result file, "
         "a PIPE-Cypher export, or JSON Lines of {question, cypher}): read-only (G1), syntax "
         "(G2), schema/direction/literals (G3-G5), context columns (G6, warning), DISTINCT "
-        "rewrite (G7), execution (G8), non-empty with a diagnosis (G9) and diversity (G11). "
+        "rewrite (G7), execution (G8), non-empty with a diagnosis and informative (G9) and "
+        "diversity (G11). "
         "Writes DIR/records.jsonl (one ledger line per record) and DIR/gate_report.json and "
         "prints the rejections per gate. Write queries are never sent to the server.",
     )
@@ -154,6 +166,7 @@ def register(subparsers: Any) -> None:
         help="static gates only (G1-G6, G11): nothing is executed; needs --schema "
         "or a reachable --uri for the profile",
     )
+    _allow_uninformative_arg(g)
     g.add_argument(
         "--graph", default=None, metavar="NAME", help="gate only the records of this graph"
     )
@@ -232,6 +245,7 @@ def _pipe(args: argparse.Namespace) -> int:
             llm=llm,
             repair_attempts=args.repair_attempts,
             llm_judge_strict=args.strict_judge,
+            allow_uninformative=args.allow_uninformative,
             redact=args.redact,
             salt=args.salt,
             split_mode=args.split_mode,
@@ -337,7 +351,11 @@ def _gate(args: argparse.Namespace) -> int:
         else:
             target = args.target
         settings = GateSettings(
-            target=target, timeout_s=args.timeout, execute=not args.static, judge_gate=False
+            target=target,
+            timeout_s=args.timeout,
+            execute=not args.static,
+            judge_gate=False,
+            allow_uninformative=args.allow_uninformative,
         )
         ledger = gate_candidates(
             cands, reader=None if args.static else reader, profile=profile, settings=settings

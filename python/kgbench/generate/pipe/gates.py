@@ -21,13 +21,18 @@ in order and returns one ledger row each, accepted or not:
   (a string literal of the query is no node's property value), ``impossible_path`` (the
   MATCH part matches nothing although every literal exists), ``aggregation_collapse`` or
   ``over_restrictive`` (the MATCH part matches, the rest of the query removes every row).
+  kgbench extends G9 to every *uninformative* result (all null, a single 0 / false / empty
+  list: :func:`kgbench.evaluate.uninformative_reason`, metrics.md §1), rejected at
+  ``uninformative`` with the reason, unless ``allow_uninformative``; the ledger's
+  ``execution.uninformative`` carries the reason either way. (A Boolean-existence question
+  whose answer is ``false`` is such a result: many wrong queries also return false.)
 - **G10 judge**: the deterministic judge offline, or the LLM judge; the categorical-value
   override keeps both verdicts.
 
 A rejected row's ``rejected_at`` is the first failing bucket in :data:`REJECTION_BUCKETS`
-order: diversity, read_only, syntax, schema, execution, empty, judge. A query kgbench's
-Cypher front end cannot parse is never ``read_only``; without write clauses it is rejected
-at ``syntax`` with the front end's one-line error.
+order: diversity, read_only, syntax, schema, execution, empty, uninformative, judge. A query
+kgbench's Cypher front end cannot parse is never ``read_only``; without write clauses it is
+rejected at ``syntax`` with the front end's one-line error.
 
 Executions run on ``parallel`` sessions ahead of the sequential gate decisions (a query is
 sent only when its static gates pass); the decisions, and so the ledger, do not depend on
@@ -52,7 +57,16 @@ from kgbench.generate.sampling import GraphReader, QueryFailed
 from kgbench.neo4j.executor import to_plain
 
 #: Rejection buckets in the order the first failing one is chosen (spec §3).
-REJECTION_BUCKETS = ("diversity", "read_only", "syntax", "schema", "execution", "empty", "judge")
+REJECTION_BUCKETS = (
+    "diversity",
+    "read_only",
+    "syntax",
+    "schema",
+    "execution",
+    "empty",
+    "uninformative",
+    "judge",
+)
 
 #: Result rows kept in a ledger row (spec §2.7).
 LEDGER_ROWS = 25
@@ -111,7 +125,8 @@ class GateSettings:
     False runs the static gates only (G1-G6, G11; execution, emptiness and judge are then
     not checked and ``execution`` is null); ``judge_gate``: False skips G10 (``kgbench
     gate`` runs G1-G9 and G11); ``parallel``: sessions executing ahead; ``dialect``: the
-    Cypher version (``"5"`` or ``"25"``) queries are parsed for (G1, G2).
+    Cypher version (``"5"`` or ``"25"``) queries are parsed for (G1, G2);
+    ``allow_uninformative``: keep non-empty uninformative results (G9, module docstring).
     """
 
     target: int = 100
@@ -124,6 +139,7 @@ class GateSettings:
     judge_gate: bool = True
     parallel: int = 4
     dialect: str = "5"
+    allow_uninformative: bool = False
 
 
 def _answer_set(rows: Sequence[Sequence[Any]]) -> set[str]:
@@ -450,10 +466,19 @@ def _decide(
     if empty:
         # the analysis of the row's (possibly rewritten) Cypher, not the decision view
         execution["diagnosis"] = diagnose_empty(reader, row["cypher"], row["validation"])
+        uninformative = None
+    else:
+        from kgbench.evaluate.compare import uninformative_reason
+
+        execution["uninformative"] = uninformative_reason(ex["rows"])
+        uninformative = None if s.allow_uninformative else execution["uninformative"]
     if not s.judge_gate:
         if empty:
             row["rejected_at"] = "empty"
             row["rejection_reason"] = execution["diagnosis"]
+        elif uninformative:
+            row["rejected_at"] = "uninformative"
+            row["rejection_reason"] = uninformative
         else:
             row["accepted"] = True
             div.add(category, question, values)
@@ -482,6 +507,10 @@ def _decide(
     if empty:
         row["rejected_at"] = "empty"
         row["rejection_reason"] = execution["diagnosis"]
+        return row
+    if uninformative:
+        row["rejected_at"] = "uninformative"
+        row["rejection_reason"] = uninformative
         return row
     if not verdict.get("passed"):
         row["rejected_at"] = "judge"

@@ -262,6 +262,7 @@ def generate_pipe(
     split_mode: str = "iid",
     weights: Mapping[str, float] | None = None,
     value_cap_share: float = 0.15,
+    allow_uninformative: bool = False,
     log: Callable[[str], None] | None = None,
 ) -> PipeResult:
     """Build a PIPE-Cypher benchmark from the graph behind ``reader`` (stages: module
@@ -275,6 +276,8 @@ def generate_pipe(
     by truncation, spec §7). ``split_mode``: ``iid`` or ``signature_disjoint``. ``redact``:
     redact literals (an audit failure raises
     :class:`~kgbench.generate.pipe.redact.RedactionAuditError` and writes no export).
+    ``allow_uninformative``: keep questions whose answer is uninformative (G9,
+    :mod:`kgbench.generate.pipe.gates`; default: rejected, as empty answers are).
 
     Raises:
         InputError: an empty graph (nothing to profile), a bad seed-template file.
@@ -320,7 +323,11 @@ def generate_pipe(
         f"{len(templates)} templates"
     )
 
-    settings = GateSettings(target=gen_target, value_cap_share=value_cap_share)
+    settings = GateSettings(
+        target=gen_target,
+        value_cap_share=value_cap_share,
+        allow_uninformative=allow_uninformative,
+    )
     if llm is not None:
         settings.judge = _llm_judge(llm, profile, strict=llm_judge_strict)
     diversity = DiversityGate(gen_target, value_cap_share)

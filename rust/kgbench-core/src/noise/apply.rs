@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet;
 
 use super::canon;
 use super::canon::Slot;
-use super::graph::{Doc, Graph, NodeState};
+use super::graph::{Doc, Graph, Names, NodeState};
 use super::ids::{self, Opaque};
 use super::json::{write_item, write_str, write_val};
 use super::profile::{NoiseType, Profile};
@@ -822,31 +822,6 @@ impl<'d, 'a> Run<'d, 'a> {
         Ok((records, summary, n, target))
     }
 
-    /// The swap target of each present type: the most similar other (trigram cosine), or
-    /// `None` for a uniform draw.
-    fn swap_table(names: &[String], similar: bool) -> Option<Vec<Option<(usize, f64)>>> {
-        similar.then(|| similar::nearest_table(names))
-    }
-
-    /// Pick the swap of type position `pos` among `n` present types.
-    fn swap(
-        table: &Option<Vec<Option<(usize, f64)>>>,
-        pos: usize,
-        n: usize,
-        rng: &mut Rng,
-    ) -> Option<(usize, f64)> {
-        match table {
-            Some(t) => t[pos],
-            None => {
-                let mut k = rng.below(n - 1);
-                if k >= pos {
-                    k += 1;
-                }
-                Some((k, 0.0))
-            }
-        }
-    }
-
     fn relation_type_noise(
         &mut self,
         rate: f64,
@@ -854,25 +829,18 @@ impl<'d, 'a> Run<'d, 'a> {
     ) -> (Vec<u32>, Summary, usize, usize) {
         let cands = self.g.edge_order.clone();
         let target = target_of(cands.len(), rate);
-        let present = self.present_types();
-        if present.len() < 2 {
-            let summary = vec![
-                ("modified_count", int(0)),
-                ("target_count", int(target)),
-                ("reason", s("fewer than 2 relation types")),
-            ];
-            return (Vec::new(), summary, 0, target);
-        }
-        let names: Vec<String> = present
-            .iter()
-            .map(|&t| self.g.types.name(t).to_string())
-            .collect();
-        let mut pos_of = vec![usize::MAX; self.g.types.names.len()];
-        for (p, &t) in present.iter().enumerate() {
-            pos_of[t as usize] = p;
-        }
         let similar = self.profile.same_relation_family;
-        let table = Self::swap_table(&names, similar);
+        let plan = match SwapPlan::new(self.present_types(), &self.g.types, similar) {
+            Some(plan) => plan,
+            None => {
+                return (
+                    Vec::new(),
+                    fewer_than_two(target, "relation types"),
+                    0,
+                    target,
+                )
+            }
+        };
         let method = if similar {
             "trigram_similar_swap"
         } else {
@@ -883,11 +851,9 @@ impl<'d, 'a> Run<'d, 'a> {
         for p in rng.sample(cands.len(), target) {
             let e = cands[p as usize];
             let orig = self.g.edges[e as usize].label;
-            let Some((k, sim)) = Self::swap(&table, pos_of[orig as usize], present.len(), rng)
-            else {
+            let Some((new, sim)) = plan.pick(orig, rng) else {
                 continue;
             };
-            let new = present[k];
             let change = obj(vec![
                 ("original_value", s(self.g.types.name(orig))),
                 ("new_value", s(self.g.types.name(new))),
@@ -906,7 +872,7 @@ impl<'d, 'a> Run<'d, 'a> {
             ("modified_count", int(n)),
             ("target_count", int(target)),
             ("average_similarity", Val::Float((avg * 1e4).round() / 1e4)),
-            ("unique_relations_count", int(present.len())),
+            ("unique_relations_count", int(plan.present.len())),
             (
                 "similarity_method",
                 s(if similar { similar::METHOD } else { "uniform" }),
@@ -918,24 +884,10 @@ impl<'d, 'a> Run<'d, 'a> {
     fn node_type_noise(&mut self, rate: f64, rng: &mut Rng) -> (Vec<u32>, Summary, usize, usize) {
         let cands = self.g.node_order.clone();
         let target = target_of(cands.len(), rate);
-        let present = self.present_labels();
-        if present.len() < 2 {
-            let summary = vec![
-                ("modified_count", int(0)),
-                ("target_count", int(target)),
-                ("reason", s("fewer than 2 node labels")),
-            ];
-            return (Vec::new(), summary, 0, target);
-        }
-        let names: Vec<String> = present
-            .iter()
-            .map(|&t| self.g.labels.name(t).to_string())
-            .collect();
-        let mut pos_of = vec![usize::MAX; self.g.labels.names.len()];
-        for (p, &t) in present.iter().enumerate() {
-            pos_of[t as usize] = p;
-        }
-        let table = Self::swap_table(&names, true);
+        let plan = match SwapPlan::new(self.present_labels(), &self.g.labels, true) {
+            Some(plan) => plan,
+            None => return (Vec::new(), fewer_than_two(target, "node labels"), 0, target),
+        };
         let mut records = Vec::new();
         let mut total = 0.0;
         let mut clashes = 0usize;
@@ -949,11 +901,9 @@ impl<'d, 'a> Run<'d, 'a> {
             for &i in chunk {
                 let mut prefetched = items.next();
                 let orig = self.g.nodes[i as usize].label;
-                let Some((k, sim)) = Self::swap(&table, pos_of[orig as usize], present.len(), rng)
-                else {
+                let Some((new, sim)) = plan.pick(orig, rng) else {
                     continue;
                 };
-                let new = present[k];
                 let mut item = prefetched.take().unwrap_or(Val::Null);
                 // a property the new label declares with another datatype (Spider's
                 // stadium.Stadium_ID is an int, concert.Stadium_ID a str) would make the noisy
@@ -986,7 +936,7 @@ impl<'d, 'a> Run<'d, 'a> {
             ("modified_count", int(n)),
             ("target_count", int(target)),
             ("average_similarity", Val::Float((avg * 1e4).round() / 1e4)),
-            ("unique_types_count", int(present.len())),
+            ("unique_types_count", int(plan.present.len())),
             ("similarity_method", s(similar::METHOD)),
             ("skipped_datatype_clash", int(clashes)),
         ];
@@ -1196,4 +1146,65 @@ fn to_static(v: &Val<'_>) -> Val<'static> {
                 .collect(),
         ),
     }
+}
+
+/// The swap of relation types (`relation_type_noise`) or node labels (`node_type_noise`,
+/// spec §3): each present type goes to the most similar other (trigram cosine,
+/// [`similar::nearest_table`]) or, without the similarity constraint, to a uniformly drawn
+/// other.
+struct SwapPlan {
+    /// The types present in the graph (ids), in order.
+    present: Vec<u32>,
+    /// The position in `present` of each type id (`usize::MAX`: absent).
+    pos_of: Vec<usize>,
+    /// Per position, the most similar other position and its similarity; `None`: uniform.
+    table: Option<Vec<Option<(usize, f64)>>>,
+}
+
+impl SwapPlan {
+    /// The plan over `present` (ids of `names`); `None` when fewer than 2 are present.
+    fn new(present: Vec<u32>, names: &Names, similar: bool) -> Option<SwapPlan> {
+        if present.len() < 2 {
+            return None;
+        }
+        let mut pos_of = vec![usize::MAX; names.names.len()];
+        for (p, &t) in present.iter().enumerate() {
+            pos_of[t as usize] = p;
+        }
+        let table = similar.then(|| {
+            let text: Vec<String> = present.iter().map(|&t| names.name(t).to_string()).collect();
+            similar::nearest_table(&text)
+        });
+        Some(SwapPlan {
+            present,
+            pos_of,
+            table,
+        })
+    }
+
+    /// The type that replaces `orig` and the similarity (0 for a uniform draw); `None` when
+    /// the similarity table has no partner for it.
+    fn pick(&self, orig: u32, rng: &mut Rng) -> Option<(u32, f64)> {
+        let pos = self.pos_of[orig as usize];
+        let (k, sim) = match &self.table {
+            Some(t) => t[pos]?,
+            None => {
+                let mut k = rng.below(self.present.len() - 1);
+                if k >= pos {
+                    k += 1;
+                }
+                (k, 0.0)
+            }
+        };
+        Some((self.present[k], sim))
+    }
+}
+
+/// The summary of a swap noise type that cannot run: fewer than 2 `what` are present.
+fn fewer_than_two(target: usize, what: &str) -> Summary {
+    vec![
+        ("modified_count", int(0)),
+        ("target_count", int(target)),
+        ("reason", s(format!("fewer than 2 {what}"))),
+    ]
 }
