@@ -5,7 +5,8 @@ text2cypher``).
 Definitions, as the Hugging Face ``evaluate`` metrics the Text2Cypher work uses:
 
 - **Google-BLEU** (GLEU; Wu et al. 2016, "Google's Neural Machine Translation System", §7):
-  both texts tokenized with sacreBLEU's ``13a`` tokenizer (:func:`tokenize_13a`); the n-grams
+  both texts tokenized with sacreBLEU's ``13a`` tokenizer (:func:`tokenize_13a`, equal to
+  sacreBLEU 2.x's ``Tokenizer13a`` on real Cypher and random text, a test checks it); the n-grams
   of orders 1 to 4 of prediction and reference are counted; GLEU = matching n-grams /
   max(prediction n-grams, reference n-grams), i.e. min(precision, recall). The corpus score
   (``overall.google_bleu``) sums the matches and the totals over all tasks before dividing
