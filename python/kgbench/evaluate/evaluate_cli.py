@@ -96,11 +96,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
     p.add_argument(
         "--family",
-        choices=("cypherbench", "ngdbench", "text2cypher"),
+        choices=("cypherbench", "ngdbench", "text2cypher", "gtsqa"),
         default="cypherbench",
         help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec), "
         "ngdbench (NGDBench analytic, Boolean and management tasks) or text2cypher (Neo4j's "
-        "Text2Cypher records: Google-BLEU and exact match on the query text, no server)",
+        "Text2Cypher records: Google-BLEU and exact match on the query text; EX and Exec with "
+        "--graph-uris database_reference_alias -> server) or gtsqa (GTSQA records and the "
+        "answers / retrieved triples of `kgbench predict --family gtsqa`: GTSQA's metrics)",
     )
     p.add_argument(
         "--gold",
@@ -218,10 +220,27 @@ def run(args: argparse.Namespace) -> int:
     if args.family == "text2cypher":
         from kgbench.evaluate.translation import evaluate_translation
 
-        scored = evaluate_translation(args.tasks, args.predictions)
+        scored = evaluate_translation(
+            args.tasks,
+            args.predictions,
+            graph_uris=args.graph_uris,
+            user=args.user or os.environ.get("NEO4J_USER"),
+            password=args.password or os.environ.get("NEO4J_PASSWORD"),
+            timeout_s=30.0 if args.timeout is None else args.timeout,
+        )
         results_path, agg_path = scored.write(args.out)
         print(scored.table())
         print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
+        return 0
+    if args.family == "gtsqa":
+        from kgbench.evaluate.gtsqa import evaluate_gtsqa
+
+        if args.predictions is None:
+            raise InputError("--family gtsqa needs --predictions (kgbench predict's output)")
+        gtsqa = evaluate_gtsqa(args.tasks, args.predictions)
+        agg_path = gtsqa.write(args.out)
+        print(gtsqa.table())
+        print(f"wrote {args.out / 'result_with_metrics.json'} and {agg_path}", file=sys.stderr)
         return 0
     if args.samples is not None and (args.samples < 1 or args.family != "cypherbench"):
         raise InputError("--samples must be >= 1 and is for --family cypherbench tasks")

@@ -5,7 +5,8 @@ text2cypher``).
 Definitions, as the Hugging Face ``evaluate`` metrics the Text2Cypher work uses:
 
 - **Google-BLEU** (GLEU; Wu et al. 2016, "Google's Neural Machine Translation System", §7):
-  both texts tokenized with sacreBLEU's ``13a`` tokenizer (:func:`tokenize_13a`); the n-grams
+  both texts tokenized with sacreBLEU's ``13a`` tokenizer (:func:`tokenize_13a`, equal to
+  sacreBLEU 2.x's ``Tokenizer13a`` on real Cypher and random text, a test checks it); the n-grams
   of orders 1 to 4 of prediction and reference are counted; GLEU = matching n-grams /
   max(prediction n-grams, reference n-grams), i.e. min(precision, recall). The corpus score
   (``overall.google_bleu``) sums the matches and the totals over all tasks before dividing
@@ -16,13 +17,23 @@ Definitions, as the Hugging Face ``evaluate`` metrics the Text2Cypher work uses:
 
 A missing prediction is the empty string (GLEU 0, exact match 0 unless the reference is
 empty too).
+
+**Execution metrics** (``graph_uris``: ``database_reference_alias`` -> a Neo4j server, the
+``--graph-uris`` map of ``kgbench evaluate``): the records whose alias has a server are scored
+as CypherBench tasks by :func:`kgbench.evaluate.runner.evaluate` (``graph`` = the alias,
+``gold_cypher`` = ``cypher``): ``execution_accuracy`` (EX) and ``executable`` (Exec), definitions
+in metrics.md §1 and §3. They join the record's ``metrics``; ``aggregated_metrics.json`` gets
+``execution {overall: {execution_accuracy, executable, tasks}, by_graph: {alias: {…}},
+not_executed: {alias: n}}`` — the means over the executed records, and the records of aliases
+without a server (counted, no execution metrics). A record whose gold query fails is left out
+of the execution means (``excluded`` of the runner, counted as ``gold_failed``).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,14 +114,32 @@ class TranslationEvaluation:
         lines.append("by_graph (google_bleu)")
         for name, value in self.aggregated["by_graph"].items():
             lines.append(f"  {name:<32} {value:>8.4f}")
+        ex = self.aggregated.get("execution")
+        if ex is not None:
+            lines.append(f"execution ({ex['overall']['tasks']} tasks on a server)")
+            for name in ("execution_accuracy", "executable"):
+                lines.append(f"  {name:<32} {ex['overall'][name]:>8.4f}")
+            for g, block in ex["by_graph"].items():
+                lines.append(
+                    f"  {g:<32} EX {block['execution_accuracy']:.4f}  "
+                    f"Exec {block['executable']:.4f}"
+                )
         return "\n".join(lines)
 
 
 def evaluate_translation(
-    tasks: str | Path, predictions: str | Path | None = None
+    tasks: str | Path,
+    predictions: str | Path | None = None,
+    *,
+    graph_uris: str | Path | Mapping[str, Any] | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    timeout_s: float = 30.0,
 ) -> TranslationEvaluation:
     """Score Text2Cypher records (``question``, ``cypher``, ...; the files ``kgbench predict
-    --family text2cypher`` reads and writes) by Google-BLEU and exact match.
+    --family text2cypher`` reads and writes) by Google-BLEU and exact match, and by EX and
+    Exec on the server of each ``database_reference_alias`` in ``graph_uris`` (module
+    docstring; ``timeout_s`` seconds per query).
 
     Predictions: ``pred_cypher`` of the task records, or of ``predictions`` (records aligned
     by ``instance_id`` when every record has one, else by position).
@@ -165,7 +194,72 @@ def evaluate_translation(
         "by_graph": by_graph,
         "counts": {"tasks": len(records), "missing_predictions": missing},
     }
+    if graph_uris is not None:
+        aggregated["execution"] = _execution(items, records, graph_uris, user, password, timeout_s)
     return TranslationEvaluation(records, aggregated, {"missing": missing} if missing else {})
+
+
+def _execution(
+    items: Sequence[Mapping[str, Any]],
+    records: list[dict[str, Any]],
+    graph_uris: str | Path | Mapping[str, Any],
+    user: str | None,
+    password: str | None,
+    timeout_s: float,
+) -> dict[str, Any]:
+    """EX and Exec of the records whose alias has a server (module docstring); adds them to
+    the records' ``metrics`` and returns the ``execution`` block."""
+    from kgbench.evaluate.runner import evaluate, load_graph_targets
+
+    targets = load_graph_targets(graph_uris, user, password)
+    tasks, not_executed = [], Counter[str]()
+    for i, (t, rec) in enumerate(zip(items, records, strict=True)):
+        if t["graph"] not in targets:
+            not_executed[t["graph"]] += 1
+            continue
+        tasks.append(
+            {
+                "qid": str(i),
+                "graph": t["graph"],
+                "gold_cypher": rec["cypher"],
+                "nl_question": t["question"],
+                "pred_cypher": rec["pred_cypher"] if isinstance(rec["pred_cypher"], str) else None,
+            }
+        )
+    names = ("execution_accuracy", "executable")
+    block: dict[str, Any] = {
+        "overall": {n: 0.0 for n in names} | {"tasks": 0},
+        "by_graph": {},
+        "not_executed": dict(sorted(not_executed.items())),
+        "gold_failed": 0,
+    }
+    if not tasks:
+        return block
+    result = evaluate(
+        tasks,
+        None,
+        user=user,
+        password=password,
+        graph_uris=graph_uris,
+        metrics="ex,exec",
+        timeout_s=timeout_s,
+        log=lambda _: None,
+    )
+    block["gold_failed"] = len(result.excluded)
+    groups: dict[str, list[dict[str, float]]] = {}
+    for r in result.records:
+        m = {n: float(r["metrics"][n]) for n in names}
+        records[int(r["qid"])]["metrics"].update(m)
+        groups.setdefault(str(r["graph"]), []).append(m)
+    scored = [m for ms in groups.values() for m in ms]
+
+    def means(ms: Sequence[dict[str, float]]) -> dict[str, Any]:
+        return {n: round(sum(m[n] for m in ms) / len(ms), 4) for n in names} | {"tasks": len(ms)}
+
+    if scored:
+        block["overall"] = means(scored)
+    block["by_graph"] = {g: means(ms) for g, ms in sorted(groups.items())}
+    return block
 
 
 def read_tasks_loose(path: str | Path) -> list[dict[str, Any]]:

@@ -11,6 +11,12 @@ retries, failures; formats: ``kgbench/docs/formats.md`` §15). Families:
   GPT-3.5 zero-shot prompt; ``predictions.json``. :func:`replay_cache_from_published` turns
   the published prompts and replies into a replay cache, so ``--replay-only`` reproduces that
   run offline.
+- ``text2cypher`` (:mod:`kgbench.predict.text2cypher`): Neo4j's Text2Cypher (2024) records;
+  ``predictions.json``.
+- ``gtsqa`` (:mod:`kgbench.predict.gtsqa`): GTSQA questions → SPARQL run on a Wikidata dump;
+  the answers and the triples the query matched; ``predictions.json``.
+- ``ngdbench`` (:mod:`kgbench.predict.ngdbench`): NGDBench tasks → Cypher (management batches
+  → ``steps_cypher``); ``predictions.json``.
 
 Requests go through :class:`kgbench.llm.LLMClient` (retries, concurrency, replay cache).
 """

@@ -23,6 +23,13 @@ kgbench/predict/prompts/ with their source and licence):
                  Parquet, JSON or JSON Lines) with the instruction of Neo4j's fine-tuned
                  Text2Cypher models and each record's own schema. Writes OUT/predictions.json
                  (the records with pred_cypher).
+  gtsqa          GTSQA records -> SPARQL (kgbench's prompt: question, seed entities, the KG's
+                 relations), run on the --kg dump; writes OUT/predictions.json ({id, question,
+                 pred_sparql, pred_answers, retrieved_triples, error}: the answers and the
+                 triples the query's pattern matched).
+  ngdbench       NGDBench tasks -> Cypher (kgbench's prompt with the graph's schema, as
+                 cypherbench): analytic and Boolean tasks get pred_cypher, management batches
+                 steps_cypher. Writes OUT/predictions.json, read by evaluate --family ngdbench.
 
 Every reply is kept in the replay cache (OUT/cache.jsonl or --cache): rerunning an
 interrupted run sends no request for a reply already received; --replay-only never contacts
@@ -38,7 +45,7 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--family",
         required=True,
-        choices=("cypherbench", "spider4sparql", "text2cypher"),
+        choices=("cypherbench", "spider4sparql", "text2cypher", "gtsqa", "ngdbench"),
         help="benchmark family (its tasks, prompt and output format)",
     )
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
@@ -77,14 +84,30 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache", type=Path, help="replay cache file (default: OUT/cache.jsonl)")
     p.add_argument("--rdf-dir", type=Path, help="spider4sparql: outputs of `kgbench rdb`")
     p.add_argument(
-        "--schema-dir", type=Path, help="cypherbench: directory of <graph>_schema.json files"
+        "--schema-dir",
+        type=Path,
+        help="cypherbench, ngdbench: directory of <graph>_schema.json files",
+    )
+    p.add_argument(
+        "--kg",
+        type=Path,
+        action="append",
+        metavar="FILE",
+        help="gtsqa: the Wikidata RDF dump the predicted SPARQL runs on (N-Triples or Turtle, "
+        ".gz/.bz2 too; repeat for several files)",
     )
     p.add_argument(
         "--uri",
         default=os.environ.get("KGBENCH_NEO4J_URI") or None,
-        help="cypherbench: Bolt URI of the server of graphs without a schema file",
+        help="cypherbench, ngdbench: Bolt URI of the server of graphs without a schema file "
+        "(ngdbench: the noisy graph, where `kgbench run` also runs the predicted queries)",
     )
-    p.add_argument("--graph-uris", type=Path, help="cypherbench: JSON map graph -> Bolt URI")
+    p.add_argument(
+        "--graph-uris",
+        type=Path,
+        help="cypherbench, ngdbench: JSON map graph -> Bolt URI; text2cypher (kgbench run): "
+        "database_reference_alias -> Bolt URI, for the execution metrics",
+    )
     p.add_argument("--user", help="Neo4j user (default: $NEO4J_USER)")
     p.add_argument("--password", help="Neo4j password (default: $NEO4J_PASSWORD)")
     p.add_argument("--database", help="database on --uri")
@@ -99,7 +122,10 @@ OUT/predict/ holds what `kgbench predict` writes (the predictions, run.json, the
 cache), OUT/evaluation/ what `kgbench evaluate` writes (result_with_metrics.json,
 aggregated_metrics.json), OUT/report.html the HTML report of both. cypherbench runs are
 scored on Neo4j (--uri / --graph-uris, else the local server of `kgbench neo4j start`);
-spider4sparql runs on the --rdf-dir graphs in memory. With --samples K, pass@k for k <= K
+spider4sparql runs on the --rdf-dir graphs in memory; gtsqa is scored with GTSQA's metrics
+(the queries already ran on --kg); ngdbench runs the predicted queries on --uri (the noisy
+graph) and management steps on a disposable copy of --clean-graph; text2cypher gets EX and
+Exec per database_reference_alias with --graph-uris. With --samples K, pass@k for k <= K
 is reported beside EX. Rerunning the same command sends no request already answered.
 """
 
@@ -118,6 +144,18 @@ def register(subparsers: Any) -> None:
     add_predict_args(r)
     r.add_argument(
         "--eval-timeout", type=float, help="per-query timeout of the evaluation (seconds)"
+    )
+    r.add_argument(
+        "--clean-graph",
+        type=Path,
+        help="ngdbench: the clean graph (graph.json or a kgbench convert output directory) "
+        "loaded into a disposable local Neo4j to run the predicted management steps",
+    )
+    r.add_argument(
+        "--gold",
+        choices=("clean", "noisy"),
+        default="clean",
+        help="ngdbench: score against the clean graph's answers (default) or the noisy graph's",
     )
     r.set_defaults(func=run_all)
     p = subparsers.add_parser(
@@ -165,6 +203,7 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
         user=args.user or os.environ.get("NEO4J_USER"),
         password=args.password or os.environ.get("NEO4J_PASSWORD"),
         database=args.database,
+        kg=args.kg,
         price_in=args.price_in,
         price_out=args.price_out,
         max_retries=args.retries,
@@ -215,10 +254,65 @@ def run_all(args: argparse.Namespace) -> int:
     sys.stdout.write(summary(result))
     eval_dir = out / "evaluation"
     samples = args.samples if args.samples > 1 else None
+    if args.family == "gtsqa":
+        from kgbench.evaluate.gtsqa import evaluate_gtsqa
+
+        tasks_path = args.tasks
+        if args.limit is not None:
+            from kgbench.evaluate.tasks import read_records
+
+            tasks_path = write_json_atomic(
+                out / "predict" / "tasks.json",
+                [r for _, r in read_records(args.tasks)[: args.limit]],
+            )
+        scored = evaluate_gtsqa(tasks_path, result.predictions_path)
+        scored.write(eval_dir)
+        print(scored.table())
+        print(
+            f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
+            file=sys.stderr,
+        )
+        return 0
+    if args.family == "ngdbench":
+        from kgbench.evaluate.evaluate_cli import _run_ngdbench
+
+        tasks_path = args.tasks
+        if args.limit is not None:
+            from kgbench.evaluate.tasks import read_records
+
+            tasks_path = write_json_atomic(
+                out / "predict" / "tasks.json",
+                [r for _, r in read_records(args.tasks)[: args.limit]],
+            )
+        ngd_args = argparse.Namespace(
+            tasks=tasks_path,
+            predictions=result.predictions_path,
+            gold=args.gold,
+            uri=args.uri,
+            user=args.user,
+            password=args.password,
+            database=args.database,
+            timeout=args.eval_timeout,
+            clean_graph=args.clean_graph,
+            language="cypher",
+            out=eval_dir,
+        )
+        _run_ngdbench(ngd_args)
+        print(
+            f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
+            file=sys.stderr,
+        )
+        return 0
     if args.family == "text2cypher":
         from kgbench.evaluate.translation import evaluate_translation
 
-        evaluation: Any = evaluate_translation(result.predictions_path)
+        evaluation: Any = evaluate_translation(
+            result.predictions_path,
+            graph_uris=args.graph_uris,
+            user=args.user or os.environ.get("NEO4J_USER"),
+            password=args.password or os.environ.get("NEO4J_PASSWORD"),
+            timeout_s=30.0 if args.eval_timeout is None else args.eval_timeout,
+        )
         evaluation.write(eval_dir)
         print(evaluation.table())
         print(

@@ -28,13 +28,15 @@ from typing import Any
 from kgbench.errors import InputError, KgbenchError
 
 #: Families :func:`predict` runs.
-FAMILIES = ("cypherbench", "spider4sparql", "text2cypher")
+FAMILIES = ("cypherbench", "spider4sparql", "text2cypher", "gtsqa", "ngdbench")
 
 #: The shipped prompt each family uses by default (the seed's published setting).
 DEFAULT_PROMPTS = {
     "cypherbench": "cypherbench_zero_shot",
     "spider4sparql": "spider4sparql_zero_shot",
     "text2cypher": "text2cypher_neo4j_2024",
+    "gtsqa": "gtsqa_sparql",
+    "ngdbench": "ngdbench_cypher",
 }
 
 #: The prediction file each family writes in the output directory.
@@ -42,6 +44,8 @@ OUTPUT_FILES = {
     "cypherbench": "result.json",
     "spider4sparql": "predictions.json",
     "text2cypher": "predictions.json",
+    "gtsqa": "predictions.json",
+    "ngdbench": "predictions.json",
 }
 
 
@@ -81,11 +85,14 @@ def _graph_contexts(
     user: str | None,
     password: str | None,
     database: str | None,
+    kg: Any = None,
 ) -> dict[str, str]:
-    """Graph -> the text the family's prompt needs for it (schema or ontology)."""
+    """Graph -> the text the family's prompt needs for it (schema, ontology or relations)."""
     graphs = sorted({str(t["graph"]) for t in tasks})
     if family == "text2cypher":  # each record carries its own schema
         return {g: "" for g in graphs}
+    if family == "gtsqa":
+        return {g: kg.relations_text() for g in graphs}
     if family == "spider4sparql":
         from kgbench.predict.spider4sparql import load_ontologies
 
@@ -124,6 +131,14 @@ def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
 
 
 def _read_tasks(family: str, path: str | Path) -> list[dict[str, Any]]:
+    if family == "gtsqa":
+        from kgbench.predict.gtsqa import read_tasks as read_gtsqa
+
+        return read_gtsqa(path)
+    if family == "ngdbench":
+        from kgbench.predict.ngdbench import read_tasks as read_ngd
+
+        return read_ngd(path)
     if family == "text2cypher":
         from kgbench.predict.text2cypher import read_tasks as read_t2c
 
@@ -138,6 +153,14 @@ def _read_tasks(family: str, path: str | Path) -> list[dict[str, Any]]:
 
 
 def _prompt_values(family: str, task: Mapping[str, Any], context: str) -> dict[str, str]:
+    if family == "gtsqa":
+        from kgbench.predict.gtsqa import prompt_values
+
+        return prompt_values(task, context)
+    if family == "ngdbench":
+        from kgbench.predict.ngdbench import task_text
+
+        return {"schema": context, "task": task_text(task)}
     if family == "text2cypher":
         return {"schema": str(task["schema"]), "question": str(task["question"])}
     if family == "cypherbench":
@@ -148,6 +171,14 @@ def _prompt_values(family: str, task: Mapping[str, Any], context: str) -> dict[s
 
 
 def _placeholders(family: str) -> tuple[str, ...]:
+    if family == "gtsqa":
+        from kgbench.predict.gtsqa import PLACEHOLDERS as GT
+
+        return GT
+    if family == "ngdbench":
+        from kgbench.predict.ngdbench import PLACEHOLDERS as NGD
+
+        return NGD
     if family == "text2cypher":
         from kgbench.predict.text2cypher import PLACEHOLDERS as T2C
 
@@ -161,7 +192,17 @@ def _placeholders(family: str) -> tuple[str, ...]:
     return S4S
 
 
-def _postprocess(family: str) -> Callable[[str], str]:
+def _postprocess(family: str, task: Mapping[str, Any]) -> Callable[[str], str]:
+    if family == "gtsqa":
+        from kgbench.predict.gtsqa import postprocess as gt_post
+
+        return gt_post
+    if family == "ngdbench":
+        from kgbench.predict import ngdbench as ngd
+
+        if task["family"] == "management":
+            return ngd.management_postprocess
+        return ngd.postprocess
     if family == "text2cypher":
         from kgbench.predict.text2cypher import postprocess as t2c_post
 
@@ -191,9 +232,19 @@ def _records(
     tasks: Sequence[Mapping[str, Any]],
     prompts: Sequence[str],
     preds: Sequence[Sequence[str]],
+    kg: Any = None,
 ) -> list[dict[str, Any]]:
+    if family == "gtsqa":
+        from kgbench.predict.gtsqa import records as gtsqa_records
+
+        return gtsqa_records(tasks, preds, kg)
     out = []
     for task, text, samples in zip(tasks, prompts, preds, strict=True):
+        if family == "ngdbench":
+            from kgbench.predict.ngdbench import record as ngd_record
+
+            out.append(ngd_record(task, list(samples)))
+            continue
         if family == "text2cypher":
             rec = dict(task["record"])
             rec["pred_cypher"] = samples[0]
@@ -242,6 +293,7 @@ def predict(
     user: str | None = None,
     password: str | None = None,
     database: str | None = None,
+    kg: str | Path | Sequence[str | Path] | None = None,
     price_in: float | None = None,
     price_out: float | None = None,
     max_retries: int = 4,
@@ -255,8 +307,11 @@ def predict(
     ``family``: ``cypherbench`` (needs ``schema_dir`` with ``<graph>_schema.json`` or a
     server per graph: ``uri`` / ``graph_uris``), ``spider4sparql`` (needs ``rdf_dir``, the
     outputs of ``kgbench rdb``) or ``text2cypher`` (Neo4j's Text2Cypher records, each with its
-    own schema). ``prompt``: a shipped prompt name or a template file (default:
-    the family's published prompt). The API key is read from the environment variable
+    own schema), ``gtsqa`` (GTSQA records; needs ``kg``, the Wikidata RDF dump(s) the
+    predicted SPARQL runs on: :mod:`kgbench.predict.gtsqa`) or ``ngdbench`` (NGDBench tasks;
+    schema as ``cypherbench``: :mod:`kgbench.predict.ngdbench`). ``prompt``: a shipped prompt
+    name or a template file (default: the family's published prompt); ``kg``: ``gtsqa``'s
+    dump file(s). The API key is read from the environment variable
     ``api_key_env`` and never written. ``samples`` replies per task (each its own cache
     entry); ``limit`` the first N tasks; ``replay_only`` answers from the cache only;
     ``seed`` is sent to the endpoint; ``price_in`` / ``price_out`` in currency per million
@@ -293,6 +348,11 @@ def predict(
     if not task_list:
         raise InputError(f"{tasks}: no tasks")
     template = load_prompt(prompt or DEFAULT_PROMPTS[family], _placeholders(family))
+    graph_kg = None
+    if family == "gtsqa":
+        from kgbench.predict.gtsqa import KnowledgeGraph, kg_paths
+
+        graph_kg = KnowledgeGraph(kg_paths(kg))
     contexts = _graph_contexts(
         family,
         task_list,
@@ -303,6 +363,7 @@ def predict(
         user=user,
         password=password,
         database=database,
+        kg=graph_kg,
     )
     prompts = build_prompts(family, task_list, contexts, template)
     stop = None
@@ -374,7 +435,6 @@ def predict(
                 f.cancel()
             raise
     wall = time.monotonic() - t0
-    post = _postprocess(family)
     failures: Counter[str] = Counter()
     finish: Counter[str] = Counter()
     preds: list[list[str]] = [[] for _ in task_list]
@@ -384,7 +444,7 @@ def predict(
         if reply is None:
             continue
         received += 1
-        text = post(reply.text)
+        text = _postprocess(family, task_list[job.task])(reply.text)
         if reply.unusable:
             failures[reply.unusable] += 1
         elif not text:
@@ -450,6 +510,6 @@ def predict(
             f"{error} ({received} of {len(jobs)} replies received, all kept in {cache}; rerun "
             "the same command to resume)"
         )
-    records = _records(family, task_list, prompts, preds)
+    records = _records(family, task_list, prompts, preds, graph_kg)
     pred_path = write_json_atomic(out / out_name, records)
     return PredictResult(out, pred_path, run_path, records, run)
