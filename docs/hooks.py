@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any
 
 #: The line of ``docs/reference/cli.md`` that the generated sections replace.
 MARKER = "<!-- kgbench-cli-reference -->"
+
+#: A Sphinx cross-reference role as the docstrings write it (``:func:`name```, ``:class:`~a.B```),
+#: after Markdown made its target a code span: the role and the ``~`` are dropped.
+_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|data|attr|exc|obj):<code>~?")
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
@@ -56,3 +61,9 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     if MARKER not in markdown:
         raise ValueError(f"docs/reference/cli.md: the line {MARKER} is missing")
     return markdown.replace(MARKER, cli_reference())
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    """Drop the Sphinx role prefixes of the docstrings in the API reference (``:func:`` before
+    a code span), keeping the code span."""
+    return _ROLE.sub("<code>", html)
