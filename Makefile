@@ -91,8 +91,8 @@ demo: setup
 lint: build
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --release -- -D warnings
-	$(VENV)/bin/ruff check python tests benches
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff check python tests benches docs/hooks.py
+	$(VENV)/bin/ruff format --check python tests benches docs/hooks.py
 	$(VENV)/bin/mypy
 
 test-rust:
