@@ -10,7 +10,7 @@ VENV   := $(CURDIR)/.venv
 PY     := $(VENV)/bin/python
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name 'Cargo.toml') Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: setup build neo4j neo4j-lock wheel browser demo test lint test-rust test-python bench clean
+.PHONY: setup build neo4j neo4j-lock wheel browser demo test lint test-rust test-python bench docs clean
 
 setup: build neo4j browser
 
@@ -91,8 +91,8 @@ demo: setup
 lint: build
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --release -- -D warnings
-	$(VENV)/bin/ruff check python tests benches
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff check python tests benches docs/hooks.py
+	$(VENV)/bin/ruff format --check python tests benches docs/hooks.py
 	$(VENV)/bin/mypy
 
 test-rust:
@@ -107,5 +107,19 @@ test: setup lint test-rust test-python
 bench: setup
 	$(PY) benches/run_all.py
 
+# The documentation site (mkdocs.yml, docs/): the `docs` extra of pyproject.toml installed into
+# the .venv (once, again when pyproject.toml changes), then a strict build into site/ (a broken
+# link, anchor or API reference fails it). docs/hooks.py generates the CLI reference from the
+# argparse parser of kgbench.cli, so the build imports the built package.
+$(VENV)/.docs-stamp: $(VENV)/.build-stamp pyproject.toml
+	$(PY) -c 'import sys; from pip._vendor import tomli; \
+	  sys.stdout.write("\n".join(tomli.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["docs"]))' \
+	  > $(VENV)/docs-requirements.txt
+	$(PY) -m pip install --quiet -r $(VENV)/docs-requirements.txt
+	touch $@
+
+docs: build $(VENV)/.docs-stamp
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) target neo4j-local/target
+	rm -rf $(VENV) target neo4j-local/target site

@@ -179,7 +179,9 @@ def convert(
         format: ``"nt"``, ``"ttl"``, ``"json"`` or ``None`` (detected from the content).
         progress: progress bar on stderr (default: when stderr is a terminal).
         parquet: also write the Parquet pair when ``out_dir`` is given.
-        entity_prefix, prop_prefix: IRI namespaces of the Wikibase instance.
+        entity_prefix: IRI namespace of the Wikibase instance's entities.
+        prop_prefix: IRI namespace of its properties (``p:``; ``wdt:`` and the other
+            property namespaces are below it).
         return_graph: build the Python graph dict (the default). ``False`` skips it
             and returns ``None`` in its place — for callers that only want the files
             in ``out_dir`` (the ``kgbench convert`` CLI does this): parsing the graph

@@ -52,21 +52,38 @@ class QueryResultLike(Protocol):
     """What kgbench needs from ``kgbench.neo4j.QueryResult``."""
 
     @property
-    def rows(self) -> Sequence[Sequence[Any]]: ...
+    def rows(self) -> Sequence[Sequence[Any]]:
+        """The result rows as plain Python values (empty on failure)."""
+        ...
+
     @property
-    def columns(self) -> Sequence[str]: ...
+    def columns(self) -> Sequence[str]:
+        """The result's column names (empty on failure)."""
+        ...
+
     @property
-    def error_class(self) -> str | None: ...
+    def error_class(self) -> str | None:
+        """``None`` on success, else the error class (``kgbench.neo4j.ERROR_CLASSES``)."""
+        ...
+
     @property
-    def error(self) -> str | None: ...
+    def error(self) -> str | None:
+        """``None`` on success, else the one-line error message."""
+        ...
+
     @property
-    def ok(self) -> bool: ...
+    def ok(self) -> bool:
+        """True when the query ran without error."""
+        ...
 
 
 class ExecutorLike(Protocol):
     """What kgbench needs from ``kgbench.neo4j.QueryExecutor``."""
 
-    def run_many(self, queries: Sequence[str], progress: bool = False) -> Sequence[Any]: ...
+    def run_many(self, queries: Sequence[str], progress: bool = False) -> Sequence[Any]:
+        """Run ``queries`` read-only and return one :class:`QueryResultLike` per query, in
+        order; ``progress`` shows a progress bar."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -632,8 +632,11 @@ def evaluate(
         predictions: qid -> predicted Cypher, records with ``qid`` and ``pred_cypher``,
             or a file of them; ``None`` takes ``pred_cypher`` from the tasks. Tasks
             without a prediction score 0 (error class ``missing``).
-        uri, user, password, database: the Neo4j server for every graph, unless
-            ``graph_uris`` maps the task's ``graph`` elsewhere.
+        uri: the Bolt URI of the Neo4j server for every graph, unless ``graph_uris`` maps
+            the task's ``graph`` elsewhere.
+        user: its user name (None: no authentication).
+        password: its password.
+        database: its database (None: the server's default).
         graph_uris: graph -> Bolt URI / target (see :func:`load_graph_targets`).
         metrics: names or aliases (``ex``, ``psjs``, ``exec``), or ``"ex,psjs"``.
         metric_for_agg: metric of ``by_graph`` / ``by_match`` / ``by_return``.

@@ -199,8 +199,9 @@ def draft_traits(
         graph: the key of the returned dict (CypherBench keys graph_info.json by graph name).
         tolerance: minimum share for the cardinality "one" and mandatory traits.
         symmetric_tolerance: minimum share of reciprocated pairs for ``is_symmetric``.
-        implied_tolerance, implied_min_pairs: minimum share of ``r``'s pairs linked by ``r'``
-            and minimum number of ``r`` pairs for ``r'`` to be listed in ``implied_relations``.
+        implied_tolerance: minimum share of ``r``'s pairs linked by ``r'`` for ``r'`` to be
+            listed in ``implied_relations``.
+        implied_min_pairs: minimum number of ``r`` pairs for that.
         time_properties: relationship keys that mark a relation as time-sensitive.
         time_min_fraction: minimum share of relationships carrying one of them (0: any).
         timeout_s: per-query server-side timeout in seconds (None: the server's limit).

@@ -277,8 +277,9 @@ class DisposableNeo4j(StartStop):
         data_dir: the directory to create the database in; it must not exist or be an empty
             directory. None: a fresh temporary directory.
         keep: keep the directory at :meth:`stop` (default: it is removed).
-        heap, pagecache: JVM heap and page cache sizes (``"512m"``, ``"2g"``); None: the
-            :class:`~kgbench.neo4j.server.LocalNeo4j` defaults.
+        heap: JVM heap size (``"512m"``, ``"2g"``); None: the
+            :class:`~kgbench.neo4j.server.LocalNeo4j` default.
+        pagecache: page cache size, same form; None: the ``LocalNeo4j`` default.
         extra_settings: further Neo4j settings; ``db.memory.transaction.max`` defaults to
             half the heap.
         start_timeout_s: seconds to wait for the server to answer.

@@ -565,9 +565,11 @@ class StartStop:
     ``stop`` that is harmless when called twice."""
 
     def start(self) -> object:
+        """Start the server and return ``self`` once it accepts connections (subclasses)."""
         raise NotImplementedError
 
     def stop(self) -> None:
+        """Stop the server; harmless when it is not running or already stopped (subclasses)."""
         raise NotImplementedError
 
     def __enter__(self: _Started) -> _Started:

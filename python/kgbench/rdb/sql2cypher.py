@@ -107,6 +107,9 @@ class CypherRenderer:
         self.alias_table: dict[str, str] = {}
 
     def fresh(self, hint: str) -> str:
+        """A Cypher variable name derived from ``hint`` (non-word characters replaced, ``c_``
+        before a leading digit) that no other variable of the query uses and that is no
+        reserved word (``name``, ``name_2``, ...); it is reserved."""
         base = _sanitize(hint)
         if base[0].isdigit():
             base = "c_" + base
@@ -118,6 +121,11 @@ class CypherRenderer:
         return name
 
     def render(self, q: SelectQ | SetQ) -> str:
+        """The Cypher query text of the plan ``q``.
+
+        Raises:
+            Unsupported: a plan the Cypher rendering cannot express (e.g. a correlated
+                derived table or scalar subquery)."""
         for a in _aliases(q):
             self.names.add(a)
         return self.query(q, None)[0]
@@ -126,11 +134,18 @@ class CypherRenderer:
     def query(
         self, q: SelectQ | SetQ, out: list[str] | None, as_list: bool = False
     ) -> tuple[str, list[str]]:
+        """The Cypher text of a SELECT block or a set operation and its output columns' names;
+        ``out`` fixes those names (default: fresh names from the items' hints); with
+        ``as_list`` the query returns one column (a list for several items), for ``IN
+        COLLECT { ... }`` and scalar subqueries."""
         if isinstance(q, SelectQ):
             return self.select(q, out, as_list)
         return self.setop(q, out, as_list)
 
     def setop(self, q: SetQ, out: list[str] | None, as_list: bool) -> tuple[str, list[str]]:
+        """A set operation: ``UNION [ALL]`` of both operands (in ``CALL { ... }`` when ordered,
+        sliced or renamed), INTERSECT / EXCEPT as ``WITH DISTINCT ... WHERE [NOT] key IN
+        COLLECT { right }``; then ORDER BY, SKIP, LIMIT. Arguments as :meth:`query`."""
         left, outs = self.query(q.left, out)
         proj = ", ".join(outs)
         if q.op == "union":
@@ -167,6 +182,12 @@ class CypherRenderer:
         return text
 
     def select(self, q: SelectQ, out: list[str] | None, as_list: bool) -> tuple[str, list[str]]:
+        """One SELECT block: ``CALL { ... }`` per derived table, the MATCH clauses of
+        :meth:`match`, WHERE, the aggregation and projection (``WITH`` / ``RETURN``), HAVING,
+        ORDER BY, SKIP, LIMIT. Arguments as :meth:`query`.
+
+        Raises:
+            Unsupported: a correlated derived table."""
         clauses: list[str] = []
         for s in q.sources:
             if s.query is not None:
@@ -310,6 +331,9 @@ class CypherRenderer:
 
     # -- expressions
     def expr(self, e: Any, env: dict[Any, str]) -> str:
+        """The Cypher expression of the plan value ``e``: a property access ``Tn.prop`` for a
+        column (a derived table's output name for its columns), a literal, arithmetic, a cast
+        or an aggregate; ``env`` maps plan values already projected to their variable names."""
         if e in env:
             return env[e]
         if isinstance(e, Col):
@@ -349,6 +373,11 @@ class CypherRenderer:
         raise Unsupported(f"expression {type(e).__name__} as a value")
 
     def scalar(self, sq: ScalarSub) -> str:
+        """A scalar subquery as ``COLLECT { ... }[0]`` (its first row; LIMIT 1 added when it has
+        none).
+
+        Raises:
+            Unsupported: a correlated scalar subquery."""
         if sq.query.correlated:
             raise Unsupported("correlated scalar subquery")
         q = sq.query
@@ -358,6 +387,9 @@ class CypherRenderer:
         return "COLLECT {\n" + _indent(text) + "\n}[0]"
 
     def cond(self, c: Any, env: dict[Any, str] | None = None) -> str:
+        """The Cypher predicate of the plan condition ``c`` (comparisons, AND / OR / NOT, LIKE as
+        ``=~`` with ``(?is)``, IN lists, IN / EXISTS subqueries, IS [NOT] NULL); ``env`` as in
+        :meth:`expr`."""
         env = env or {}
         if isinstance(c, Const):
             return "true" if c.value else "false"
@@ -401,6 +433,12 @@ class CypherRenderer:
         raise Unsupported(f"condition {type(c).__name__}")
 
     def exists_body(self, q: SelectQ | SetQ) -> str:
+        """The body of ``EXISTS { ... }`` for the subquery ``q``: its MATCH and WHERE clauses when
+        it is a plain SELECT (correlated variables shared with the outer query), else the
+        whole subquery.
+
+        Raises:
+            Unsupported: a correlated subquery with aggregation, LIMIT or a derived table."""
         if (
             isinstance(q, SelectQ)
             and not q.is_agg

@@ -131,6 +131,10 @@ class Lit:
 
 @dataclass(frozen=True)
 class Cmp:
+    """A comparison ``left op right`` of two plan expressions; ``op`` is one of ``=``, ``!=``,
+    ``<``, ``<=``, ``>``, ``>=`` (SQL ``<>`` is read as ``!=``). Rendered as a SPARQL FILTER
+    comparison, or a Cypher one, after SQLite's comparison affinity (:func:`compare`)."""
+
     op: str  # = != < <= > >=
     left: Any
     right: Any
@@ -138,6 +142,10 @@ class Cmp:
 
 @dataclass(frozen=True)
 class Arith:
+    """Arithmetic ``left op right``; ``op`` is ``+``, ``-``, ``*`` or ``/``. ``int_div`` marks a
+    division of two integer operands, which SQLite truncates toward zero (SPARQL's ``/`` of
+    integers gives a decimal, so the renderers make it integral)."""
+
     op: str  # + - * /
     left: Any
     right: Any
@@ -146,27 +154,42 @@ class Arith:
 
 @dataclass(frozen=True)
 class Neg:
+    """Unary minus of the expression ``this``."""
+
     this: Any
 
 
 @dataclass(frozen=True)
 class BoolOp:
+    """A conjunction (``op="and"``) or disjunction (``op="or"``) of the conditions ``items``
+    (two or more), rendered with ``&&`` / ``||`` in SPARQL and ``AND`` / ``OR`` in Cypher."""
+
     op: str  # and | or
     items: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
 class Not:
+    """Logical negation of the condition ``this`` (SPARQL ``!``, Cypher ``NOT``)."""
+
     this: Any
 
 
 @dataclass(frozen=True)
 class Const:
+    """A constant condition (``value`` true or false), e.g. what a comparison of two
+    literals folds to."""
+
     value: bool
 
 
 @dataclass(frozen=True)
 class Like:
+    """SQL ``this [NOT] LIKE pattern``. ``regex`` is the pattern translated to an anchored
+    regular expression (``%`` → ``.*``, ``_`` → ``.``, the rest escaped; :func:`like_regex`),
+    matched case-insensitively as SQLite's LIKE (SPARQL ``REGEX(STR(?c), regex, "is")``);
+    ``negate`` for NOT LIKE."""
+
     this: Any
     regex: str  # anchored, regex-escaped pattern (case-insensitive match)
     negate: bool
@@ -174,6 +197,9 @@ class Like:
 
 @dataclass(frozen=True)
 class InList:
+    """SQL ``this [NOT] IN (v1, v2, ...)`` with literal ``values`` (already coerced to the
+    kind of ``this``); ``negate`` for NOT IN."""
+
     this: Any
     values: tuple[Lit, ...]
     negate: bool
@@ -181,6 +207,12 @@ class InList:
 
 @dataclass(frozen=True, eq=False)
 class InSub:
+    """SQL ``this [NOT] IN (subquery)``: ``query`` is the subquery's plan (:class:`SelectQ` or
+    :class:`SetQ`, one output column); ``negate`` for NOT IN, which keeps SQL's NULL rule (a
+    NULL on either side excludes the row). ``inner_cast`` is ``None``, ``"num"`` or ``"str"``:
+    the cast applied to the subquery's column when its kind differs from that of ``this``
+    (SQLite's comparison affinity). Rendered as ``FILTER [NOT] EXISTS { ... }`` in SPARQL."""
+
     this: Any
     query: Any
     negate: bool
@@ -189,24 +221,38 @@ class InSub:
 
 @dataclass(frozen=True, eq=False)
 class Exists:
+    """SQL ``[NOT] EXISTS (subquery)``; ``query`` is the subquery's plan, ``negate`` for NOT
+    EXISTS (SPARQL ``FILTER [NOT] EXISTS { ... }``)."""
+
     query: Any
     negate: bool
 
 
 @dataclass(frozen=True)
 class IsNull:
+    """SQL ``this IS [NOT] NULL``; ``negate`` for IS NOT NULL. The column tested is always
+    put in an OPTIONAL pattern, whatever ``optional_nulls`` says."""
+
     this: Any
     negate: bool
 
 
 @dataclass(frozen=True, eq=False)
 class ScalarSub:
+    """A scalar subquery ``(SELECT ...)`` used as a value: ``query`` is its plan (one output
+    column, at most one row: rendered with ``LIMIT 1``), ``kind`` the value kind of that
+    column (see :func:`column_kind`)."""
+
     query: Any
     kind: str
 
 
 @dataclass(frozen=True)
 class Agg:
+    """An aggregate ``func(arg)``: ``func`` is ``count``, ``sum``, ``avg``, ``min`` or ``max``;
+    ``arg`` is the aggregated expression, ``None`` for ``COUNT(*)``; ``distinct`` for
+    ``func(DISTINCT arg)``; ``kind`` the value kind of the result (``int`` for COUNT)."""
+
     func: str  # count sum avg min max
     arg: Any  # None: COUNT(*)
     distinct: bool
@@ -215,11 +261,17 @@ class Agg:
 
 @dataclass(frozen=True)
 class StrOf:
+    """The text form of the expression ``this`` (SPARQL ``STR(...)``, Cypher ``toString(...)``):
+    a numeric column compared with a text one, under SQLite's affinity rules."""
+
     this: Any
 
 
 @dataclass(frozen=True)
 class ToNum:
+    """The numeric value of the expression ``this`` (SPARQL ``xsd:double(...)``, Cypher
+    ``toFloat(...)``): a text column compared with a numeric one."""
+
     this: Any
 
 
@@ -242,6 +294,10 @@ class Source:
 
 @dataclass(frozen=True)
 class FkJoin:
+    """A join along a foreign key: the FROM item aliased ``child`` holds the foreign key
+    ``fk`` that references the FROM item aliased ``parent``. Rendered as the FK triple
+    ``?child :child\\#ref-c ?parent`` (SPARQL) or a relationship pattern (Cypher)."""
+
     child: str
     parent: str
     fk: ForeignKey
@@ -249,6 +305,10 @@ class FkJoin:
 
 @dataclass
 class Item:
+    """One projected column of a SELECT: the plan expression ``expr``, ``hint`` the output
+    variable's name (the SQL alias, else derived from the expression), ``kind`` its value
+    kind, and ``sql_name`` the column name SQLite reports for it (for result comparison)."""
+
     expr: Any
     hint: str
     kind: str
@@ -275,6 +335,7 @@ class SelectQ:
 
     @property
     def out_names(self) -> list[str]:
+        """The output variables' names, one per select item in order (:attr:`Item.hint`)."""
         return [i.hint for i in self.items]
 
 
@@ -292,11 +353,14 @@ class SetQ:
 
     @property
     def items(self) -> list[Item]:
+        """The select items of the set operation: those of its left operand (both operands
+        project the same number of columns)."""
         items: list[Item] = self.left.items
         return items
 
     @property
     def correlated(self) -> bool:
+        """True when either operand refers to a column of an enclosing query."""
         return bool(self.left.correlated or self.right.correlated)
 
 
@@ -316,6 +380,8 @@ def walk(e: Any) -> Iterator[Any]:
 
 
 def has_agg(e: Any) -> bool:
+    """True when the expression ``e`` contains an aggregate (:class:`Agg`), not counting
+    those inside subqueries."""
     return any(isinstance(x, Agg) for x in walk(e))
 
 
@@ -405,11 +471,19 @@ class Analyzer:
         self.notes: list[str] = []
 
     def new_alias(self) -> str:
+        """The next FROM alias, ``T1``, ``T2``, ... (numbered over the whole query, subqueries
+        included, so no two scopes share a variable)."""
         self.n_alias += 1
         return f"T{self.n_alias}"
 
     # -- entry
     def parse(self, sql: str) -> SelectQ | SetQ:
+        """The plan of one SQLite statement ``sql`` (a trailing ``;`` is ignored).
+
+        Raises:
+            Unsupported: the SQL does not parse, is not exactly one SELECT (or set operation
+                of SELECTs), or uses a construct the translation does not cover; the message
+                names it."""
         import sqlglot
         from sqlglot import exp
         from sqlglot.errors import ParseError
@@ -427,6 +501,11 @@ class Analyzer:
         return self.query(tree, None)
 
     def query(self, node: Any, parent: _Scope | None) -> SelectQ | SetQ:
+        """The plan of a sqlglot query node (SELECT or set operation, parentheses removed) in the
+        scope ``parent`` (``None`` at top level; a subquery sees its parents' FROM items).
+
+        Raises:
+            Unsupported: as :meth:`parse`."""
         from sqlglot import exp
 
         while isinstance(node, (exp.Subquery, exp.Paren)):
@@ -442,6 +521,12 @@ class Analyzer:
         raise Unsupported(f"unsupported query node {type(node).__name__}")
 
     def setop(self, node: Any, parent: _Scope | None) -> SetQ:
+        """The plan of a UNION [ALL] / INTERSECT / EXCEPT node, with its ORDER BY (by output
+        position), LIMIT and OFFSET.
+
+        Raises:
+            Unsupported: INTERSECT ALL / EXCEPT ALL, WITH, or operands with different
+                column counts."""
         from sqlglot import exp
 
         op = {exp.Union: "union", exp.Intersect: "intersect", exp.Except: "except"}[type(node)]
@@ -560,6 +645,13 @@ class Analyzer:
 
     # -- SELECT
     def select(self, sel: Any, parent: _Scope | None) -> SelectQ:
+        """The plan of one SELECT block: FROM items and their aliases, foreign-key joins,
+        WHERE conjuncts, select items, GROUP BY (with the columns it determines), HAVING,
+        ORDER BY, LIMIT / OFFSET (module docstring for the rules).
+
+        Raises:
+            Unsupported: a clause or expression outside the covered subset (named in the
+                message)."""
         from sqlglot import exp
 
         for key in ("with", "windows", "qualify", "laterals", "pivots", "into", "settings"):
@@ -883,6 +975,12 @@ class Analyzer:
 
     # -- expressions
     def value(self, e: Any, scope: _Scope, agg_ok: bool) -> Any:
+        """The plan of a value expression ``e`` (column, literal, arithmetic, aggregate when
+        ``agg_ok``, scalar subquery) resolved in ``scope``.
+
+        Raises:
+            Unsupported: an unknown column, an aggregate where none is allowed, or an
+                unsupported function."""
         from sqlglot import exp
 
         if isinstance(e, exp.Paren):
@@ -960,6 +1058,11 @@ class Analyzer:
         raise Unsupported(f"SQL construct {type(e).__name__}")
 
     def cond(self, e: Any, scope: _Scope, agg_ok: bool) -> Any:
+        """The plan of a condition ``e`` (WHERE, ON or HAVING; aggregates only when ``agg_ok``),
+        with SQLite's comparison affinity applied to literals.
+
+        Raises:
+            Unsupported: as :meth:`value`."""
         from sqlglot import exp
 
         if e.args.get("negate") and not isinstance(e, exp.Not):  # sqlglot: x NOT LIKE y
@@ -1207,6 +1310,12 @@ def sparql_string(s: str) -> str:
 
 
 def sparql_number(v: int | float) -> str:
+    """A number as a SPARQL literal: an integer as written, a float by ``repr`` (exponent
+    form as ``1.00000000000000000E+20``, so it reads back as an ``xsd:double``), a bool as
+    ``true`` / ``false``.
+
+    Raises:
+        Unsupported: NaN or an infinity (SPARQL has no literal for them)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -1245,6 +1354,8 @@ class SparqlRenderer:
         self.n_sub = 0
 
     def fresh(self, hint: str) -> str:
+        """A SPARQL variable name derived from ``hint`` (non-word characters replaced) that no
+        other variable of the query uses yet (``name``, ``name_2``, ...); it is reserved."""
         base = _sanitize(hint)
         name = base
         k = 2
@@ -1256,6 +1367,12 @@ class SparqlRenderer:
 
     # -- top level
     def render(self, q: SelectQ | SetQ) -> str:
+        """The SPARQL 1.1 query text of the plan ``q``, with its PREFIX lines (``xsd:`` only when
+        a cast uses it).
+
+        Raises:
+            Unsupported: a plan the SPARQL rendering cannot express (e.g. a non-finite
+                number)."""
         for a in _aliases(q):
             self.names.add(a)
         body = self.select(q, None) if isinstance(q, SelectQ) else self.setop_query(q)
@@ -1267,6 +1384,9 @@ class SparqlRenderer:
         return head + body
 
     def setop_query(self, q: SetQ, out: list[str] | None = None) -> str:
+        """A set operation as a whole query: ``SELECT [DISTINCT] ?o1 ... { {L} UNION|join|MINUS
+        {R} }`` with its ORDER BY and LIMIT / OFFSET; ``out`` fixes the output variables
+        (default: fresh names from the left operand's items)."""
         pattern, outs = self.setop_pattern(q, out)
         proj = " ".join("?" + o for o in outs)
         distinct = "" if q.all else "DISTINCT "
@@ -1279,6 +1399,9 @@ class SparqlRenderer:
         return text
 
     def setop_pattern(self, q: SetQ, out: list[str] | None) -> tuple[str, list[str]]:
+        """The group pattern of a set operation (UNION, a join of both operands for INTERSECT,
+        MINUS for EXCEPT) and its output variables; both operands project ``out`` (default:
+        the left operand's fresh names)."""
         left, outs = self.operand(q.left, out)
         right, _ = self.operand(q.right, outs)
         if q.op == "union":
@@ -1307,9 +1430,13 @@ class SparqlRenderer:
 
     # -- SELECT
     def select(self, q: SelectQ, out: list[str] | None) -> str:
+        """The SPARQL SELECT query of one plan block projecting the variables ``out`` (default:
+        fresh names from the items' hints); :meth:`select_with_outs` without the names."""
         return self.select_with_outs(q, out)[0]
 
     def select_with_outs(self, q: SelectQ, out: list[str] | None) -> tuple[str, list[str]]:
+        """The SPARQL SELECT query of one plan block and its output variables' names (in item
+        order): triple patterns, FILTERs, projection, GROUP BY, HAVING, ORDER BY, LIMIT."""
         blk = self.open_block(q)
         filters = [self.filter(c, blk, top=True) for c in q.where]
         proj: list[str] = []
@@ -1371,6 +1498,8 @@ class SparqlRenderer:
         return _sanitize(item.hint)
 
     def open_block(self, q: SelectQ) -> _Block:
+        """Start the group pattern of a SELECT block: ``?Tn a :table .`` per table of FROM, a
+        sub-select per derived table, and the foreign-key triples of its joins."""
         blk = _Block(q)
         for s in q.sources:
             self.alias_block[s.alias] = blk
@@ -1388,6 +1517,9 @@ class SparqlRenderer:
         return blk
 
     def close_block(self, blk: _Block, filters: list[str]) -> str:
+        """The group pattern of a block: its triple patterns, one triple per column used
+        (required, or OPTIONAL for IS [NOT] NULL columns and with ``optional_nulls``), then
+        the FILTER lines ``filters``."""
         lines = list(blk.patterns)
         opt = []
         tables = {s.alias: s.table for s in blk.q.sources}
@@ -1407,6 +1539,9 @@ class SparqlRenderer:
         return "\n".join(lines)
 
     def col_var(self, c: Col, blk: _Block, register: bool = True) -> str:
+        """The SPARQL variable (without ``?``) of column ``c``: ``Tn_column`` in the block that
+        owns the alias, the sub-select's output variable for a derived table; with
+        ``register`` the column's triple is added to that block."""
         if (c.alias, c.column) in self.derived_vars:
             return self.derived_vars[(c.alias, c.column)]
         owner = self.alias_block.get(c.alias, blk)
@@ -1425,6 +1560,12 @@ class SparqlRenderer:
     def expr(
         self, e: Any, blk: _Block, in_agg_query: bool = False, subs: list[str] | None = None
     ) -> str:
+        """The SPARQL expression of the plan value ``e`` in block ``blk``: a variable (``SAMPLE``
+        of it when ``in_agg_query`` and the column is not grouped), a literal, arithmetic,
+        a cast, an aggregate; a scalar subquery's pattern is appended to ``subs``.
+
+        Raises:
+            Unsupported: a value the rendering cannot express."""
         if isinstance(e, Col):
             var = "?" + self.col_var(e, blk)
             if in_agg_query and e in blk.q.samples:
@@ -1544,6 +1685,9 @@ class SparqlRenderer:
         return pattern
 
     def in_sub(self, c: InSub, blk: _Block, in_agg: bool) -> str:
+        """The FILTER of ``this [NOT] IN (subquery)``: ``[NOT] EXISTS { subquery pattern, FILTER
+        (?y = left) }``, with SQL's NULL rule for NOT IN (a NULL on either side excludes the
+        row)."""
         q = c.query
         left = self.expr(c.this, blk, in_agg)
         if isinstance(q, SelectQ) and not q.is_agg and q.limit is None and q.offset is None:

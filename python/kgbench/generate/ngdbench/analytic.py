@@ -158,6 +158,7 @@ class Template:
 
     @property
     def template_id(self) -> str:
+        """``"<type>_<id>"``, the template's identifier in task records (spec §2)."""
         return f"{self.type}_{self.id}"
 
 
@@ -269,6 +270,7 @@ class CleanIndex:
 
     @classmethod
     def of(cls, graph: Mapping[str, Any]) -> CleanIndex:
+        """Index the graph dict ``graph`` (``entities`` / ``relations``, SPEC.md §2)."""
         nodes = {str(e["eid"]): e for e in graph.get("entities") or []}
         out_edges: dict[str, list[tuple[str, str, str]]] = {}
         in_edges: dict[str, list[tuple[str, str, str]]] = {}
@@ -298,6 +300,7 @@ class CleanIndex:
         )
 
     def label(self, eid: str) -> str:
+        """The label of node ``eid`` (``KeyError`` when the graph has no such node)."""
         return str(self.nodes[eid]["label"])
 
 
@@ -314,6 +317,8 @@ class Anchor:
     rel: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The anchor as written in task records: ``kind``, ``id``, ``noisy``, and for an edge
+        its ``source``, ``target`` and ``type`` (formats.md §9)."""
         d: dict[str, Any] = {"kind": self.kind, "id": self.id, "noisy": self.noisy}
         if self.kind == "edge":
             d.update(source=self.source, target=self.target, type=self.rel)

@@ -40,12 +40,20 @@ def entity_label(value: Any) -> str:
 
 
 def required_field(where: str, item: Mapping[str, Any], name: str) -> Any:
+    """The value of field ``name`` of the record ``item``.
+
+    Raises:
+        InputError: the field is missing; the message starts with ``where`` (file and line)."""
     if name not in item:
         raise InputError(f"{where}: missing field {name!r}")
     return item[name]
 
 
 def list_field(where: str, item: Mapping[str, Any], name: str) -> list[Any]:
+    """The value of field ``name`` of the record ``item``, which must be a JSON array.
+
+    Raises:
+        InputError: the field is missing or not a list; the message starts with ``where``."""
     value = required_field(where, item, name)
     if not isinstance(value, list):
         raise InputError(f"{where}: field {name!r} must be a list, got {type(value).__name__}")
@@ -78,6 +86,11 @@ def isomorphism_field(where: str, item: Mapping[str, Any]) -> str:
 
 
 def redundant_field(where: str, item: Mapping[str, Any]) -> bool:
+    """The record's ``redundant`` flag (SynthKGQA: the answer subgraph is not minimal).
+
+    Raises:
+        InputError: the field is missing or not a JSON boolean; the message starts with
+            ``where``."""
     value = required_field(where, item, "redundant")
     if not isinstance(value, bool):
         raise InputError(f"{where}: field 'redundant' must be true or false, got {value!r}")
