@@ -193,6 +193,35 @@ def register(subparsers: Any) -> None:
         "predicted_sparql_samples, as `kgbench predict --samples K` writes them) and report "
         "pass@k for k <= K (Chen et al. 2021's unbiased estimator) beside EX of the first",
     )
+    p.add_argument(
+        "--test-suite",
+        type=int,
+        nargs="?",
+        const=8,
+        default=None,
+        metavar="N",
+        help="also score test-suite EX (ts_execution_accuracy; issue 31): the gold against its "
+        "neighbour queries on up to N distilled neighbour graphs per task (default N: 8); "
+        "SPARQL: the --rdf-dir graphs in memory",
+    )
+    p.add_argument(
+        "--suite-graph",
+        type=Path,
+        help="--test-suite with --language cypher: the graph under test (graph.json or a "
+        "kgbench convert output directory), loaded into a disposable Neo4j kgbench starts",
+    )
+    p.add_argument(
+        "--suite-cache",
+        type=Path,
+        help="--test-suite: JSON file of distilled suites reused across runs and models "
+        "(default: OUT/test_suite_cache.json)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="--test-suite: seed of the neighbour queries and graphs (default: 0)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
 
