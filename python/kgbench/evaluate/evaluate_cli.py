@@ -358,6 +358,17 @@ def _run_sparql(args: argparse.Namespace) -> int:
         if done % 50 == 0 or done == total:
             print(f"  {done}/{total} tasks", file=sys.stderr)
 
+    cache = None
+    if args.test_suite is not None:
+        from kgbench.evaluate.test_suite import SuiteCache
+
+        if args.test_suite < 0:
+            raise InputError("--test-suite N needs N >= 0")
+        if args.suite_graph is not None:
+            raise InputError("--suite-graph is for --language cypher; SPARQL uses --rdf-dir")
+        cache = SuiteCache.load(args.suite_cache or args.out / "test_suite_cache.json")
+    elif args.suite_cache is not None or args.suite_graph is not None:
+        raise InputError("--suite-cache and --suite-graph need --test-suite")
     result = evaluate_sparql(
         args.tasks,
         args.predictions,
@@ -365,7 +376,19 @@ def _run_sparql(args: argparse.Namespace) -> int:
         timeout_s=timeout,
         compat=args.compat,
         progress=progress,
+        test_suite=args.test_suite,
+        suite_cache=cache,
+        seed=args.seed,
     )
+    if cache is not None:
+        path = cache.save()
+        counts = cache.counts()
+        print(
+            f"test suites: {counts['distilled']} distilled ({counts['rebuilt']} rebuilt: the "
+            f"cached suite was made for another graph content), {counts['reused']} reused; "
+            f"cache {path}",
+            file=sys.stderr,
+        )
     if args.samples is not None and args.samples > 1:
         from kgbench.evaluate.passk import sparql_pass_at_k
 

@@ -501,3 +501,31 @@ def ex_not_ts(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def format_test_suite(summary: Mapping[str, Any], listed: Sequence[Mapping[str, Any]]) -> str:
+    """The ``test_suite`` object of :func:`ts_aggregate` and the :func:`ex_not_ts` list as
+    table lines."""
+    lines = [
+        f"test suite (up to {summary.get('max_size', '?')} neighbour graphs per task, mean "
+        f"{summary['mean_suite_size']:.2f}; neighbours distinguished {summary['distinguished']}"
+        f" of {summary['neighbours']})",
+        f"  {'execution_accuracy':<32} {summary['execution_accuracy']:>8.4f}",
+        f"  {'ts_execution_accuracy':<32} {summary['ts_execution_accuracy']:>8.4f}",
+        f"  {'EX 1 but TS-EX 0':<32} {summary['ex_not_ts']:>8d}",
+    ]
+    if "suites" in summary:
+        c = summary["suites"]
+        lines.append(
+            f"  suites: {c['distilled']} distilled ({c['rebuilt']} rebuilt: cached for another "
+            f"graph content), {c['reused']} reused from the cache"
+        )
+    for item in listed[:20]:
+        sep = item.get("separated_by") or {}
+        lines.append(
+            f"  EX 1, TS-EX 0: {item.get('graph')}/{item.get('qid')} by {sep.get('id')} "
+            f"({sep.get('kind')}): {sep.get('description')}"
+        )
+    if len(listed) > 20:
+        lines.append(f"  ... {len(listed) - 20} more in aggregated_metrics.json (ex_not_ts)")
+    return "\n".join(lines)
