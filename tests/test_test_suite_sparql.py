@@ -260,6 +260,12 @@ def test_spider4sparql_gpt35_ts_ex_cache_and_determinism(
     distilled = agg["test_suite"]["suites"]["distilled"]
     assert distilled == len({r["gold_sparql"] + "|" + r["graph"] for r in records})
 
+    # kgbench report: TS-EX beside EX, and the EX-1-TS-EX-0 tasks with their delta
+    html = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "a"), "--out", str(html)]) == 0
+    page = html.read_text(encoding="utf-8")
+    assert "TS-EX" in page and "EX 1 but TS-EX 0" in page and "concert_singer/14 (by d" in page
+
     # the second run reuses every suite and scores the same
     records2, agg2 = _evaluate(s4s, tmp_path / "b", "--suite-cache", str(cache))
     assert "0 distilled" in capsys.readouterr().err
