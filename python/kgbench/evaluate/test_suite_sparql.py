@@ -544,13 +544,16 @@ class SparqlSuiteBackend:
                         ):
                             bound.append(v)
         members: list[str] = []
+        of_class: dict[str, list[str]] = {}
         for c in shape.classes:
             rows = self._rows(f"SELECT ?s WHERE {{ ?s <{RDF_TYPE}> <{c}> }} ORDER BY ?s")
-            members += [str(r[0]) for r in rows]
+            of_class[c] = [str(r[0]) for r in rows]
+            members += of_class[c]
         near = bound or members
         rng_near = sorted(set(near))
         focus = rng.sample(rng_near, min(6, len(rng_near)))
-        others = [m for m in sorted(set(members)) if m not in set(bound)]
+        bound_set = set(bound)
+        others = [m for m in sorted(set(members)) if m not in bound_set]
         focus_out = rng.sample(others, min(3, len(others)))
         gold_preds = set(shape.predicates)
         groups: dict[str, list[tuple[str, tuple[dict[str, Any], ...], str]]] = {}
@@ -637,11 +640,7 @@ class SparqlSuiteBackend:
         for pair_pred, value, pair_cls in shape.pairs:
             by_class.setdefault(pair_cls, []).append((pair_pred, value))
         for cls, pvs in sorted(by_class.items(), key=lambda x: str(x[0])):
-            cands = [
-                m
-                for m in sorted(set(members))
-                if cls is None or self._rows(f"ASK {{ <{m}> <{RDF_TYPE}> <{cls}> }}")[0][0]
-            ]
+            cands = sorted(set(members) if cls is None else of_class.get(cls, []))
             for r in rng.sample(cands, min(3, len(cands))):
                 ops: list[dict[str, Any]] = []
                 for p, v in pvs:
