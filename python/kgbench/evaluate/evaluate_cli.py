@@ -195,6 +195,35 @@ def register(subparsers: Any) -> None:
         "predicted_sparql_samples, as `kgbench predict --samples K` writes them) and report "
         "pass@k for k <= K (Chen et al. 2021's unbiased estimator) beside EX of the first",
     )
+    p.add_argument(
+        "--test-suite",
+        type=int,
+        nargs="?",
+        const=8,
+        default=None,
+        metavar="N",
+        help="also score test-suite EX (ts_execution_accuracy; issue 31): the gold against its "
+        "neighbour queries on up to N distilled neighbour graphs per task (default N: 8); "
+        "SPARQL: the --rdf-dir graphs in memory",
+    )
+    p.add_argument(
+        "--suite-graph",
+        type=Path,
+        help="--test-suite with --language cypher: the graph under test (graph.json or a "
+        "kgbench convert output directory), loaded into a disposable Neo4j kgbench starts",
+    )
+    p.add_argument(
+        "--suite-cache",
+        type=Path,
+        help="--test-suite: JSON file of distilled suites reused across runs and models "
+        "(default: OUT/test_suite_cache.json)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="--test-suite: seed of the neighbour queries and graphs (default: 0)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
 
@@ -348,6 +377,17 @@ def _run_sparql(args: argparse.Namespace) -> int:
         if done % 50 == 0 or done == total:
             print(f"  {done}/{total} tasks", file=sys.stderr)
 
+    cache = None
+    if args.test_suite is not None:
+        from kgbench.evaluate.test_suite import SuiteCache
+
+        if args.test_suite < 0:
+            raise InputError("--test-suite N needs N >= 0")
+        if args.suite_graph is not None:
+            raise InputError("--suite-graph is for --language cypher; SPARQL uses --rdf-dir")
+        cache = SuiteCache.load(args.suite_cache or args.out / "test_suite_cache.json")
+    elif args.suite_cache is not None or args.suite_graph is not None:
+        raise InputError("--suite-cache and --suite-graph need --test-suite")
     result = evaluate_sparql(
         args.tasks,
         args.predictions,
@@ -355,7 +395,19 @@ def _run_sparql(args: argparse.Namespace) -> int:
         timeout_s=timeout,
         compat=args.compat,
         progress=progress,
+        test_suite=args.test_suite,
+        suite_cache=cache,
+        seed=args.seed,
     )
+    if cache is not None:
+        path = cache.save()
+        counts = cache.counts()
+        print(
+            f"test suites: {counts['distilled']} distilled ({counts['rebuilt']} rebuilt: the "
+            f"cached suite was made for another graph content), {counts['reused']} reused; "
+            f"cache {path}",
+            file=sys.stderr,
+        )
     if args.samples is not None and args.samples > 1:
         from kgbench.evaluate.passk import sparql_pass_at_k
 

@@ -190,8 +190,8 @@ def _run_in_store(store: Any, query: str) -> tuple[Any, ...]:
         return ("error", "syntax", str(exc))
     except Exception as exc:  # evaluation errors (OSError, ValueError...)
         return ("error", "execution", str(exc))
-    if isinstance(result, bool):
-        return ("ok", ["ask"], [[result]])
+    if isinstance(result, bool) or type(result).__name__ == "QueryBoolean":
+        return ("ok", ["ask"], [[bool(result)]])  # pyoxigraph 0.5: a QueryBoolean
     if not hasattr(result, "variables"):
         return ("error", "not_select", "a CONSTRUCT/DESCRIBE query has no result table")
     columns = [v.value for v in result.variables]
@@ -202,6 +202,50 @@ def _run_in_store(store: Any, query: str) -> tuple[Any, ...]:
     return ("ok", columns, rows)
 
 
+def _quad(line: str) -> Any:
+    """The pyoxigraph quad of one N-Triples statement ``<s> <p> o`` (without the dot)."""
+    import pyoxigraph as ox
+
+    (quad,) = ox.parse((line + " .\n").encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
+    return quad
+
+
+def _command(store: Any, msg: tuple[Any, ...], undo: list[tuple[str, Any]]) -> tuple[Any, ...]:
+    """A worker command (not a query): ``("apply", ops)`` inserts / deletes triples (ops
+    ``{"op": "insert" | "delete", "triple": [s, p, o]}``, terms in N-Triples syntax) and
+    remembers what actually changed; ``("restore",)`` undoes exactly that; ``("fingerprint",)``
+    is the SHA-256 of the sorted N-Triples statements."""
+    import hashlib
+
+    try:
+        if msg[0] == "apply":
+            for op in msg[1]:
+                quad = _quad(" ".join(op["triple"]))
+                if op["op"] == "insert" and quad not in store:
+                    store.add(quad)
+                    undo.append(("inserted", quad))
+                elif op["op"] == "delete" and quad in store:
+                    store.remove(quad)
+                    undo.append(("deleted", quad))
+            return ("ok",)
+        if msg[0] == "restore":
+            while undo:
+                what, quad = undo.pop()
+                if what == "inserted":
+                    store.remove(quad)
+                else:
+                    store.add(quad)
+            return ("ok",)
+        if msg[0] == "fingerprint":
+            h = hashlib.sha256()
+            for line in sorted(f"{q.subject} {q.predicate} {q.object}" for q in store):
+                h.update(line.encode("utf-8") + b"\n")
+            return ("ok", h.hexdigest())
+    except Exception as exc:  # a malformed op: the caller's error
+        return ("error", "command", f"{type(exc).__name__}: {exc}")
+    return ("error", "command", f"unknown worker command {msg[0]!r}")
+
+
 def _worker(paths: list[str], conn: Any) -> None:
     """The worker process: load ``paths`` into a store, then answer queries until EOF."""
     try:
@@ -210,6 +254,7 @@ def _worker(paths: list[str], conn: Any) -> None:
         conn.send(("error", "load", f"{type(exc).__name__}: {exc}"))
         return
     conn.send(("ready",))
+    undo: list[tuple[str, Any]] = []
     while True:
         try:
             query = conn.recv()
@@ -217,6 +262,9 @@ def _worker(paths: list[str], conn: Any) -> None:
             return
         if query is None:
             return
+        if isinstance(query, tuple):
+            conn.send(_command(store, query, undo))
+            continue
         conn.send(_run_in_store(store, query))
 
 
@@ -247,6 +295,7 @@ class SparqlExecutor:
         self._proc: Any = None
         self._conn: Any = None
         self.restarts = 0
+        self._ops: list[dict[str, Any]] | None = None
 
     def _start(self) -> None:
         ctx = mp.get_context("spawn")
@@ -270,6 +319,8 @@ class SparqlExecutor:
 
         if self._proc is None:
             self._start()
+            if self._ops is not None:  # a fresh worker holds the original graph: re-apply
+                self._command(("apply", self._ops))
         t0 = time.perf_counter()
         self._conn.send(query)
         if not self._conn.poll(self.timeout_s):
@@ -290,6 +341,43 @@ class SparqlExecutor:
         if msg[0] == "ok":
             return SparqlResult(columns=msg[1], rows=msg[2], seconds=seconds)
         return SparqlResult(error=msg[1], message=msg[2], seconds=seconds)
+
+    def _command(self, msg: tuple[Any, ...]) -> tuple[Any, ...]:
+        if self._proc is None:
+            self._start()
+        self._conn.send(msg)
+        reply: tuple[Any, ...] = self._conn.recv()
+        if reply[0] != "ok":
+            raise InputError(f"SPARQL worker: {reply[2]}")
+        return reply
+
+    def apply(self, ops: Sequence[dict[str, Any]]) -> None:
+        """Change the graph for the next queries: ``ops`` insert or delete triples
+        (``{"op": "insert" | "delete", "triple": [s, p, o]}``, terms in N-Triples syntax,
+        e.g. ``<http://x/a>`` or ``"5"^^<http://www.w3.org/2001/XMLSchema#integer>``) until
+        :meth:`restore`; kept across a worker restart (a timeout).
+
+        Raises:
+            InputError: a malformed op (the parser's message); ValueError: a delta already
+                applied."""
+        if self._ops is not None:
+            raise ValueError("a delta is already applied: restore() first")
+        self._ops = [dict(op) for op in ops]
+        try:
+            self._command(("apply", self._ops))
+        except InputError:
+            self.restore()
+            raise
+
+    def restore(self) -> None:
+        """Undo :meth:`apply` exactly (only the triples it actually inserted or deleted)."""
+        self._ops = None
+        if self._proc is not None:
+            self._command(("restore",))
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the graph's sorted N-Triples statements (the content, not the files)."""
+        return str(self._command(("fingerprint",))[1])
 
     def _kill(self) -> None:
         if self._proc is not None:

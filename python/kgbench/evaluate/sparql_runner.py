@@ -41,6 +41,7 @@ from kgbench.evaluate.aggregate import (
     informative_metrics,
     mean4,
 )
+from kgbench.evaluate.test_suite import SuiteCache, format_test_suite
 
 #: Spider's hardness levels, in order.
 HARDNESS = ("easy", "medium", "hard", "extra")
@@ -137,6 +138,8 @@ class SparqlEvaluation:
             lines.append(format_ci95(agg["ci95"]))
         if "informative" in agg:
             lines.append(format_informative(agg["informative"]))
+        if "test_suite" in agg:
+            lines.append(format_test_suite(agg["test_suite"], agg.get("ex_not_ts", [])))
         for section in ("by_hardness", "by_graph"):
             lines.append(f"{section} (execution_accuracy)")
             for key, value in agg[section].items():
@@ -156,8 +159,18 @@ def evaluate_sparql(
     timeout_s: float = 30.0,
     compat: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    test_suite: int | None = None,
+    suite_cache: SuiteCache | None = None,
+    seed: int = 0,
+    suite_timeout_s: float = 5.0,
 ) -> SparqlEvaluation:
     """Score the predictions of a task file (module docstring).
+
+    ``test_suite``: the largest suite per task for test-suite EX (``None``: not scored);
+    suites come from / go to ``suite_cache`` (an empty in-memory cache when ``None``) and are
+    distilled with ``seed`` (:mod:`kgbench.evaluate.test_suite_sparql`), each query of the
+    distillation under ``min(timeout_s, suite_timeout_s)`` (the gold and the prediction are
+    scored on the suite under ``timeout_s``).
 
     Raises:
         InputError: unreadable or malformed task / prediction files, a graph without RDF
@@ -171,6 +184,8 @@ def evaluate_sparql(
         with_s4s_prefix,
     )
     from kgbench.evaluate.tasks import read_records
+    from kgbench.evaluate.test_suite import ex_not_ts, ts_aggregate, ts_task_record, ts_verdict
+    from kgbench.evaluate.test_suite_sparql import SparqlSuiteBackend
 
     if compat not in (None, "s4s"):
         raise InputError(f"compat must be 's4s' or none, not {compat!r}")
@@ -183,8 +198,13 @@ def evaluate_sparql(
     excluded: list[dict[str, Any]] = []
     errors: dict[str, int] = {}
     done = 0
+    if test_suite is not None and test_suite < 0:
+        raise InputError(f"--test-suite must be >= 0, not {test_suite}")
+    if test_suite is not None and suite_cache is None:
+        suite_cache = SuiteCache()
     for graph, group in by_graph.items():
         with SparqlExecutor(rdf_files_of(rdf_dir, graph), timeout_s=timeout_s) as ex:
+            backend = SparqlSuiteBackend(ex, compat=compat) if test_suite is not None else None
             for t in group:
                 done += 1
                 gold = ex.run(t["gold_sparql"])
@@ -217,6 +237,29 @@ def evaluate_sparql(
                 if error is not None:
                     errors[error] = errors.get(error, 0) + 1
                 rec["metrics"] = {"execution_accuracy": ex_value, "executable": executable}
+                if backend is not None and suite_cache is not None and test_suite is not None:
+                    # neighbours are near-misses, some of them cross products: distil under a
+                    # short timeout (a neighbour that times out is told apart already)
+                    ex.timeout_s = min(timeout_s, suite_timeout_s)
+                    try:
+                        suite = suite_cache.suite_for(
+                            backend, t["gold_sparql"], scope=graph, max_size=test_suite, seed=seed
+                        )
+                    finally:
+                        ex.timeout_s = timeout_s
+                    verdict = None
+                    if error is None and isinstance(pred_text, str):  # failed: never rerun
+                        verdict = ts_verdict(
+                            backend,
+                            suite,
+                            t["gold_sparql"],
+                            with_s4s_prefix(pred_text),
+                            original_same=ex_value == 1,
+                        )
+                    rec["metrics"]["ts_execution_accuracy"] = (
+                        verdict.score if verdict is not None else 0.0
+                    )
+                    rec["test_suite"] = ts_task_record(suite, verdict)
                 rec["error"] = error
                 rec["uninformative"] = uninformative_reason([list(r) for r in gold.rows])
                 scored.append(rec)
@@ -240,4 +283,14 @@ def evaluate_sparql(
         "excluded": excluded,
         "compat": compat or "kgbench",
     }
+    if test_suite is not None:
+        metrics = ("execution_accuracy", "ts_execution_accuracy", "executable")
+        aggregated["overall"] = {m: mean4([r["metrics"][m] for r in scored]) for m in metrics}
+        aggregated["ci95"] = bootstrap_ci95(scored, metrics)
+        aggregated["informative"] = informative_metrics(scored, metrics)
+        summary = ts_aggregate(scored, suite_cache.counts() if suite_cache is not None else None)
+        summary["max_size"] = test_suite
+        summary["seed"] = seed
+        aggregated["test_suite"] = summary
+        aggregated["ex_not_ts"] = ex_not_ts(scored)
     return SparqlEvaluation(scored, aggregated, excluded, errors)

@@ -68,6 +68,8 @@ EX = Metric("execution_accuracy", "EX")
 PSJS = Metric("psjs", "PSJS")
 EXEC = Metric("executable", "Exec")
 EX_SET = Metric("ex_set", "EX_set")
+#: Test-suite EX (issue 31; :mod:`kgbench.evaluate.test_suite`), when the run has it.
+TS_EX = Metric("ts_execution_accuracy", "TS-EX")
 #: NGDBench's metrics (spec ngdbench.md §5), per task family.
 NGD_METRICS = (
     Metric("noagg_jaccard", "NoAgg Jaccard"),
@@ -493,7 +495,53 @@ def read_evaluate(path: Path, label: str) -> Run:
     run = Run(label, path, "evaluate (CypherBench)", metrics, overall, rows)
     _count_errors(run, classes)
     _informative_note(run, agg)
+    _test_suite(run, records, agg)
     return run
+
+
+def _test_suite(run: Run, records: Sequence[Any], agg: Mapping[str, Any]) -> None:
+    """Add test-suite EX (``metrics.ts_execution_accuracy`` of the records, ``test_suite`` of
+    ``aggregated_metrics.json``) to ``run``, when the run has it: the TS-EX metric beside EX,
+    and notes with the suite figures and the tasks with EX 1 and TS-EX 0, each with the
+    neighbour graph (delta) that separated it (metrics.md, test-suite EX)."""
+    summary = _dict(agg.get("test_suite"))
+    if not summary:
+        return
+    if TS_EX not in run.metrics:
+        run.metrics = list(run.metrics)
+        run.metrics.insert(run.metrics.index(EX) + 1 if EX in run.metrics else 0, TS_EX)
+    run.overall[TS_EX.key] = _num(summary.get("ts_execution_accuracy"))
+    by_qid = {row.qid: row for row in run.rows}
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            continue
+        value = _num(_dict(rec.get("metrics")).get(TS_EX.key))
+        row = by_qid.get(str(rec.get("qid", i)))
+        if value is not None and row is not None:
+            row.metrics[TS_EX.key] = value
+    suites = _dict(summary.get("suites"))
+    run.notes.append(
+        f"test-suite EX {summary.get('ts_execution_accuracy')} beside EX "
+        f"{summary.get('execution_accuracy')}: suites of up to {summary.get('max_size')} "
+        f"neighbour graphs (mean {summary.get('mean_suite_size')}), "
+        f"{summary.get('distinguished')} of {summary.get('neighbours')} neighbour queries "
+        f"distinguished; suites {suites.get('distilled', '?')} distilled "
+        f"({suites.get('rebuilt', '?')} rebuilt for a changed graph), "
+        f"{suites.get('reused', '?')} reused"
+    )
+    listed = agg.get("ex_not_ts") or []
+    if isinstance(listed, list) and listed:
+        items = []
+        for item in listed:
+            sep = _dict(item.get("separated_by")) if isinstance(item, dict) else {}
+            items.append(
+                f"{item.get('graph')}/{item.get('qid')} (by {sep.get('id')}, "
+                f"{sep.get('kind')}: {sep.get('description')})"
+            )
+        run.notes.append(
+            f"{len(listed)} task(s) with EX 1 but TS-EX 0 (right on the graph by coincidence, "
+            "told apart by a neighbour graph): " + "; ".join(items)
+        )
 
 
 def _gold_result_group(row: TaskRow, rec: Mapping[str, Any]) -> None:
@@ -571,6 +619,7 @@ def read_evaluate_sparql(path: Path, label: str) -> Run:
     if agg.get("compat"):
         run.notes.append(f"EX rules: {agg['compat']}")
     _count_errors(run, classes)
+    _test_suite(run, records, agg)
     return run
 
 
