@@ -183,7 +183,9 @@ class CypherSuiteBackend:
         transaction (module docstring). A delta whose ops fail gives every query an error."""
         from kgbench.neo4j.executor import to_plain
 
-        ops = [(str(op["query"]), dict(op.get("params") or {})) for op in (delta.ops if delta else ())]
+        ops = [
+            (str(op["query"]), dict(op.get("params") or {})) for op in (delta.ops if delta else ())
+        ]
         try:
             raw = self.db.run_rolled_back(ops, list(queries), timeout_s=self.timeout_s)
         except Exception as exc:  # an op failed: no query of this delta has a result
@@ -230,7 +232,7 @@ class CypherSuiteBackend:
         if count <= 0:
             return []
         labels, types, keys = self._names_in(gold)
-        nodes = self._provenance_nodes(gold, labels)
+        nodes = self._provenance_nodes(gold, labels, types)
         rels = self._incident(nodes, types)
         pools: dict[str, list[tuple[str, list[dict[str, Any]], str]]] = {
             "delete_relationship": [self._delete_rel(r) for r in rels],
@@ -242,6 +244,8 @@ class CypherSuiteBackend:
         }
         for kind, pool in pools.items():
             random.Random(f"{seed}\0{gold}\0{kind}").shuffle(pool)
+            # drawn from the end: the changes that use the gold's own constants first
+            pool.sort(key=lambda item: item[2].startswith("set ") and "(constant)" in item[2])
         out: list[Delta] = []
         seen: set[str] = set()
         while len(out) < count and any(pools.values()):
@@ -272,12 +276,7 @@ class CypherSuiteBackend:
         labels = [x for x in self.schema["labels"] if x in names]
         types = [x for x in self.schema["types"] if x in names]
         keys = sorted(
-            {
-                k
-                for props in self.schema["node_properties"].values()
-                for k in props
-                if k in names
-            }
+            {k for props in self.schema["node_properties"].values() for k in props if k in names}
         )
         return labels, types, keys
 
@@ -287,9 +286,12 @@ class CypherSuiteBackend:
         with read_session(self.db._driver, None) as session:
             return [list(r.values()) for r in session.run(query, params)]
 
-    def _provenance_nodes(self, gold: str, labels: list[str]) -> list[tuple[str, str]]:
+    def _provenance_nodes(
+        self, gold: str, labels: list[str], types: list[str]
+    ) -> list[tuple[str, str]]:
         """``(eid, label)`` of the nodes the gold's MATCH part binds (at most
-        :data:`MAX_NODES`, by eid), else of some nodes of the labels it names."""
+        :data:`MAX_NODES`, by eid), else of some nodes of the labels it names (those with a
+        relationship of a type it names first)."""
         from kgbench._core import cypher
 
         ids: set[str] = set()
@@ -313,7 +315,10 @@ class CypherSuiteBackend:
         if not rows:
             for label in labels:
                 rows += self._read(
-                    f"MATCH (n:{_q(label)}) RETURN n.eid, labels(n) ORDER BY n.eid LIMIT 20"
+                    f"MATCH (n:{_q(label)}) "
+                    "RETURN n.eid, labels(n), EXISTS { (n)-[r]-() WHERE type(r) IN $types } AS t "
+                    "ORDER BY t DESC, n.eid LIMIT 20",
+                    types=types,
                 )
         return [(str(r[0]), sorted(r[1])[0]) for r in rows if r[1]]
 
@@ -342,7 +347,10 @@ class CypherSuiteBackend:
     @staticmethod
     def _rel_match(r: tuple[str, str, str, str, str, str]) -> str:
         _, t, _, sl, _, ol = r
-        return f"MATCH (s:{_q(sl)} {{eid: $s}})-[r:{_q(t)}]->(o:{_q(ol)} {{eid: $o}}) WHERE r.rid = $rid "
+        return (
+            f"MATCH (s:{_q(sl)} {{eid: $s}})-[r:{_q(t)}]->(o:{_q(ol)} {{eid: $o}}) "
+            "WHERE r.rid = $rid "
+        )
 
     def _delete_rel(self, r: Any) -> tuple[str, list[dict[str, Any]], str]:
         rid, t, s, _, o, _ = r
@@ -357,10 +365,14 @@ class CypherSuiteBackend:
 
     def _delete_node(self, n: tuple[str, str]) -> tuple[str, list[dict[str, Any]], str]:
         eid, label = n
-        ops = [{"query": f"MATCH (n:{_q(label)} {{eid: $e}}) DETACH DELETE n", "params": {"e": eid}}]
+        ops = [
+            {"query": f"MATCH (n:{_q(label)} {{eid: $e}}) DETACH DELETE n", "params": {"e": eid}}
+        ]
         return "delete_node", ops, f"delete node {eid} and its relationships"
 
-    def _add_node(self, n: tuple[str, str], rels: list[Any]) -> tuple[str, list[dict[str, Any]], str]:
+    def _add_node(
+        self, n: tuple[str, str], rels: list[Any]
+    ) -> tuple[str, list[dict[str, Any]], str]:
         eid, label = n
         new = f"{eid}~ts"
         ops: list[dict[str, Any]] = [
@@ -447,16 +459,34 @@ class CypherSuiteBackend:
                 values: list[tuple[str, Any]] = [("null", None)]
                 lower = dtype.lower()
                 if "date" in lower:
-                    values += [(f"date('{d}')", d) for d in dates]
-                    values += [(f"date('{d}') ± 1 day", _shift(d, k)) for d in dates for k in (-1, 1)]
+                    values += [(f"date('{d}') (constant)", d) for d in dates]
+                    values += [
+                        (f"date('{d}') ± 1 day (constant)", _shift(d, k))
+                        for d in dates
+                        for k in (-1, 1)
+                    ]
                 elif lower.startswith(("int", "float", "num", "double", "long", "quantity")):
                     is_int = lower.startswith(("int", "long"))
                     for x in numbers:
                         for v in (x - 1, x, x + 1):
                             val: Any = int(v) if is_int else v
-                            values.append((repr(val), val))
-                elif "list" not in lower:
-                    values += [(repr(s), s) for s in plain]
+                            values.append((f"{val!r} (constant)", val))
+                elif "list" in lower:
+                    for text in plain:
+                        add = f"coalesce(n.{_q(key)}, []) + [$v]"
+                        drop = f"[x IN coalesce(n.{_q(key)}, []) WHERE x <> $v]"
+                        for how, expr in (("add", add), ("remove", drop)):
+                            q = f"MATCH (n:{_q(label)} {{eid: $e}}) SET n.{_q(key)} = {expr}"
+                            out.append(
+                                (
+                                    "set_property",
+                                    [{"query": q, "params": {"e": eid, "v": text}}],
+                                    f"set {eid}.{key}: {how} {text!r} (constant)",
+                                )
+                            )
+                    continue
+                else:
+                    values += [(f"{s!r} (constant)", s) for s in plain]
                     dup = self._read(
                         f"MATCH (x:{_q(label)}) WHERE x.eid <> $e AND x.{_q(key)} IS NOT NULL "
                         f"RETURN x.{_q(key)} ORDER BY x.eid LIMIT 1",
@@ -474,7 +504,13 @@ class CypherSuiteBackend:
                     params: dict[str, Any] = {"e": eid}
                     if v is not None:
                         params["v"] = v
-                    out.append(("set_property", [{"query": q, "params": params}], f"set {eid}.{key} = {shown}"))
+                    out.append(
+                        (
+                            "set_property",
+                            [{"query": q, "params": params}],
+                            f"set {eid}.{key} = {shown}",
+                        )
+                    )
         return out
 
 
@@ -488,7 +524,9 @@ def _shift(day: str, k: int) -> str:
     return d.isoformat()
 
 
-def open_suite_graph(graph: str | Path, *, heap: str | None = None) -> tuple[Any, dict[str, Any], str]:
+def open_suite_graph(
+    graph: str | Path, *, heap: str | None = None
+) -> tuple[Any, dict[str, Any], str]:
     """Start a :class:`~kgbench.neo4j.disposable.DisposableNeo4j` loaded with ``graph`` (a
     ``graph.json`` or a ``kgbench convert`` output directory): ``(db, graph dict,
     fingerprint)``. The caller stops ``db``.
@@ -583,9 +621,7 @@ def score_test_suite(
             return TsVerdict(correct=True, on_original=True)
         if write_clauses(pred, backend.dialect):  # never run (EX 1 cannot have come from it)
             return TsVerdict(correct=False, on_original=False)
-        return ts_verdict(
-            backend, suites[gold], gold, pred, golds[gold], original_same=True
-        )
+        return ts_verdict(backend, suites[gold], gold, pred, golds[gold], original_same=True)
 
     need = {
         t["gold_cypher"]

@@ -146,7 +146,10 @@ pub fn neighbour_queries(
 
 /// A name as Cypher text: backquoted unless a plain identifier.
 fn quoted(name: &str) -> String {
-    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if plain {
         name.to_string()
@@ -171,7 +174,11 @@ struct Collector<'a> {
 impl<'a> Collector<'a> {
     fn new(text: &'a str, schema: &'a NeighbourSchema, parsed: &Parsed) -> Self {
         let mut blocked = Vec::new();
-        for s in parsed.subqueries.iter().chain(&parsed.expression_subqueries) {
+        for s in parsed
+            .subqueries
+            .iter()
+            .chain(&parsed.expression_subqueries)
+        {
             blocked.push((s.clause_start, s.body_offset + s.body.text.len()));
         }
         Self {
@@ -226,10 +233,7 @@ impl<'a> Collector<'a> {
             None => {
                 // after the keyword (RETURN / WITH)
                 let word = self.slice(keyword_start, self.text.len());
-                let len = word
-                    .bytes()
-                    .take_while(u8::is_ascii_alphabetic)
-                    .count();
+                let len = word.bytes().take_while(u8::is_ascii_alphabetic).count();
                 let at = keyword_start + len;
                 self.push("distinct", at, at, " DISTINCT".to_string());
             }
@@ -390,7 +394,10 @@ impl<'a> Collector<'a> {
 
     fn note_owner(&mut self, var: Option<&open_cypher::ast::Name>, node: bool, names: Vec<String>) {
         if let Some(v) = var {
-            let name = self.slice(v.span.start, v.span.end).trim_matches('`').to_string();
+            let name = self
+                .slice(v.span.start, v.span.end)
+                .trim_matches('`')
+                .to_string();
             let entry = self
                 .owners
                 .entry(name)
@@ -405,7 +412,11 @@ impl<'a> Collector<'a> {
             ..
         }) = props
         {
-            let v = var.map(|v| self.slice(v.span.start, v.span.end).trim_matches('`').to_string());
+            let v = var.map(|v| {
+                self.slice(v.span.start, v.span.end)
+                    .trim_matches('`')
+                    .to_string()
+            });
             for entry in entries {
                 let key = self
                     .slice(entry.key.span.start, entry.key.span.end)
@@ -428,7 +439,8 @@ fn conjuncts_of<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
             conjuncts_of(left, out);
             conjuncts_of(right, out);
         }
-        ExprKind::Parenthesized(inner) if matches!(inner.kind, ExprKind::Binary { operator: ref o, .. } if o.kind == BinaryOperator::And) => {
+        ExprKind::Parenthesized(inner) if matches!(inner.kind, ExprKind::Binary { operator: ref o, .. } if o.kind == BinaryOperator::And) =>
+        {
             conjuncts_of(inner, out);
         }
         _ => out.push(expr),
@@ -506,7 +518,9 @@ impl<'ast> Visitor<'ast> for Collector<'_> {
         match &node.kind {
             ExprKind::Literal(lit) => self.literal(node, &lit.kind),
             ExprKind::Binary { operator, .. } => {
-                let op = self.slice(operator.span.start, operator.span.end).to_string();
+                let op = self
+                    .slice(operator.span.start, operator.span.end)
+                    .to_string();
                 if COMPARISONS.contains(&op.as_str()) {
                     for other in COMPARISONS {
                         if other != op {
@@ -544,8 +558,8 @@ impl<'ast> Visitor<'ast> for Collector<'_> {
                     .collect::<Vec<_>>()
                     .join(".")
                     .to_ascii_lowercase();
-                let star = f.arguments.len() == 1
-                    && matches!(f.arguments[0].kind, ExprKind::Wildcard);
+                let star =
+                    f.arguments.len() == 1 && matches!(f.arguments[0].kind, ExprKind::Wildcard);
                 if AGGREGATES.contains(&name.as_str()) && f.arguments.len() == 1 && !star {
                     let (s, e) = (f.name.span.start, f.name.span.end);
                     for other in AGGREGATES {
@@ -611,19 +625,43 @@ mod tests {
     fn predicates_comparisons_and_constants() {
         let g = "MATCH (n:Person) WHERE n.birthYear > 1950 AND n.name <> 'x' RETURN n.name";
         let all = kinds(g);
-        assert!(has(&all, "drop_predicate", "MATCH (n:Person) WHERE true AND n.name <> 'x' RETURN n.name"));
+        assert!(has(
+            &all,
+            "drop_predicate",
+            "MATCH (n:Person) WHERE true AND n.name <> 'x' RETURN n.name"
+        ));
         assert!(has(
             &all,
             "negate_predicate",
             "MATCH (n:Person) WHERE n.birthYear > 1950 AND NOT (n.name <> 'x') RETURN n.name"
         ));
-        assert!(has(&all, "comparison", "MATCH (n:Person) WHERE n.birthYear >= 1950 AND n.name <> 'x' RETURN n.name"));
-        assert!(has(&all, "constant", "MATCH (n:Person) WHERE n.birthYear > 1951 AND n.name <> 'x' RETURN n.name"));
-        assert!(has(&all, "constant", "MATCH (n:Person) WHERE n.birthYear > 1949 AND n.name <> 'x' RETURN n.name"));
+        assert!(has(
+            &all,
+            "comparison",
+            "MATCH (n:Person) WHERE n.birthYear >= 1950 AND n.name <> 'x' RETURN n.name"
+        ));
+        assert!(has(
+            &all,
+            "constant",
+            "MATCH (n:Person) WHERE n.birthYear > 1951 AND n.name <> 'x' RETURN n.name"
+        ));
+        assert!(has(
+            &all,
+            "constant",
+            "MATCH (n:Person) WHERE n.birthYear > 1949 AND n.name <> 'x' RETURN n.name"
+        ));
         // property swaps keep the value type and the label
-        assert!(has(&all, "property", "MATCH (n:Person) WHERE n.height > 1950 AND n.name <> 'x' RETURN n.name"));
+        assert!(has(
+            &all,
+            "property",
+            "MATCH (n:Person) WHERE n.height > 1950 AND n.name <> 'x' RETURN n.name"
+        ));
         assert!(!all.iter().any(|(_, q)| q.contains("n.population")));
-        assert!(has(&all, "label", "MATCH (n:Country) WHERE n.birthYear > 1950 AND n.name <> 'x' RETURN n.name"));
+        assert!(has(
+            &all,
+            "label",
+            "MATCH (n:Country) WHERE n.birthYear > 1950 AND n.name <> 'x' RETURN n.name"
+        ));
         assert!(!all.iter().any(|(_, q)| q == g));
     }
 
@@ -635,7 +673,11 @@ mod tests {
         let r = |from: &str, to: &str| g.replacen(from, to, 1);
         assert!(has(&all, "aggregate", &r("count(p)", "sum(p)")));
         assert!(has(&all, "distinct", &r("count(p)", "count(DISTINCT p)")));
-        assert!(has(&all, "distinct", &r("RETURN DISTINCT c.name", "RETURN c.name")));
+        assert!(has(
+            &all,
+            "distinct",
+            &r("RETURN DISTINCT c.name", "RETURN c.name")
+        ));
         assert!(has(&all, "distinct", &r("WITH c", "WITH DISTINCT c")));
         assert!(has(&all, "order", &r("DESC", "ASC")));
         assert!(has(&all, "limit", &r(" LIMIT 3", "")));
@@ -644,17 +686,39 @@ mod tests {
         assert!(has(&all, "type", &r("bornIn", "citizenOf")));
         let g2 = "MATCH (c:City)<-[:bornIn]-(p) RETURN count(DISTINCT p)";
         let all2 = kinds(g2);
-        assert!(has(&all2, "direction", "MATCH (c:City)-[:bornIn]->(p) RETURN count(DISTINCT p)"));
-        assert!(has(&all2, "distinct", "MATCH (c:City)<-[:bornIn]-(p) RETURN count(p)"));
-        assert!(has(&all2, "order", "MATCH (c:City)<-[:bornIn]-(p) RETURN count(DISTINCT p)") == false);
+        assert!(has(
+            &all2,
+            "direction",
+            "MATCH (c:City)-[:bornIn]->(p) RETURN count(DISTINCT p)"
+        ));
+        assert!(has(
+            &all2,
+            "distinct",
+            "MATCH (c:City)<-[:bornIn]-(p) RETURN count(p)"
+        ));
+        assert!(
+            has(
+                &all2,
+                "order",
+                "MATCH (c:City)<-[:bornIn]-(p) RETURN count(DISTINCT p)"
+            ) == false
+        );
     }
 
     #[test]
     fn dates_and_pattern_maps() {
         let g = "MATCH (n:Person {name: 'Ada'}) WHERE n.born < date('1990-05-10') RETURN n.name";
         let all = kinds(g);
-        assert!(has(&all, "constant", &g.replace("1990-05-10", "1990-05-11")));
-        assert!(has(&all, "constant", &g.replace("1990-05-10", "1989-05-10")));
+        assert!(has(
+            &all,
+            "constant",
+            &g.replace("1990-05-10", "1990-05-11")
+        ));
+        assert!(has(
+            &all,
+            "constant",
+            &g.replace("1990-05-10", "1989-05-10")
+        ));
         assert!(has(&all, "property", &g.replace("{name:", "{alias:")));
     }
 
@@ -674,7 +738,9 @@ mod tests {
         let unique: BTreeSet<_> = a.iter().map(|n| n.query.clone()).collect();
         assert_eq!(unique.len(), a.len());
         for n in &a {
-            assert!(with_front(&n.query, Dialect::Cypher5, |f| f.write_clauses().is_empty()).unwrap());
+            assert!(
+                with_front(&n.query, Dialect::Cypher5, |f| f.write_clauses().is_empty()).unwrap()
+            );
         }
     }
 
@@ -683,7 +749,12 @@ mod tests {
         assert!(neighbour_queries("MATCH (n RETURN n", &schema(), 0, 8, Dialect::Cypher5).is_err());
         let g = "MATCH (n:Person) CALL { WITH n MATCH (n)-[:bornIn]->(c) RETURN count(c) AS k } RETURN n.name, k";
         for n in neighbour_queries(g, &schema(), 0, 100, Dialect::Cypher5).unwrap() {
-            assert!(n.query.contains("CALL { WITH n MATCH (n)-[:bornIn]->(c) RETURN count(c) AS k }"), "{}", n.query);
+            assert!(
+                n.query
+                    .contains("CALL { WITH n MATCH (n)-[:bornIn]->(c) RETURN count(c) AS k }"),
+                "{}",
+                n.query
+            );
         }
     }
 }
