@@ -354,3 +354,34 @@ def test_cli_test_suite_without_suite_graph_is_one_line(
     assert code == 1
     assert len(err.splitlines()) == 1 and "--suite-graph" in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.neo4j
+def test_suite_backend_on_the_mini_company_graph() -> None:
+    """A quick end-to-end check on the shipped mini_company graph: empty versus empty falls to
+    TS-EX 0 (a company renamed to the gold's constant separates them), an equivalent rewrite
+    keeps TS-EX 1, and every delta is rolled back."""
+    from kgbench.evaluate.test_suite import distil, ts_verdict
+    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, open_suite_graph
+
+    db, graph, fingerprint = open_suite_graph(DATA / "graphs" / "mini_company.json")
+    try:
+        backend = CypherSuiteBackend(db, graph, fingerprint, neighbours=24)
+        before = db.counts()
+        gold = "MATCH (c:Company {name: 'Nobody'})-[:foundedBy]->(p:Person) RETURN p.name"
+        wrong = "MATCH (c:Company {name: 'Nobody'})<-[:foundedBy]-(p:Person) RETURN p.name"
+        suite = distil(backend, gold, max_size=8, seed=0, candidates=16)
+        verdict = ts_verdict(backend, suite, gold, wrong)
+        assert verdict.on_original and not verdict.correct
+        assert verdict.separated_by is not None
+        assert verdict.separated_by.kind == "set_property"
+        assert "'Nobody'" in verdict.separated_by.description
+        gold = "MATCH (c:Company {name: 'Google'})-[:foundedBy]->(p:Person) RETURN p.name"
+        same = "MATCH (p:Person)<-[:foundedBy]-(x:Company) WHERE x.name = 'Google' RETURN p.name"
+        suite = distil(backend, gold, max_size=8, seed=0, candidates=16)
+        assert suite.neighbours > 0 and suite.distinguished > 0
+        assert ts_verdict(backend, suite, gold, same).correct
+        assert distil(backend, gold, max_size=8, seed=0, candidates=16) == suite
+        assert db.counts() == before
+    finally:
+        db.stop()

@@ -696,13 +696,11 @@ mod tests {
             "distinct",
             "MATCH (c:City)<-[:bornIn]-(p) RETURN count(p)"
         ));
-        assert!(
-            has(
-                &all2,
-                "order",
-                "MATCH (c:City)<-[:bornIn]-(p) RETURN count(DISTINCT p)"
-            ) == false
-        );
+        assert!(!has(
+            &all2,
+            "order",
+            "MATCH (c:City)<-[:bornIn]-(p) RETURN count(DISTINCT p)"
+        ));
     }
 
     #[test]
