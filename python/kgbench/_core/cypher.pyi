@@ -110,3 +110,18 @@ def analyze_queries(
     as_json: Literal[True],
     dialect: str = "5",
 ) -> list[tuple[str, bool, bool, bool, str, str, str, list[str]]]: ...
+def neighbour_queries(
+    gold: str,
+    schema_json: str | None = None,
+    seed: int = 0,
+    max_count: int = 64,
+    dialect: str = "5",
+) -> list[tuple[str, str]]:
+    """Up to ``max_count`` seeded neighbour queries ``(kind, query)`` of ``gold`` for
+    test-suite EX (``kgbench_core::cypher::neighbours``): one edit each (``drop_predicate``,
+    ``negate_predicate``, ``comparison``, ``constant``, ``distinct``, ``aggregate``,
+    ``order``, ``limit``, ``direction``, ``label``, ``type``, ``property``), re-parsed and
+    read-only, deduplicated. ``schema_json``: ``{"labels": [...], "types": [...],
+    "node_properties": {label: {key: type}}, "relationship_properties": {type: {key:
+    type}}}``. Raises ``CypherSyntaxError`` when ``gold`` does not parse, ``InputError``
+    for a bad schema or dialect."""

@@ -202,27 +202,27 @@ def register(subparsers: Any) -> None:
         const=8,
         default=None,
         metavar="N",
-        help="also score test-suite EX (ts_execution_accuracy; issue 31): the gold against its "
-        "neighbour queries on up to N distilled neighbour graphs per task (default N: 8); "
-        "SPARQL: the --rdf-dir graphs in memory",
+        help="also score test-suite EX (ts_execution_accuracy): each gold query gets a suite "
+        "of up to N (default 8) neighbour graphs that tell it from its near-miss mutations; "
+        "a prediction with EX 1 must also agree on every one (kgbench/docs/metrics.md). Cypher: "
+        "needs --suite-graph",
     )
     p.add_argument(
         "--suite-graph",
         type=Path,
-        help="--test-suite with --language cypher: the graph under test (graph.json or a "
-        "kgbench convert output directory), loaded into a disposable Neo4j kgbench starts",
+        help="--test-suite, Cypher: the graph under test (graph.json or a kgbench convert "
+        "output directory), loaded into a disposable local Neo4j kgbench starts; the "
+        "neighbour graphs are rolled-back transactions there, never on --uri",
     )
     p.add_argument(
         "--suite-cache",
         type=Path,
-        help="--test-suite: JSON file of distilled suites reused across runs and models "
-        "(default: OUT/test_suite_cache.json)",
+        help="--test-suite: the JSON file of distilled suites, reused by later runs and other "
+        "models while the graph content and gold are unchanged (default: "
+        "OUT/test_suite_cache.json)",
     )
     p.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="--test-suite: seed of the neighbour queries and graphs (default: 0)",
+        "--seed", type=int, default=0, help="--test-suite: seed of the suites (default: 0)"
     )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
@@ -246,6 +246,13 @@ def run(args: argparse.Namespace) -> int:
         parse_metrics,
     )
 
+    if args.test_suite is None and (args.suite_cache is not None or args.suite_graph is not None):
+        raise InputError("--suite-cache and --suite-graph need --test-suite")
+    if args.test_suite is not None and args.family != "cypherbench":
+        raise InputError(
+            "--test-suite scores execution accuracy of query tasks (--family cypherbench, "
+            "Cypher on Neo4j or --language sparql)"
+        )
     if args.family == "text2cypher":
         from kgbench.evaluate.translation import evaluate_translation
 
@@ -281,6 +288,13 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--clean-graph is for --family ngdbench (management predictions)")
     if args.language == "sparql":
         return _run_sparql(args)
+    if args.test_suite is not None and (args.test_suite < 1 or args.suite_graph is None):
+        raise InputError(
+            "--test-suite N needs N >= 1 and, for Cypher, --suite-graph (the graph.json or "
+            "convert directory of the graph under test, loaded into a disposable Neo4j)"
+        )
+    if args.test_suite is not None and several:
+        raise InputError("--test-suite scores one prediction file; give --predictions once")
     if args.timeout is None:
         args.timeout = 120.0
     if args.uri is None and args.graph_uris is None:
@@ -321,6 +335,14 @@ def run(args: argparse.Namespace) -> int:
     }
     if several:
         return _run_leaderboard(args, specs, metrics, agg_name, common)
+    suite_db = None
+    if args.test_suite is not None:
+        if "execution_accuracy" not in metrics:
+            raise InputError("--test-suite needs the ex metric (--metrics ...,ex)")
+        from kgbench.evaluate.test_suite_cypher import open_suite_graph
+
+        # started before anything is scored: no server, one line and nothing written
+        suite_db, suite_data, suite_fp = open_suite_graph(args.suite_graph)
     try:
         result = evaluate(
             args.tasks,
@@ -334,12 +356,17 @@ def run(args: argparse.Namespace) -> int:
             from kgbench.evaluate.passk import cypher_pass_at_k
 
             cypher_pass_at_k(result, args.predictions or args.tasks, args.samples, common)
+        if suite_db is not None:
+            _score_suites(args, result, suite_db, suite_data, suite_fp)
     except ConnectionLostError as exc:
         earlier = (args.out / "aggregated_metrics.json").exists()
         raise ConnectionLostError(
             f"{exc}. No result files were written to {args.out}"
             + (" (the ones there are from an earlier run)" if earlier else "")
         ) from exc
+    finally:
+        if suite_db is not None:
+            suite_db.stop()
     results_path, agg_path = result.write(args.out)
     print(result.table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
@@ -360,6 +387,37 @@ def run(args: argparse.Namespace) -> int:
         )
         return 3
     return 0
+
+
+def _score_suites(
+    args: argparse.Namespace, result: Any, db: Any, data: Any, fingerprint: str
+) -> None:
+    """``--test-suite`` for Cypher: test-suite EX on the disposable database ``db``."""
+    from kgbench.evaluate.test_suite import SuiteCache
+    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, score_test_suite
+    from kgbench.neo4j.executor import cypher_dialect
+
+    cache_path = args.suite_cache or (args.out / "test_suite_cache.json")
+    cache = SuiteCache.load(cache_path)
+    backend = CypherSuiteBackend(
+        db, data, fingerprint, dialect=cypher_dialect(db._driver), timeout_s=args.timeout
+    )
+    score_test_suite(
+        result,
+        backend,
+        max_size=args.test_suite,
+        seed=args.seed,
+        cache=cache,
+        scope=str(Path(args.suite_graph).resolve()),
+        workers=min(args.workers, 4),
+    )
+    cache.save(cache_path)
+    c = cache.counts()
+    print(
+        f"test-suite cache {cache_path}: {c['reused']} suites reused, {c['distilled']} "
+        f"distilled ({c['rebuilt']} rebuilt: made for another graph content or version)",
+        file=sys.stderr,
+    )
 
 
 def _run_sparql(args: argparse.Namespace) -> int:
@@ -386,8 +444,6 @@ def _run_sparql(args: argparse.Namespace) -> int:
         if args.suite_graph is not None:
             raise InputError("--suite-graph is for --language cypher; SPARQL uses --rdf-dir")
         cache = SuiteCache.load(args.suite_cache or args.out / "test_suite_cache.json")
-    elif args.suite_cache is not None or args.suite_graph is not None:
-        raise InputError("--suite-cache and --suite-graph need --test-suite")
     result = evaluate_sparql(
         args.tasks,
         args.predictions,

@@ -137,6 +137,9 @@ class EvaluationResult:
     gold_cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     informative: dict[str, Any] = field(default_factory=dict)
     ci95: dict[str, list[float]] = field(default_factory=dict)
+    #: With ``--test-suite``: :func:`kgbench.evaluate.test_suite.ts_aggregate` plus
+    #: ``ex_not_ts`` (the tasks with EX 1 and TS-EX 0 and their separating delta).
+    test_suite: dict[str, Any] = field(default_factory=dict)
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``
@@ -151,6 +154,9 @@ class EvaluationResult:
             aggregated["ci95"] = self.ci95
         if self.informative:
             aggregated["informative"] = self.informative
+        if self.test_suite:
+            aggregated["ts_execution_accuracy"] = self.test_suite["ts_execution_accuracy"]
+            aggregated["test_suite"] = self.test_suite
         if self.counts:
             aggregated["counts"] = self.counts
             aggregated["excluded"] = self.excluded
@@ -178,6 +184,20 @@ class EvaluationResult:
             text += "\n" + format_ci95(self.ci95)
         if self.informative:
             text += "\n" + format_informative(self.informative)
+        if self.test_suite:
+            ts = self.test_suite
+            text += (
+                f"\ntest-suite EX (suites of up to {ts.get('max_size', '?')} neighbour graphs)"
+                f"\n  {'ts_execution_accuracy':<32} {ts['ts_execution_accuracy']:>8.4f}"
+                f"\n  {'execution_accuracy':<32} {ts['execution_accuracy']:>8.4f}"
+                f"\n  {'EX 1 but TS-EX 0':<32} {ts['ex_not_ts']:>8d}"
+            )
+            suites = ts.get("suites")
+            if suites:
+                text += (
+                    f"\n  suites: {suites['distilled']} distilled ({suites['rebuilt']} rebuilt "
+                    f"for another graph content), {suites['reused']} reused from the cache"
+                )
         if self.error_counts:
             text += "\nscored tasks with a 0 from an error, by error class"
             for name, count in sorted(self.error_counts.items()):

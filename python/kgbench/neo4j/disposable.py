@@ -577,6 +577,59 @@ class DisposableNeo4j(StartStop):
                 )
         return BatchRun(initial, steps)
 
+    def run_rolled_back(
+        self,
+        ops: Sequence[tuple[str, Mapping[str, Any]]],
+        queries: Sequence[str],
+        *,
+        timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    ) -> list[tuple[list[str], list[list[Any]]] | BaseException]:
+        """Apply the write statements ``ops`` (``(query, parameters)`` pairs, in order) in ONE
+        explicit transaction, run each read query of ``queries`` inside it (seeing the writes),
+        then roll the transaction back (test-suite EX's neighbour graphs, issue 31).
+
+        Returns, per query, ``(columns, rows)`` of raw driver values, or the exception it
+        raised. A failed query ends the transaction on the server: the ops are applied again
+        in a fresh transaction for the queries after it. A query with a write clause is never
+        sent (its entry is an :class:`InputError`).
+
+        Raises:
+            WriteRefusedError: this instance fails :func:`require_disposable` (nothing sent).
+            Exception: an op failed (the driver's error; the transaction is rolled back).
+        """
+        require_disposable(self)
+        import neo4j
+
+        out: list[tuple[list[str], list[list[Any]]] | BaseException] = []
+        todo = list(queries)
+        with self._driver.session(
+            default_access_mode=neo4j.WRITE_ACCESS, notifications_min_severity="OFF"
+        ) as session:
+            while todo:
+                tx = session.begin_transaction(timeout=timeout_s)
+                try:
+                    for q, params in ops:
+                        tx.run(q, dict(params)).consume()
+                    while todo:
+                        q = todo.pop(0)
+                        writes = _write_clauses(q)
+                        if writes:
+                            out.append(
+                                InputError(f"a write query is never run ({', '.join(writes)})")
+                            )
+                            continue
+                        try:
+                            result = tx.run(q)
+                            keys = list(result.keys())
+                            rows = [list(r.values()) for r in result]
+                        except Exception as exc:
+                            out.append(exc)
+                            break
+                        out.append((keys, rows))
+                finally:
+                    _rollback(tx)
+        return out
+
     def _operate(self, tx: Any, s: StepRun, rerun: bool) -> bool:
         assert s.operate_query is not None
         s.write_clauses = _write_clauses(s.operate_query)

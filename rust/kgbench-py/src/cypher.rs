@@ -19,6 +19,10 @@
 //!   entity_values=None, allowed_procedures=(), as_json=False) -> list`: PIPE-Cypher's
 //!   static gates G1-G6, structural features, signature, difficulty and
 //!   category per query (kgbench_core::cypher::analyze), in parallel.
+//! - `neighbour_queries(gold, schema_json=None, seed=0, max_count=64, dialect="5")
+//!   -> list[tuple[str, str]]`: seeded near-miss mutations `(kind, query)` of a gold
+//!   query for test-suite EX (kgbench_core::cypher::neighbours); raises
+//!   `CypherSyntaxError` when the gold does not parse.
 
 use kgbench_core::cypher::analyze::{static_gates, GateRecord};
 use kgbench_core::cypher::Dialect;
@@ -271,6 +275,40 @@ fn analyze_queries<'py>(
     values.iter().map(|v| crate::json_to_py(py, v)).collect()
 }
 
+/// Up to `max_count` neighbour queries `(kind, query)` of `gold` (test-suite EX's
+/// near-misses: kgbench_core::cypher::neighbours), seeded by `seed`; `schema_json`
+/// gives the labels, types and property keys with value types to swap from
+/// (`{"labels": [...], "types": [...], "node_properties": {label: {key: type}},
+/// "relationship_properties": {type: {key: type}}}`). Raises `CypherSyntaxError`
+/// when `gold` does not parse, `InputError` for a bad schema or dialect.
+#[pyfunction]
+#[pyo3(signature = (gold, schema_json=None, seed=0, max_count=64, dialect="5"))]
+fn neighbour_queries(
+    py: Python<'_>,
+    gold: &str,
+    schema_json: Option<String>,
+    seed: u64,
+    max_count: usize,
+    dialect: &str,
+) -> PyResult<Vec<(String, String)>> {
+    use kgbench_core::cypher::neighbours::{self, NeighbourSchema};
+    let d = self::dialect(py, dialect)?;
+    let schema: NeighbourSchema = match &schema_json {
+        None => NeighbourSchema::default(),
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| crate::input_error(py, format!("neighbour schema: {e}")))?,
+    };
+    let gold = gold.to_string();
+    let found = py.detach(|| neighbours::neighbour_queries(&gold, &schema, seed, max_count, d));
+    match found {
+        Ok(list) => Ok(list
+            .into_iter()
+            .map(|n| (n.kind.to_string(), n.query))
+            .collect()),
+        Err(e) => Err(to_py_err(py, e)),
+    }
+}
+
 /// One analysis batch (arguments checked by `analyze_queries`).
 struct Job {
     queries: Vec<String>,
@@ -313,6 +351,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(provenance_queries, &m)?)?;
     m.add_function(wrap_pyfunction!(provenance_details, &m)?)?;
     m.add_function(wrap_pyfunction!(analyze_queries, &m)?)?;
+    m.add_function(wrap_pyfunction!(neighbour_queries, &m)?)?;
     m.add(
         "CATEGORIES",
         pyo3::types::PyTuple::new(py, kgbench_core::cypher::analyze::CATEGORIES)?,

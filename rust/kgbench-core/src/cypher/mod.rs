@@ -75,6 +75,7 @@
 pub mod analyze;
 pub mod frontend;
 pub mod gate;
+pub mod neighbours;
 pub mod neo4j5;
 pub mod parse;
 pub mod provenance;
