@@ -4,7 +4,7 @@ translation and validation (issue "Spider4SPARQL"; spec ``spider4sparql.md``).
 Prints, in one process:
 
 - the largest Spider database in ``../shared/data/spider/`` (by rows) and a synthetic SQLite
-  database of ``--rows`` (1,000,000) rows, each converted by the default Rust engine in a child
+  database of ``--rows`` (1,000,000) rows, each converted by kgbench's (Rust) converter in a child
   process (peak resident memory its own) a first time and then ``--runs`` (3) more: seconds
   and rows/s **to N-Triples** (from the call until ``<db_id>.nt`` is complete: planning,
   reading, naming, N-Triples generated and written; the Rust engine's phase timing,
@@ -12,9 +12,7 @@ Prints, in one process:
   report); the first run ("cold") apart from the median of the others ("warm");
 - the baselines: rdflib's own N-Triples serialisation of the same triples (the largest Spider
   database's graph, parsed into an rdflib Graph untimed; ``--runs`` times, median) and the
-  ratios; the pure-Python engine (``engine="python"``, the reference) on the largest Spider
-  database and on the first ``--python-rows`` (100,000) rows of the synthetic database (the
-  same generator, so a prefix), with the Rust engine on that prefix too, and the ratio;
+  ratios;
 - gold queries per second through translation (SQL -> SPARQL and Cypher) and validation
   (SQL on SQLite, SPARQL on the RDF) on the 493 Spider dev questions.
 
@@ -27,8 +25,7 @@ that much to new page-cache pages costs seconds of system time that a run right 
 another one — whose deleted output's pages are reused — does not pay; the script also times
 a plain write of the same size twice in a row. The warm median is the program's figure.
 
-Usage: ``python benches/bench_rdb.py [--rows 1000000] [--python-rows 100000] [--runs 3]
-[--quick]``
+Usage: ``python benches/bench_rdb.py [--rows 1000000] [--runs 3] [--quick]``
 """
 
 from __future__ import annotations
@@ -99,27 +96,27 @@ def largest_spider_db() -> Path | None:
 
 
 def convert_timed(
-    db: Path, out: Path, tables: Path | None, engine: str = "rust"
+    db: Path, out: Path, tables: Path | None
 ) -> tuple[dict, float, float, float | None]:
     """Convert ``db`` in a child process; returns (report, seconds of ``convert_rdb``, peak
     resident memory of the child in MB: ``VmHWM``, which unlike ``ru_maxrss`` does not
     inherit the parent's size at fork, and seconds until the N-Triples file was complete —
-    from the Rust engine's phase timing; None for the Python engine)."""
+    from the converter's phase timing)."""
     code = (
         "import json, sys, time\n"
         "from pathlib import Path\n"
         "from kgbench.rdb.convert import convert_rdb\n"
-        "db, tables, out, engine = sys.argv[1:5]\n"
+        "db, tables, out = sys.argv[1:4]\n"
         "t0 = time.time()\n"
         "t = time.perf_counter()\n"
         "rep = convert_rdb(Path(db), None if tables == '-' else Path(tables), Path(db).stem, "
-        "Path(out), engine=engine)\n"
+        "Path(out))\n"
         "secs = time.perf_counter() - t\n"
         "rss = next(int(x.split()[1]) for x in open('/proc/self/status') "
         "if x.startswith('VmHWM')) / 1024\n"
         "print(json.dumps({'report': rep, 'seconds': secs, 'rss': rss, 't0': t0}))\n"
     )
-    args = [sys.executable, "-c", code, str(db), str(tables or "-"), str(out), engine]
+    args = [sys.executable, "-c", code, str(db), str(tables or "-"), str(out)]
     env = {**os.environ, "KGBENCH_RDB_TIMING": "1"}
     proc = subprocess.run(args, check=True, capture_output=True, text=True, env=env)
     res = json.loads(proc.stdout)
@@ -187,7 +184,6 @@ def raw_write_seconds(path: Path, size: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--python-rows", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=3, help="runs after the first (cold) one")
     ap.add_argument("--quick", action="store_true", help="100,000 synthetic rows")
     args = ap.parse_args()
@@ -208,13 +204,8 @@ def main() -> int:
             )
             whole, nt, text = describe(rows, times)
             print(text)
-            # the N-Triples file for rdflib (and the python engine's comparison)
+            # the N-Triples file for rdflib
             convert_timed(largest, tmp / "largest", tables)
-            _, py_secs, _, _ = convert_timed(largest, tmp / "largest-py", tables, "python")
-            print(
-                f"  python engine: {py_secs:.2f} s -> {rows / py_secs:,.0f} rows/s; "
-                f"rust (warm median, whole) / python {py_secs / whole:.1f}x"
-            )
             import rdflib
 
             nt_file = tmp / "largest" / f"{largest.stem}.nt"
@@ -264,15 +255,6 @@ def main() -> int:
             f"  the machine's own cost of writing the conversion's {written / 1e6:,.0f} MB "
             f"({nt_bytes / 1e6:,.0f} MB of N-Triples) to a new file with plain writes: "
             f"{floors[0]:.2f} s, then again {floors[1]:.2f} s"
-        )
-        prefix = tmp / "prefix.sqlite"
-        synthetic_db(prefix, min(args.python_rows, args.rows))
-        rep_p, secs_p, _, _ = convert_timed(prefix, tmp / "prefix-py", None, "python")
-        rep_r, secs_r, _, _ = convert_timed(prefix, tmp / "prefix-rs", None)
-        print(
-            f"first {rep_p['rows']:,} rows: python engine {secs_p:.2f} s -> "
-            f"{rep_p['rows'] / secs_p:,.0f} rows/s; rust {secs_r:.2f} s -> "
-            f"{rep_r['rows'] / secs_r:,.0f} rows/s; rust / python {secs_p / secs_r:.1f}x"
         )
         if SPIDER.exists():
             bench_translation()

@@ -64,7 +64,7 @@ def test_evaluate_api(uri: str, tmp_path: Path) -> None:
         graph_uris={"nba_mini": uri, "nba_mini_b": uri},
         workers=2,
         timeout_s=30,
-        gold_cache_dir=tmp_path / "cache",
+        cache_dir=tmp_path / "cache",
     )
     got = {
         r["qid"]: tuple(r["metrics"][m] for m in ("execution_accuracy", "psjs", "executable"))
@@ -89,7 +89,7 @@ def test_evaluate_api(uri: str, tmp_path: Path) -> None:
         uri=uri,
         metrics="ex",
         workers=1,
-        gold_cache_dir=tmp_path / "cache",
+        gold_cache_dir=tmp_path / "cache",  # the former name of cache_dir
     )
     assert rerun.aggregated["overall"] == {"execution_accuracy": 0.2222}
     assert any((tmp_path / "cache").iterdir())

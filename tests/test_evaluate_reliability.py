@@ -5,8 +5,8 @@ prediction's into a silent zero.
   message and exit code 1 (nothing written); ``--keep-going`` goes on, leaves the tasks hit out
   of the averages, counts them and exits 3;
 - a task whose gold query fails is excluded and counted, not scored 0;
-- the gold cache is keyed by the database's content: a rerun after loading other data (even
-  with the same node and relationship counts) recomputes the gold results and says so;
+- the result cache is keyed by the database's content: a rerun after loading other data (even
+  with the same node and relationship counts) recomputes the results and says so;
 - empty task / prediction / result files are an error ("nothing to score"), not "EX 0.0000".
 
 Real parts: the session Neo4j (tests/conftest.py), tests/data/cypher (graph.json, tasks.json,
@@ -175,7 +175,7 @@ def test_a_failing_gold_query_excludes_the_task_instead_of_scoring_0(
     assert "broken" not in {r["qid"] for r in records}
 
 
-# -- the gold cache follows the database's content ---------------------------------------------
+# -- the result cache follows the database's content -------------------------------------------
 
 #: Predictions equivalent to the gold queries (never the same strings): EX 1 on any graph, as
 #: long as gold and prediction run on the same data.
@@ -205,7 +205,7 @@ def _renamed_graph(tmp_path: Path) -> Path:
 
 
 @pytest.mark.neo4j
-def test_gold_cache_is_discarded_when_the_database_changes(
+def test_result_cache_is_discarded_when_the_database_changes(
     neo4j_server: Any,
     neo4j_load: Callable[[Any], Any],
     tmp_path: Path,
@@ -221,7 +221,7 @@ def test_gold_cache_is_discarded_when_the_database_changes(
         "".join(json.dumps({"qid": q, "pred_cypher": p}) + "\n" for q, p in EQUIVALENT.items()),
         encoding="utf-8",
     )
-    out = tmp_path / "out"  # the same --out, so the same OUT/gold_cache, in every run
+    out = tmp_path / "out"  # the same --out, so the same OUT/cache, in every run
     argv = _cli(str(tasks_path), str(preds_path), "--uri", neo4j_server.uri, "--out", str(out))
 
     def run() -> tuple[float, str]:
@@ -233,21 +233,22 @@ def test_gold_cache_is_discarded_when_the_database_changes(
     neo4j_load(DATA / "graph.json")
     ex, err = run()
     assert ex == 1.0
-    assert "nba_mini.gold-cache (graph 'nba_mini'): new" in err
+    assert "nba_mini.cache.jsonl (graph 'nba_mini'): new" in err
     # same data again: the cache is used
     ex, err = run()
     assert ex == 1.0
-    assert "nba_mini.gold-cache (graph 'nba_mini'): " in err
+    assert "nba_mini.cache.jsonl (graph 'nba_mini'): " in err
     assert "cached results reused (database unchanged: 11 nodes, 11 relationships)" in err
     again = evaluate(
         tasks_path,
         preds_path,
         uri=neo4j_server.uri,
         metrics="ex",
-        gold_cache_dir=out / "gold_cache",
+        cache_dir=out / "cache",
     )
-    assert again.gold_cache["nba_mini"]["status"] == "reused"
-    assert again.gold_cache["nba_mini"]["hits"] == 3  # no gold query of nba_mini was run
+    assert again.cache["nba_mini"]["status"] == "reused"
+    # no query of nba_mini was run: its 3 gold and 3 predicted queries came from the cache
+    assert again.cache["nba_mini"]["hits"] == 6
 
     # graph B: same counts per label and type, other values -> the stale results are dropped
     neo4j_load(_renamed_graph(tmp_path))
@@ -263,35 +264,9 @@ def test_gold_cache_is_discarded_when_the_database_changes(
     assert "nodes 11 -> 14, relationships 11 -> 16" in err
     lines = [
         json.loads(x)
-        for x in (out / "gold_cache" / "nba_mini.gold-cache").read_text("utf-8").splitlines()
+        for x in (out / "cache" / "nba_mini.cache.jsonl").read_text("utf-8").splitlines()
     ]
     assert lines and all(d["db"]["nodes"] == 14 for d in lines)  # only the current content
-
-
-@pytest.mark.neo4j
-def test_a_cached_gold_timeout_is_run_again_with_a_longer_timeout(
-    neo4j_driver: Any, tmp_path: Path
-) -> None:
-    """A gold query that timed out excludes its task and the warning points to --gold-timeout:
-    a rerun with a longer one must run it again, not replay the cached timeout."""
-    from kgbench.neo4j import QueryExecutor
-    from kgbench.neo4j.executor import database_fingerprint
-
-    cache = tmp_path / "g.gold-cache"
-    fp = database_fingerprint(neo4j_driver)
-
-    def executor(timeout_s: float) -> QueryExecutor:
-        return QueryExecutor(neo4j_driver, timeout_s=timeout_s, cache_path=cache, fingerprint=fp)
-
-    first = executor(0.5)
-    assert first.cache_report is not None and first.cache_report.status == "new"
-    assert first.run(SLOW).error_class == "timeout"
-    same = executor(0.5)
-    assert same.run(SLOW).error_class == "timeout" and same.cache_hits == 1  # replayed
-    longer = executor(1.0)
-    res = longer.run(SLOW)
-    assert longer.cache_hits == 0 and res.error_class == "timeout"  # ran again
-    assert res.elapsed_s >= 0.9
 
 
 # -- a server that dies during the run ---------------------------------------------------------

@@ -6,13 +6,14 @@ Fixtures (tests/data/spider/, see NOTICE there): Spider's concert_singer (compos
 key, ``'T'``/``'F'`` booleans) and ``rdb_handmade.sql`` (a key-less table with duplicate rows,
 NULLs, a composite key declared out of column order, a mistyped and a dangling foreign key,
 a non-unique foreign-key target, padded codes, values that do not fit their column type).
-The last test converts every Spider database in ../shared/data/spider/.
+One test converts every Spider database in ../shared/data/spider/; the outputs of the
+fixtures and of small Spider databases are compared with checked-in expected outputs
+(tests/data/rdb/, tests/rdb_fixtures.py).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import time
 from collections import Counter
@@ -26,6 +27,7 @@ from kgbench.errors import InputError
 from kgbench.rdb.convert import convert_rdb, output_paths
 from kgbench.rdb.naming import S4S_PREFIX, Naming
 from kgbench.rdb.schema import load_schema
+from rdb_fixtures import CASE_IDS, OPTIONS, expected_dir, make_case
 
 pyoxigraph = pytest.importorskip("pyoxigraph")
 
@@ -590,171 +592,41 @@ def test_column_named_like_a_reference(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# the Rust engine against the Python reference
+# the outputs against the checked-in expected outputs of real databases (tests/data/rdb/)
 # ------------------------------------------------------------------------------------------
-_ENGINE_OPTIONS: list[dict[str, Any]] = [
-    {},
-    {"naming": "w3c", "pk_less": "s4s"},
-    {"trim": True, "promote_numeric_text": True},
-    {"naming": "w3c", "pk_less": "s4s", "trim": True, "promote_numeric_text": True},
-]
-
-
-def _assert_engines_agree(
-    db: Path, tables_json: Path | None, db_id: str, out: Path, **kw: Any
-) -> None:
-    """Both engines write the same bytes to every file and the same report (``seconds``
-    and the output paths aside)."""
-    reports = []
-    for engine in ("python", "rust"):
-        report = convert_rdb(db, tables_json, db_id, out / engine, engine=engine, **kw)
-        report.pop("seconds")
-        report.pop("files")
-        reports.append(report)
-    assert reports[0] == reports[1], (db_id, kw)
-    py, rs = output_paths(out / "python", db_id), output_paths(out / "rust", db_id)
+@pytest.mark.parametrize("option", list(OPTIONS))
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_outputs_equal_the_expected_files(case: str, option: str, tmp_path: Path) -> None:
+    """Every file byte for byte and the same report (the time and the paths aside) as the
+    expected outputs, generated once when kgbench's former pure-Python engine and the Rust
+    engine agreed on them (tests/data/rdb/NOTICE): the fixtures (concert_singer, the
+    handmade database, values that stress the lexical forms, a column named like a
+    reference) and small Spider databases read in place, each with every option set."""
+    made = make_case(case, tmp_path)
+    if made is None:
+        pytest.skip(f"Spider database {case!r} not at {SPIDER}")
+    db, tables_json, db_id = made
+    expected = expected_dir(case, option)
+    assert expected.is_dir(), f"no expected outputs at {expected} (make_expected.py)"
+    report = convert_rdb(db, tables_json, db_id, tmp_path / "out", **OPTIONS[option])
+    assert report.pop("database") == str(db)
+    assert report.pop("tables_json") == (None if tables_json is None else str(tables_json))
+    report.pop("seconds")
+    paths = {k: Path(v) for k, v in report.pop("files").items()}
+    assert paths == output_paths(tmp_path / "out", db_id)
+    want = json.loads((expected / "report.json").read_text("utf-8"))
+    assert json.loads(json.dumps(report)) == want
     for key in ("nt", "ontology_ttl", "ontology_json", "graph"):
-        assert py[key].read_bytes() == rs[key].read_bytes(), (db_id, kw, key)
+        assert paths[key].read_bytes() == (expected / paths[key].name).read_bytes(), key
 
 
-def _edge_database(path: Path) -> None:
-    """Values that stress the lexical forms: float ties and exponents, infinities, blobs,
-    big numerals, invalid UTF-8, line separators in a key-less table, NULL and repeated keys,
-    a WITHOUT ROWID table, mixed untyped columns."""
-    conn = sqlite3.connect(path)
-    conn.executescript(
-        "CREATE TABLE f (id INTEGER PRIMARY KEY, x REAL, d DECIMAL(10,2), u, b BOOL, "
-        "dt DATE, ts DATETIME, tm TIME, name TEXT);"
-        "CREATE TABLE k (code TEXT, n INTEGER, v TEXT, f_id INTEGER REFERENCES f(id), "
-        "PRIMARY KEY (code, n));"
-        "CREATE TABLE w (a TEXT PRIMARY KEY, b BLOB) WITHOUT ROWID;"
-        "CREATE TABLE bag (x TEXT, y INTEGER, z REAL);"
-        "CREATE TABLE dup (id INTEGER, v TEXT, PRIMARY KEY (id));"
-        "CREATE TABLE num (t TEXT, u);"
-    )
-    floats = [19.111099243164062, 95.33560180664062, 1e16, 1.5e-5, -0.0, 0.1, 1e300, 2.5]
-    rows = [
-        (i + 1, x, x, x, b, dt, ts, tm, nm)
-        for i, (x, b, dt, ts, tm, nm) in enumerate(
-            zip(
-                floats,
-                [1, 0, "T", "false", "yes", 2, None, "TRUE"],
-                [
-                    "2010-01-05",
-                    "2010-1-5",
-                    "2000-02-29",
-                    "1900-02-29",
-                    None,
-                    "x",
-                    "0000-01-01",
-                    "9999-12-31",
-                ],
-                [
-                    "2010-01-05 10:00:00",
-                    "2010-01-05T10:00:00.5",
-                    "2010-01-05",
-                    None,
-                    "a",
-                    "",
-                    "2010-13-01 00:00:00",
-                    "2010-01-05 24:00:00",
-                ],
-                [
-                    "24:00:00",
-                    "23:59:59.123",
-                    "24:00:01",
-                    "1:00:00",
-                    None,
-                    "12:00",
-                    "00:00:00.",
-                    "10:00:00",
-                ],
-                ["a\u2028b", 'q"uote\\', None, "tab\there", "é", "\x01\x7f", "", "名前"],
-                strict=True,
-            )
-        )
-    ]
-    conn.executemany("INSERT INTO f VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    conn.execute("INSERT INTO f VALUES (9, 1e999, -1e999, X'00FF', 1, NULL, NULL, NULL, NULL)")
-    conn.execute("INSERT INTO f VALUES (10, 3, 7, 'text', 1.0, 20100105, NULL, NULL, X'41')")
-    conn.executemany(
-        "INSERT INTO k VALUES (?, ?, ?, ?)",
-        [(" a/b ", 1, "x", 1), ("a;b", 2, None, 2), ("é ü", 3, "\n", 99), (" a/b ", 4, "y", 1)],
-    )
-    conn.executemany("INSERT INTO w VALUES (?, ?)", [("z", b"\x00'\""), ("a b", None), ("m", b"'")])
-    conn.executemany(
-        "INSERT INTO bag VALUES (?, ?, ?)",
-        [
-            ("x\u2028y", 1, 1.5),
-            ("x\u2028y", 1, 1.5),
-            (None, None, None),
-            ("NULL", 0, 0.0),
-            ("\u0085", 2, None),
-        ],
-    )
-    conn.executemany("INSERT INTO dup VALUES (?, ?)", [(1, "a"), (2, "b")])
-    conn.executemany(
-        "INSERT INTO num VALUES (?, ?)",
-        [
-            ("12345678901234567890123", "0.1"),
-            ("-0", "-0.0"),
-            (" 7 ", "10000000000000000.0"),
-            (None, None),
-        ],
-    )
-    conn.commit()
-    conn.close()
-    conn = sqlite3.connect(path)
-    # invalid UTF-8 in a text column (read with errors="replace")
-    conn.execute("INSERT INTO bag VALUES (CAST(X'61FF62C3' AS TEXT), 3, 2.0)")
-    conn.commit()
-    conn.close()
-
-
-@pytest.mark.parametrize("options", _ENGINE_OPTIONS, ids=["default", "w3c-s4s", "repairs", "all"])
-def test_engines_agree_on_fixtures(handmade: Path, tmp_path: Path, options: dict[str, Any]) -> None:
-    edge = tmp_path / "edge.sqlite"
-    _edge_database(edge)
-    clash = tmp_path / "clash.sqlite"
-    conn = sqlite3.connect(clash)
-    conn.executescript(
-        "CREATE TABLE p (id INTEGER PRIMARY KEY); INSERT INTO p VALUES (1), (2);"
-        'CREATE TABLE t (id INTEGER PRIMARY KEY, src INTEGER REFERENCES p (id), "ref-src" TEXT);'
-        "INSERT INTO t VALUES (1, 1, 'x'), (2, 1, NULL), (3, 2, '<http://x>');"
-    )
-    conn.close()
-    cases = [
-        (CONCERT, CONCERT_TABLES, "concert_singer"),
-        (handmade, HANDMADE_TABLES, "rdb_handmade"),
-        (edge, None, "edge"),
-        (clash, None, "clash"),
-    ]
-    for db, tables_json, db_id in cases:
-        _assert_engines_agree(db, tables_json, db_id, tmp_path / db_id, **options)
-
-
-def test_engine_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(InputError, match="engine"):
-        convert_rdb(CONCERT, CONCERT_TABLES, "concert_singer", tmp_path / "o", engine="c")
-    out = tmp_path / "py"
-    assert main(["rdb", str(CONCERT), "--out", str(out), "--engine", "python"]) == 0
+def test_one_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--engine`` (and ``engine=``) are gone: the Rust converter is the only one."""
+    with pytest.raises(TypeError, match="engine"):
+        convert_rdb(CONCERT, CONCERT_TABLES, "concert_singer", tmp_path / "o", engine="rust")  # type: ignore[call-arg]
+    out = tmp_path / "cli"
+    with pytest.raises(SystemExit):
+        main(["rdb", str(CONCERT), "--out", str(out), "--engine", "rust"])
+    assert "--engine" in capsys.readouterr().err
+    assert main(["rdb", str(CONCERT), "--out", str(out)]) == 0
     assert "triples\t212\n" in capsys.readouterr().out
-
-
-@pytest.mark.slow
-def test_engines_agree_on_all_spider_databases(tmp_path: Path) -> None:
-    """The acceptance test of the Rust engine: every Spider database, both namings, both
-    ``pk_less`` modes, with and without the repairs, byte for byte."""
-    if not (SPIDER / "tables.json").exists():
-        pytest.skip(f"Spider data not at {SPIDER}")
-    ids = {e["db_id"] for e in json.loads((SPIDER / "tables.json").read_text())}
-    dbs = sorted((SPIDER / "database").glob("*/*.sqlite"))
-    dbs += sorted((SPIDER / "train-databases").glob("*/*.sqlite"))
-    assert len(dbs) == 153
-    for n, db in enumerate(dbs):
-        db_id = db.parent.name
-        tables = SPIDER / "tables.json" if db_id in ids else None
-        for k, options in enumerate(_ENGINE_OPTIONS):
-            out = tmp_path / f"{n}-{k}"
-            _assert_engines_agree(db, tables, db_id, out, **options)
-            shutil.rmtree(out)

@@ -31,10 +31,12 @@ stops the evaluation with a message naming the server; nothing is written. --kee
 goes on instead: the tasks hit by a connection error are left out of the averages,
 counted (connection_errors) and listed under "excluded".
 
-The gold results are cached in OUT/gold_cache (or --gold-cache) per graph, keyed by the
-query and the database's content (its id, node and relationship counts per label and
-type, and a hash of a sample of its nodes and relationships): a rerun on the same data
-reuses them, a rerun after loading other data discards them; stderr says which.
+Every query's result (gold, predicted, provenance) is cached in OUT/cache (or --cache
+DIR; --no-cache: none) per graph, keyed by the database's content (its id, node and
+relationship counts per label and type, and a hash of a sample of its nodes and
+relationships), the query text and the timeout: a rerun on the same data sends only the
+queries no earlier run answered, a rerun after loading other data discards the cached
+results; stderr says which. Timeouts and connection failures are not cached.
 
 Exit codes: 0 every task scored or excluded for a failing gold query; 1 an error (bad
 input, an empty task or prediction file: nothing to score, a server that cannot be
@@ -176,9 +178,16 @@ def register(subparsers: Any) -> None:
         "--gold-timeout", type=float, help="timeout of gold queries (default: --timeout)"
     )
     p.add_argument(
-        "--gold-cache",
+        "--cache",
         type=Path,
-        help="directory caching gold results across runs (default: OUT/gold_cache)",
+        help="directory caching every query's result across runs, per graph and database "
+        "content (default: OUT/cache)",
+    )
+    p.add_argument(
+        "--gold-cache", type=Path, help="the former name of --cache (it now caches every query)"
+    )
+    p.add_argument(
+        "--no-cache", action="store_true", help="no result cache: send every query again"
     )
     p.add_argument(
         "--keep-going",
@@ -308,6 +317,8 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
+    if args.no_cache and (args.cache or args.gold_cache):
+        raise InputError("--no-cache and --cache (or --gold-cache) contradict each other")
     if args.timeout <= 0:
         raise InputError("--timeout must be positive")
     metrics = parse_metrics(args.metrics)
@@ -330,7 +341,9 @@ def run(args: argparse.Namespace) -> int:
         "workers": args.workers,
         "timeout_s": args.timeout,
         "gold_timeout_s": args.gold_timeout,
-        "gold_cache_dir": args.gold_cache or (args.out / "gold_cache"),
+        "cache_dir": None
+        if args.no_cache
+        else (args.cache or args.gold_cache or args.out / "cache"),
         "keep_going": args.keep_going,
     }
     if several:

@@ -4,9 +4,13 @@ NAME=FILE --predictions NAME=FILE ...`` (a leaderboard).
 Each run is scored exactly as a single-run :func:`kgbench.evaluate.evaluate` scores it (same
 records, same ``aggregated_metrics.json``), but the queries are shared: every distinct query
 text of a graph (gold, predicted or provenance query) is sent to the server once per pass,
-and its result serves every task and every run that has it (:class:`SharedExecutor`). The
-gold queries run first (the first run's evaluation runs them; later runs find them done),
-then each run's distinct new predictions.
+and its result serves every task and every run that has it (:class:`SharedExecutor`); with
+the result cache (``cache_dir``, :func:`kgbench.evaluate.evaluate`) a later pass sends only
+the queries no earlier pass answered. The work is ordered in phases that suit the server
+(:func:`run_phases`): the gold queries of every graph first (every run needs them), then the
+distinct predictions of all runs batched per graph, then the provenance queries (PSJS), each
+on the executors' bounded pool with a progress bar; the runs are then scored from the
+answers.
 
 Beside the runs' own files, ``leaderboard.json`` lists each run's overall metrics with their
 95 % bootstrap intervals and, for every pair of runs, the paired difference per metric over
@@ -28,15 +32,23 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.evaluate.aggregate import BOOTSTRAP_RESAMPLES, bootstrap_means
+from kgbench.evaluate.provenance import dialect_of
 from kgbench.evaluate.runner import (
     CONNECTION,
+    METRICS,
+    ConnectionLostError,
     EvaluationResult,
     ExecutorFactory,
     ExecutorLike,
     GraphTarget,
+    _by_graph,
     _neo4j_executor_factory,
+    _plan,
     evaluate,
+    graph_executors,
+    parse_metrics,
 )
+from kgbench.evaluate.tasks import clean_prediction
 
 
 def parse_run_specs(values: Sequence[str]) -> list[tuple[str, Path]]:
@@ -72,26 +84,31 @@ def parse_run_specs(values: Sequence[str]) -> list[tuple[str, Path]]:
 class SharedExecutor:
     """An executor that sends each distinct query text once and serves its result again to
     every later request (of any run in the pass). A result whose error class is
-    ``connection`` is not kept (the server did not answer it). Other attributes (the gold
+    ``connection`` is not kept (the server did not answer it). Other attributes (the result
     cache's report, the fingerprint) are the wrapped executor's."""
 
     def __init__(self, inner: ExecutorLike) -> None:
         self.inner = inner
         self.results: dict[str, Any] = {}
-        #: Queries sent to the server through this executor.
+        #: Queries sent to the server through this executor: the wrapped executor's own
+        #: count (``sent``, which leaves out its cache's answers) when it keeps one, else
+        #: every text passed on to it.
         self.sent = 0
 
-    def run_many(self, queries: Sequence[str], progress: bool = False) -> list[Any]:
-        """Results of ``queries`` in order; only the texts not answered before are sent."""
+    def run_many(self, queries: Sequence[str], progress: bool | str = False) -> list[Any]:
+        """Results of ``queries`` in order; only the texts not answered before are passed on."""
         items = list(queries)
         new = [q for q in dict.fromkeys(items) if q not in self.results]
         fresh: dict[str, Any] = {}
         if new:
+            before = getattr(self.inner, "sent", None)
             for query, result in zip(new, self.inner.run_many(new, progress=progress), strict=True):
                 fresh[query] = result
                 if getattr(result, "error_class", None) != CONNECTION:
                     self.results[query] = result
-            self.sent += len(new)
+            after = getattr(self.inner, "sent", None)
+            counted = isinstance(before, int) and isinstance(after, int)
+            self.sent += after - before if counted else len(new)  # type: ignore[operator]
         return [fresh[q] if q in fresh else self.results[q] for q in items]
 
     def __getattr__(self, name: str) -> Any:
@@ -261,6 +278,68 @@ def leaderboard(
     return board
 
 
+def run_phases(
+    tasks: Sequence[dict[str, Any]],
+    predictions: Sequence[Mapping[str, str | None]],
+    factory: ExecutorFactory,
+    *,
+    progress: bool = False,
+    **options: Any,
+) -> None:
+    """Send the queries of a pass phase by phase, before its runs are scored: the gold
+    queries of every graph, then the distinct predictions of all ``predictions`` (one mapping
+    qid -> cleaned prediction per run) batched per graph, then the provenance queries of both
+    (PSJS). Each batch runs on the executor's bounded pool (``workers``) with a progress bar
+    (``progress``). ``factory`` must keep the answers (:class:`SharedExecutor`), so scoring
+    finds them; ``options`` are :func:`kgbench.evaluate.evaluate`'s (uri, graph_uris,
+    metrics, timeout_s, gold_timeout_s, cache_dir, workers, ...).
+
+    Nothing here raises for the server: a graph whose server cannot be reached is left to the
+    scoring (which reports it), and the phases stop at the first connection failure.
+    """
+    metrics = parse_metrics(options.get("metrics", METRICS))
+    by_graph = _by_graph(
+        tasks,
+        options.get("graph_uris"),
+        options.get("uri"),
+        options.get("database"),
+        options.get("user"),
+        options.get("password"),
+    )
+    timeout = float(options.get("timeout_s", 120.0))
+    gold_timeout = options.get("gold_timeout_s")
+    gold_timeout = timeout if gold_timeout is None else float(gold_timeout)
+    cache_dir = options.get("cache_dir") or options.get("gold_cache_dir")
+    workers = int(options.get("workers", 8))
+    work = []
+    for graph, (target, graph_tasks) in by_graph.items():
+        try:
+            gold, pred = graph_executors(
+                factory, graph, target, workers, timeout, gold_timeout, cache_dir
+            )
+        except ConnectionLostError:
+            continue
+        dialects = (dialect_of(pred), dialect_of(gold))
+        plans = [_plan(graph_tasks, p, metrics, *dialects) for p in predictions]
+        work.append((graph, gold, pred, plans))
+    Side = Callable[[Any], list[str]]
+    phases: tuple[tuple[str, Side, Side], ...] = (
+        ("gold", lambda p: [*p.gold, *p.identical_gold], lambda p: []),
+        ("predictions", lambda p: [], lambda p: p.predictions),
+        ("provenance", lambda p: p.gold_provenance, lambda p: p.prediction_provenance),
+    )
+    for phase, gold_side, pred_side in phases:
+        for graph, gold, pred, plans in work:
+            for executor, side in ((gold, gold_side), (pred, pred_side)):
+                queries = list(dict.fromkeys(q for plan in plans for q in side(plan)))
+                if not queries:
+                    continue
+                label = f"{phase} ({graph})" if progress else False
+                results = executor.run_many(queries, progress=label)
+                if any(getattr(r, "error_class", None) == CONNECTION for r in results):
+                    return
+
+
 def evaluate_runs(
     tasks: str | Path | Sequence[Mapping[str, Any]],
     runs: Sequence[tuple[str, str | Path]],
@@ -278,7 +357,7 @@ def evaluate_runs(
         executor_factory: as :func:`kgbench.evaluate.evaluate` (default: Neo4j).
         log: as :func:`kgbench.evaluate.evaluate`.
         options: the other keyword arguments of :func:`kgbench.evaluate.evaluate` (uri,
-            graph_uris, metrics, workers, timeout_s, gold_cache_dir, keep_going, ...).
+            graph_uris, metrics, workers, timeout_s, cache_dir, keep_going, progress, ...).
 
     Returns:
         :class:`MultiEvaluation`; each run's result equals what a single-run evaluation of
@@ -319,15 +398,19 @@ def evaluate_runs(
 
     results: dict[str, EvaluationResult] = {}
     unmatched: dict[str, int] = {}
+    cleaned = []
+    for name, path in runs:
+        preds = load_predictions(path)
+        unmatched[name] = sum(1 for q in preds if q not in qids)
+        if unmatched[name]:
+            emit(
+                f"warning: {path}: {unmatched[name]} prediction qid(s) match no task; the "
+                "run is scored over the tasks (missing predictions score 0)"
+            )
+        cleaned.append({q: None if p is None else clean_prediction(p) for q, p in preds.items()})
     try:
+        run_phases(task_list, cleaned, factory, **options)
         for name, path in runs:
-            preds = load_predictions(path)
-            unmatched[name] = sum(1 for q in preds if q not in qids)
-            if unmatched[name]:
-                emit(
-                    f"warning: {path}: {unmatched[name]} prediction qid(s) match no task; the "
-                    "run is scored over the tasks (missing predictions score 0)"
-                )
             prefix = f"[{name}] "
 
             def run_log(msg: str, prefix: str = prefix) -> None:

@@ -80,9 +80,8 @@ class QueryResultLike(Protocol):
 class ExecutorLike(Protocol):
     """What kgbench needs from ``kgbench.neo4j.QueryExecutor``."""
 
-    def run_many(self, queries: Sequence[str], progress: bool = False) -> Sequence[Any]:
-        """Run ``queries`` read-only and return one :class:`QueryResultLike` per query, in
-        order; ``progress`` shows a progress bar."""
+    def run_many(self, queries: Sequence[str], progress: bool | str = False) -> Sequence[Any]:
+        """Results of ``queries`` in order; ``progress``: a progress bar (or its label)."""
         ...
 
 
@@ -148,11 +147,12 @@ def provenance_of(query: str, dialect: str = "5") -> Provenance:
 
 
 def run_queries(
-    executor: ExecutorLike, queries: Iterable[str], progress: bool = False
+    executor: ExecutorLike, queries: Iterable[str], progress: bool | str = False
 ) -> dict[str, QueryResultLike]:
     """Run the distinct ``queries`` once each (in first-seen order); query -> result.
 
-    ``progress`` asks the executor for a progress bar (stderr, terminals only)."""
+    ``progress`` asks the executor for a progress bar (stderr, terminals only); a string
+    is the bar's label."""
     unique = list(dict.fromkeys(queries))
     if not unique:
         return {}

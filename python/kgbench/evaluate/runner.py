@@ -125,7 +125,9 @@ class EvaluationResult:
     error of each class (a task with several metrics failing for the same class counts once
     per class), ``counts`` ``{tasks, scored, excluded_gold_failed, connection_errors}``, the
     ``excluded`` tasks (``{qid, graph, reason, error_class, error}``, reason ``gold_failed``
-    or ``connection``) and, per graph, what the gold cache held (``gold_cache``)."""
+    or ``connection``) and, per graph, what the result cache held (``cache``: ``{path,
+    status, entries, discarded, change, corrupt, hits}``), and the queries sent to the servers
+    (``queries_sent``: not refused before sending, not answered by a cache)."""
 
     records: list[dict[str, Any]]
     aggregated: dict[str, dict[str, float]]
@@ -134,12 +136,13 @@ class EvaluationResult:
     error_counts: dict[str, int] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     excluded: list[dict[str, Any]] = field(default_factory=list)
-    gold_cache: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     informative: dict[str, Any] = field(default_factory=dict)
     ci95: dict[str, list[float]] = field(default_factory=dict)
     #: With ``--test-suite``: :func:`kgbench.evaluate.test_suite.ts_aggregate` plus
     #: ``ex_not_ts`` (the tasks with EX 1 and TS-EX 0 and their separating delta).
     test_suite: dict[str, Any] = field(default_factory=dict)
+    queries_sent: int = 0
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``
@@ -399,6 +402,74 @@ def _lost(results: Iterable[QueryResultLike | None]) -> Failure | None:
     return None
 
 
+@dataclass
+class _Plan:
+    """The queries scoring one graph's tasks needs, per phase, and what they derive from:
+    each task's prediction (``pred_of``), why it cannot run (``blocked``), the gold and
+    predicted queries to run, the gold queries Exec needs for predictions identical to their
+    gold (``identical_gold``), and the provenance of the gold and predicted queries (PSJS)."""
+
+    pred_of: dict[str, str | None]
+    blocked: dict[str, Failure | None]
+    gold: list[str]
+    predictions: list[str]
+    identical_gold: list[str]
+    gold_prov: dict[str, Any]
+    pred_prov: dict[str, Any]
+
+    @property
+    def gold_provenance(self) -> list[str]:
+        """The provenance queries of the gold queries (PSJS), in first-seen order."""
+        return [q for p in self.gold_prov.values() for q in p.queries]
+
+    @property
+    def prediction_provenance(self) -> list[str]:
+        """The provenance queries of the predictions (PSJS), in first-seen order."""
+        return [q for p in self.pred_prov.values() for q in p.queries]
+
+
+def _plan(
+    tasks: Sequence[Mapping[str, Any]],
+    preds: Mapping[str, str | None],
+    metrics: tuple[str, ...],
+    pred_dialect: str,
+    gold_dialect: str,
+) -> _Plan:
+    """What :func:`_score_graph` runs for ``tasks`` (one graph) and cleaned ``preds``."""
+    want_ex = "execution_accuracy" in metrics or "ex_set" in metrics
+    pred_of = {t["qid"]: preds.get(t["qid"]) for t in tasks}
+    blocked = {qid: prediction_failure(p, pred_dialect) for qid, p in pred_of.items()}
+    runnable = [
+        p
+        for t in tasks
+        if blocked[t["qid"]] is None
+        and (p := pred_of[t["qid"]]) is not None
+        and p != t["gold_cypher"]
+    ]
+    gold_prov: dict[str, Any] = {}
+    pred_prov: dict[str, Any] = {}
+    if "psjs" in metrics:
+        for t in tasks:
+            pred = pred_of[t["qid"]]
+            if pred == t["gold_cypher"]:
+                continue
+            if t["gold_cypher"] not in gold_prov:
+                gold_prov[t["gold_cypher"]] = provenance_of(t["gold_cypher"], gold_dialect)
+            if blocked[t["qid"]] is None and pred is not None and pred not in pred_prov:
+                pred_prov[pred] = provenance_of(pred, pred_dialect)
+    return _Plan(
+        pred_of=pred_of,
+        blocked=blocked,
+        gold=[t["gold_cypher"] for t in tasks] if want_ex else [],
+        predictions=runnable if want_ex or "executable" in metrics else [],
+        identical_gold=[t["gold_cypher"] for t in tasks if pred_of[t["qid"]] == t["gold_cypher"]]
+        if "executable" in metrics
+        else [],
+        gold_prov=gold_prov,
+        pred_prov=pred_prov,
+    )
+
+
 def _score_graph(
     tasks: list[dict[str, Any]],
     preds: dict[str, str | None],
@@ -411,7 +482,8 @@ def _score_graph(
     """Fill ``metrics`` and ``errors`` of the tasks of one graph (in place); return the tasks
     left out (``{qid, graph, reason, error_class, error}``, in task order): those whose gold
     query or gold provenance fails (``gold_failed``) and, with ``keep_going``, those hit by a
-    connection failure (``connection``).
+    connection failure (``connection``). The gold queries run first, then the predictions,
+    then the provenance queries (one progress bar per phase with ``progress``).
 
     Raises:
         _LostConnection: a batch had a connection failure and ``keep_going`` is off (raised
@@ -425,9 +497,9 @@ def _score_graph(
     )
 
     def run(
-        executor: ExecutorLike, queries: Iterable[str], what: str, show: bool = progress
+        executor: ExecutorLike, queries: Iterable[str], what: str, phase: str | None
     ) -> dict[str, QueryResultLike]:
-        results = run_queries(executor, queries, show)
+        results = run_queries(executor, queries, phase if progress and phase else False)
         if not keep_going:
             failed = [r for r in results.values() if r.error_class == CONNECTION]
             if failed:
@@ -443,55 +515,33 @@ def _score_graph(
         compared["ex_set"] = lambda g, p, _gold: float(
             ex_set(g.rows, p.rows, list(g.columns), list(p.columns))
         )
-    want_ex = bool(compared)
     want_exec = "executable" in metrics
     want_psjs = "psjs" in metrics
-    pred_of = {t["qid"]: preds.get(t["qid"]) for t in tasks}
-    pred_dialect, gold_dialect = dialect_of(pred_exec), dialect_of(gold_exec)
-    blocked = {qid: prediction_failure(p, pred_dialect) for qid, p in pred_of.items()}
+    plan = _plan(tasks, preds, metrics, dialect_of(pred_exec), dialect_of(gold_exec))
+    pred_of, blocked = plan.pred_of, plan.blocked
 
-    gold_results = (
-        run(gold_exec, (t["gold_cypher"] for t in tasks), "gold queries") if want_ex else {}
-    )
-    runnable = [
-        pred_of[t["qid"]]
-        for t in tasks
-        if blocked[t["qid"]] is None and pred_of[t["qid"]] != t["gold_cypher"]
-    ]
-    pred_results = (
-        run(pred_exec, (p for p in runnable if p is not None), "predicted queries")
-        if (want_ex or want_exec)
-        else {}
-    )
+    gold_results = run(gold_exec, plan.gold, "gold queries", "gold")
+    pred_results = run(pred_exec, plan.predictions, "predicted queries", "predictions")
     if want_exec:
         # Identical predictions reuse the gold result for Exec.
-        missing_gold = [
-            t["gold_cypher"]
-            for t in tasks
-            if pred_of[t["qid"]] == t["gold_cypher"] and t["gold_cypher"] not in gold_results
-        ]
-        gold_results.update(run(gold_exec, missing_gold, "predicted queries", False))
+        missing_gold = [q for q in plan.identical_gold if q not in gold_results]
+        gold_results.update(run(gold_exec, missing_gold, "predicted queries", None))
 
-    gold_prov: dict[str, Any] = {}
-    pred_prov: dict[str, Any] = {}
+    gold_prov, pred_prov = plan.gold_prov, plan.pred_prov
     prov_results_gold: dict[str, QueryResultLike] = {}
     prov_results_pred: dict[str, QueryResultLike] = {}
     if want_psjs:
-        need = [t for t in tasks if pred_of[t["qid"]] != t["gold_cypher"]]
-        for t in need:
-            gold_prov.setdefault(t["gold_cypher"], provenance_of(t["gold_cypher"], gold_dialect))
-            pred = pred_of[t["qid"]]
-            if blocked[t["qid"]] is None and pred is not None:
-                pred_prov.setdefault(pred, provenance_of(pred, pred_dialect))
         prov_results_gold = run(
             gold_exec,
-            (q for p in gold_prov.values() for q in p.queries),
+            plan.gold_provenance,
             "provenance queries of the gold queries",
+            "provenance (gold)",
         )
         prov_results_pred = run(
             pred_exec,
-            (q for p in pred_prov.values() for q in p.queries),
+            plan.prediction_provenance,
             "provenance queries of the predictions",
+            "provenance (predictions)",
         )
 
     excluded: list[dict[str, Any]] = []
@@ -607,22 +657,105 @@ def _score_graph(
     return excluded
 
 
+def cache_file(cache_dir: str | Path, graph: str) -> Path:
+    """The result cache of ``graph`` in ``cache_dir``: ``<graph>.cache.jsonl`` (characters
+    other than letters, digits, ``-``, ``_`` and ``.`` replaced by ``_``)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in graph)
+    return Path(cache_dir) / f"{safe}.cache.jsonl"
+
+
+def graph_executors(
+    factory: ExecutorFactory,
+    graph: str,
+    target: GraphTarget,
+    workers: int,
+    timeout_s: float,
+    gold_timeout_s: float,
+    cache_dir: str | Path | None,
+) -> tuple[ExecutorLike, ExecutorLike]:
+    """The executors of ``graph``'s gold and predicted queries: one executor when both
+    timeouts are equal, each with the graph's result cache (:func:`cache_file`; the
+    directory is made) when ``cache_dir`` is given.
+
+    Raises:
+        ConnectionLostError: the graph's server cannot be reached (from ``factory``).
+    """
+    cache = None
+    if cache_dir is not None:
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+        cache = cache_file(cache_dir, graph)
+    gold = factory(graph, target, gold_timeout_s, workers, cache)
+    if gold_timeout_s == timeout_s:
+        return gold, gold
+    return gold, factory(graph, target, timeout_s, workers, cache)
+
+
+def _sent(*executors: Any) -> int:
+    """The queries the distinct ``executors`` sent (``sent``; 0 without)."""
+    return sum(int(getattr(e, "sent", 0)) for e in {id(e): e for e in executors}.values())
+
+
+def _hits(*executors: Any) -> int:
+    """The cache hits of the distinct ``executors`` (``cache_hits``; 0 without)."""
+    return sum(int(getattr(e, "cache_hits", 0)) for e in {id(e): e for e in executors}.values())
+
+
+def _cache_notes(graph: str, report: Any, fingerprint: Any) -> list[str]:
+    """The lines saying what the result cache of ``graph`` held (a ``CacheReport``): a
+    warning first when damaged lines were dropped."""
+    notes = []
+    if getattr(report, "corrupt", 0):
+        notes.append(
+            f"warning: result cache {report.path}: {report.corrupt} damaged line(s) dropped "
+            f"({report.damage}); the file was rebuilt without them"
+        )
+    return [*notes, _cache_note(graph, report, fingerprint)]
+
+
 def _cache_note(graph: str, report: Any, fingerprint: Any) -> str:
-    """One line saying what the gold cache of ``graph`` held (a ``CacheReport``)."""
-    where = f"gold cache {report.path} (graph {graph!r})"
+    """One line saying what the result cache of ``graph`` held (a ``CacheReport``)."""
+    where = f"result cache {report.path} (graph {graph!r})"
     content = f": {fingerprint.summary()}" if fingerprint is not None else ""
     if report.status == "reused":
         return f"{where}: {report.entries} cached results reused (database unchanged{content})"
     if report.status == "invalidated":
         return (
             f"{where}: the database changed since the cache was written ({report.change}); "
-            f"{report.discarded} stale results discarded, the gold queries run again"
+            f"{report.discarded} stale results discarded, their queries run again"
         )
     if report.status == "disabled":
         return f"warning: {where} not used: {report.change}"
     if report.status == "unchecked":
         return f"{where}: {report.entries} cached results (not checked against the content)"
     return f"{where}: new (for the database's current content{content})"
+
+
+def _by_graph(
+    task_list: Sequence[dict[str, Any]],
+    graph_uris: str | Path | Mapping[str, Any] | None,
+    uri: str | None,
+    database: str | None,
+    user: str | None,
+    password: str | None,
+) -> dict[str, tuple[GraphTarget, list[dict[str, Any]]]]:
+    """The tasks grouped by graph (in first-seen order) with each graph's target.
+
+    Raises:
+        InputError: a task's graph has no target (names the task).
+    """
+    targets = load_graph_targets(graph_uris, user, password) if graph_uris is not None else {}
+    default = GraphTarget(uri, database, user, password) if uri else None
+    out: dict[str, tuple[GraphTarget, list[dict[str, Any]]]] = {}
+    for t in task_list:
+        target = targets.get(t["graph"], default)
+        if target is None:
+            known = ", ".join(sorted(targets)) or "none"
+            raise InputError(
+                f"task qid {t['qid']!r}: unknown graph {t['graph']!r} "
+                f"(no --uri given; graphs in the map: {known})"
+            )
+        out.setdefault(t["graph"], (target, []))[1].append(t)
+    return out
 
 
 def evaluate(
@@ -639,6 +772,7 @@ def evaluate(
     workers: int = 8,
     timeout_s: float = 120.0,
     gold_timeout_s: float | None = None,
+    cache_dir: str | Path | None = None,
     gold_cache_dir: str | Path | None = None,
     executor_factory: ExecutorFactory | None = None,
     log: Callable[[str], None] | None = None,
@@ -663,11 +797,14 @@ def evaluate(
         workers: parallel queries per executor.
         timeout_s: per-query timeout in seconds (predictions and provenance queries).
         gold_timeout_s: timeout of gold queries (default: ``timeout_s``).
-        gold_cache_dir: directory of per-graph caches of gold results
-            (``<graph>.gold-cache``), reused by later runs while the database's content
-            (its fingerprint) is unchanged, discarded when it changed; ``log`` is told which.
+        cache_dir: directory of the per-graph result caches (:func:`cache_file`): every
+            query's result (gold, predicted, provenance) keyed by the database's content
+            (its fingerprint), the query text and the timeout, reused by later runs while
+            the content is unchanged and discarded when it changed (``log`` is told which);
+            timeouts and connection failures are not kept. None: no cache.
+        gold_cache_dir: the former name of ``cache_dir`` (used when ``cache_dir`` is None).
         executor_factory: builds executors (default: ``kgbench.neo4j.QueryExecutor``).
-        log: receives warnings and the gold cache's state (default: stderr).
+        log: receives warnings and the result cache's state (default: stderr).
         progress: progress bars of the query runs on stderr (terminals only).
         keep_going: on a connection failure, go on instead of raising
             :class:`ConnectionLostError`; the tasks hit are left out of the averages and
@@ -705,42 +842,29 @@ def evaluate(
     if unknown:
         emit(f"warning: {len(unknown)} prediction(s) for unknown qids ignored, e.g. {unknown[0]!r}")
 
-    targets = load_graph_targets(graph_uris, user, password) if graph_uris is not None else {}
-    default = GraphTarget(uri, database, user, password) if uri else None
-    by_graph: dict[str, list[dict[str, Any]]] = {}
-    for t in task_list:
-        if t["graph"] not in targets and default is None:
-            known = ", ".join(sorted(targets)) or "none"
-            raise InputError(
-                f"task qid {t['qid']!r}: unknown graph {t['graph']!r} "
-                f"(no --uri given; graphs in the map: {known})"
-            )
-        by_graph.setdefault(t["graph"], []).append(t)
+    by_graph = _by_graph(task_list, graph_uris, uri, database, user, password)
 
     close: Callable[[], None] = lambda: None  # noqa: E731
     factory = executor_factory
     if factory is None:
         factory, close = _neo4j_executor_factory()
+    if cache_dir is None:
+        cache_dir = gold_cache_dir
     excluded: dict[str, dict[str, Any]] = {}
-    gold_cache: dict[str, dict[str, Any]] = {}
-    done = 0
-    kept = " (the gold results computed so far stay in the gold cache)" if gold_cache_dir else ""
+    caches: dict[str, dict[str, Any]] = {}
+    done = queries_sent = 0
+    kept = " (the results computed so far stay in the result cache)" if cache_dir else ""
     hint = (
         f"run again once the server answers{kept}, or use --keep-going (keep_going=True) to "
         "score the other tasks and report the ones hit by connection errors separately"
     )
+    gold_timeout = timeout_s if gold_timeout_s is None else gold_timeout_s
     try:
-        for graph, graph_tasks in by_graph.items():
-            target = targets.get(graph, default)
-            assert target is not None
-            cache = None
-            if gold_cache_dir is not None:
-                safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in graph)
-                cache = Path(gold_cache_dir) / f"{safe}.gold-cache"
-            gold_timeout = timeout_s if gold_timeout_s is None else gold_timeout_s
+        for graph, (target, graph_tasks) in by_graph.items():
             try:
-                gold_exec = factory(graph, target, gold_timeout, workers, cache)
-                pred_exec = factory(graph, target, timeout_s, workers, None)
+                gold_exec, pred_exec = graph_executors(
+                    factory, graph, target, workers, timeout_s, gold_timeout, cache_dir
+                )
             except ConnectionLostError as exc:
                 what = f"cannot reach Neo4j at {target.uri} for graph {graph!r}: {exc}"
                 if not keep_going:
@@ -758,11 +882,12 @@ def evaluate(
                         "error": " ".join(str(exc).split()),
                     }
                 continue
-            if gold_cache_dir is not None:
-                Path(gold_cache_dir).mkdir(parents=True, exist_ok=True)
             report = getattr(gold_exec, "cache_report", None)
             if report is not None:
-                emit(_cache_note(graph, report, getattr(gold_exec, "fingerprint", None)))
+                for note in _cache_notes(graph, report, getattr(gold_exec, "fingerprint", None)):
+                    emit(note)
+            hits_before = _hits(gold_exec, pred_exec)
+            sent_before = _sent(gold_exec, pred_exec)
             try:
                 left_out = _score_graph(
                     graph_tasks, preds, metric_names, gold_exec, pred_exec, progress, keep_going
@@ -778,14 +903,16 @@ def evaluate(
                 ) from None
             excluded.update((e["qid"], e) for e in left_out)
             done += len(graph_tasks) - len(left_out)
+            queries_sent += _sent(gold_exec, pred_exec) - sent_before
             if report is not None:
-                gold_cache[graph] = {
+                caches[graph] = {
                     "path": str(report.path),
                     "status": report.status,
                     "entries": report.entries,
                     "discarded": report.discarded,
                     "change": report.change,
-                    "hits": int(getattr(gold_exec, "cache_hits", 0)),
+                    "corrupt": getattr(report, "corrupt", 0),
+                    "hits": _hits(gold_exec, pred_exec) - hits_before,
                 }
     finally:
         close()
@@ -830,7 +957,8 @@ def evaluate(
             "connection_errors": len(lost_tasks),
         },
         excluded=left,
-        gold_cache=gold_cache,
+        cache=caches,
+        queries_sent=queries_sent,
         informative=informative,
         ci95=ci95,
     )

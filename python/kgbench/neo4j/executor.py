@@ -365,8 +365,13 @@ def read_session(driver: Any, database: str | None) -> Any:
     )
 
 
-def _cache_key(graph: str, query: str) -> str:
-    return json.dumps([graph, query], ensure_ascii=False)
+def _cache_key(graph: str, query: str, timeout_s: float | None) -> str:
+    return json.dumps([graph, query, timeout_s], ensure_ascii=False)
+
+
+#: Error classes whose results a cache never keeps: the server did not answer the query in
+#: time or at all, so a later run asks again.
+UNCACHED_ERRORS = ("timeout", CONNECTION)
 
 
 @dataclass(frozen=True)
@@ -502,7 +507,9 @@ class CacheReport:
     ``status``: ``"new"`` (no usable line), ``"reused"`` (``entries`` results for the current
     content), ``"invalidated"`` (``discarded`` lines written for other content were dropped and
     the file rewritten; ``change`` says what changed) or ``"unchecked"`` (no fingerprint given:
-    every line is used, whatever the content).
+    every line is used, whatever the content). ``corrupt`` counts the lines that were not
+    cache lines (a file cut short by a crash, or damaged); they are dropped and the file is
+    rewritten without them, and ``damage`` names the first (``"line 7: ..."``).
     """
 
     path: Path
@@ -510,6 +517,8 @@ class CacheReport:
     entries: int = 0
     discarded: int = 0
     change: str = ""
+    corrupt: int = 0
+    damage: str = ""
 
 
 def _describe_change(old: Any, new: DatabaseFingerprint) -> str:
@@ -535,13 +544,17 @@ class QueryExecutor:
     default); ``timeout_s`` the per-transaction timeout in seconds (SPEC.md §4: 120; None: the
     server's own limit);
     ``workers`` the number of concurrent sessions (SPEC.md §4: 8). With ``cache_path`` a JSONL
-    file caches results keyed by (``graph``, query text): existing lines are read at start and new
-    results appended (connection failures are never cached; a cached timeout is run again by an
-    executor with a longer ``timeout_s``). ``graph`` defaults to
-    ``database`` or ``""``. With ``fingerprint`` (:func:`database_fingerprint`) the cache is
-    also keyed by the database's content: each line records the fingerprint, lines written for
-    another content are discarded (and the file rewritten without them); :attr:`cache_report`
-    says what was found and :attr:`cache_hits` counts the answers taken from the cache.
+    file caches results keyed by (``graph``, query text, ``timeout_s``): existing lines are
+    read at start and new results appended. Results of the classes in
+    :data:`UNCACHED_ERRORS` (``timeout``, ``connection``) are never cached: a later run sends
+    them again. Several executors may share one file (each line carries its own key).
+    ``graph`` defaults to ``database`` or ``""``. With ``fingerprint``
+    (:func:`database_fingerprint`) the cache is also keyed by the database's content: each
+    line records the fingerprint, lines written for another content are discarded (and the
+    file rewritten without them). Lines that are not cache lines (a file cut short, or
+    damaged) are dropped the same way and counted in the report. :attr:`cache_report` says
+    what was found, :attr:`cache_hits` counts the answers taken from the cache and
+    :attr:`sent` the queries sent to the server.
     ``dialect`` (``"5"`` or ``"25"``) is the server's Cypher version for the read-only gate;
     None: asked of the server before the first query (:attr:`dialect`).
 
@@ -574,8 +587,9 @@ class QueryExecutor:
         self.fingerprint = fingerprint
         self.cache_report: CacheReport | None = None
         self.cache_hits = 0
+        #: Queries sent to the server (not refused before sending, not from the cache).
+        self.sent = 0
         self._cache: dict[str, QueryResult] = {}
-        self._cached_timeout: dict[str, float | None] = {}
         self._lock = threading.Lock()
         if dialect is not None and dialect not in ("5", "25"):
             raise ValueError(f'dialect must be "5" or "25", got {dialect!r}')
@@ -610,59 +624,76 @@ class QueryExecutor:
 
     def _read_cache(self, path: Path) -> CacheReport:
         kept: list[str] = []
-        discarded = 0
+        discarded = corrupt = stale = 0
+        damage = ""
         old_db: Any = None
         want = self.fingerprint.key if self.fingerprint is not None else None
-        if path.exists():
-            with open(path, encoding="utf-8") as f:
-                for lineno, line in enumerate(f, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        d = json.loads(line)
-                        res = QueryResult(
-                            query=d["query"],
-                            columns=list(d["columns"]),
-                            rows=list(d["rows"]),
-                            error_class=d.get("error_class"),
-                            error=d.get("error"),
-                            elapsed_s=float(d.get("elapsed_s", 0.0)),
-                        )
-                        key = _cache_key(str(d["graph"]), res.query)
-                        db = d.get("db")
-                        limit = d.get("timeout_s")
-                        limit = None if limit is None else float(limit)
-                    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                        from kgbench.errors import InputError
-
-                        raise InputError(
-                            f"{path}:{lineno}: not a query-cache line ({exc})"
-                        ) from exc
-                    if want is not None and (not isinstance(db, dict) or db.get("key") != want):
-                        discarded += 1
-                        old_db = db
-                        continue
-                    self._cache[key] = res
-                    self._cached_timeout[key] = limit
-                    kept.append(line if line.endswith("\n") else line + "\n")
+        try:
+            data = path.read_bytes() if path.exists() else b""
+        except OSError as exc:
+            data, corrupt, damage = b"", 1, f"unreadable ({exc})"
+        for lineno, raw in enumerate(data.splitlines(keepends=True), 1):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+                d = json.loads(line)
+                res = QueryResult(
+                    query=str(d["query"]),
+                    columns=list(d["columns"]),
+                    rows=[list(r) for r in d["rows"]],
+                    error_class=d.get("error_class"),
+                    error=d.get("error"),
+                    elapsed_s=float(d.get("elapsed_s", 0.0)),
+                )
+                limit = d.get("timeout_s")
+                key = _cache_key(
+                    str(d["graph"]), res.query, None if limit is None else float(limit)
+                )
+                db = d.get("db")
+                if not raw.endswith(b"\n"):
+                    raise ValueError("the last line is cut short")
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                corrupt += 1
+                damage = damage or f"line {lineno}: {' '.join(str(exc).split())[:120]}"
+                continue
+            if res.error_class in UNCACHED_ERRORS:
+                discarded += 1  # written by an older version, which kept timeouts
+                continue
+            if want is not None and (not isinstance(db, dict) or db.get("key") != want):
+                discarded += 1
+                stale += 1
+                old_db = db
+                continue
+            self._cache[key] = res
+            kept.append(line)
+        if discarded or corrupt:
+            try:
+                tmp = path.with_name(path.name + ".tmp")
+                tmp.write_text("".join(kept), encoding="utf-8")
+                os.replace(tmp, path)
+            except OSError as exc:
+                damage = f"{damage}; cannot rewrite it ({exc})" if damage else damage
         if want is None:
-            return CacheReport(path, "unchecked", entries=len(self._cache))
-        if discarded:
-            assert self.fingerprint is not None
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text("".join(kept), encoding="utf-8")
-            os.replace(tmp, path)
-            return CacheReport(
-                path,
-                "invalidated",
-                entries=len(self._cache),
-                discarded=discarded,
-                change=_describe_change(old_db, self.fingerprint),
-            )
-        return CacheReport(path, "reused" if self._cache else "new", entries=len(self._cache))
+            status = "unchecked"
+        elif stale:
+            status = "invalidated"
+        else:
+            status = "reused" if self._cache else "new"
+        return CacheReport(
+            path,
+            status,
+            entries=len(self._cache),
+            discarded=discarded,
+            change=_describe_change(old_db, self.fingerprint)
+            if status == "invalidated" and self.fingerprint is not None
+            else "",
+            corrupt=corrupt,
+            damage=damage,
+        )
 
     def _store(self, res: QueryResult) -> None:
-        if self.cache_path is None or res.error_class == CONNECTION:
+        if self.cache_path is None or res.error_class in UNCACHED_ERRORS:
             return
         record: dict[str, Any] = {"graph": self.graph, **res.to_json()}
         record["timeout_s"] = self.timeout_s
@@ -671,19 +702,17 @@ class QueryExecutor:
             record["db"] = {"key": fp.key, "nodes": fp.nodes, "relationships": fp.relationships}
         line = json.dumps(record, ensure_ascii=False)
         with self._lock:
-            key = _cache_key(self.graph, res.query)
-            self._cache[key] = res
-            self._cached_timeout[key] = self.timeout_s
-            with open(self.cache_path, "a", encoding="utf-8") as f:
-                f.write(line + "\n")
+            self._cache[_cache_key(self.graph, res.query, self.timeout_s)] = res
+            try:
+                with open(self.cache_path, "a", encoding="utf-8") as f:
+                    f.write(line + "\n")
+            except OSError:
+                pass  # an unwritable cache costs the next run its answers, not this run
 
     def run(self, query: str) -> QueryResult:
         """Run one query; never raises for query or connection failures (see ``error_class``)."""
         if self.cache_path is not None:
-            key = _cache_key(self.graph, query)
-            hit = self._cache.get(key)
-            if hit is not None and hit.error_class == "timeout" and self._longer_now(key):
-                hit = None  # it timed out under a shorter limit than this executor's: run again
+            hit = self._cache.get(_cache_key(self.graph, query, self.timeout_s))
             if hit is not None:
                 with self._lock:
                     self.cache_hits += 1
@@ -691,15 +720,6 @@ class QueryExecutor:
         res = self._execute(query)
         self._store(res)
         return res
-
-    def _longer_now(self, key: str) -> bool:
-        """True when this executor's timeout is longer than the one a cached result of ``key``
-        was recorded under (unknown for lines of older versions: False)."""
-        if key not in self._cached_timeout or self._cached_timeout[key] is None:
-            return False
-        recorded = self._cached_timeout[key]
-        assert recorded is not None
-        return self.timeout_s is None or self.timeout_s > recorded
 
     def _execute(self, query: str) -> QueryResult:
         try:
@@ -768,6 +788,8 @@ class QueryExecutor:
         """Send ``query`` and wait for its whole result (no client-side limit)."""
         import neo4j
 
+        with self._lock:
+            self.sent += 1
         t0 = time.perf_counter()
         try:
             with read_session(self.driver, self.database) as session:
@@ -822,11 +844,12 @@ class QueryExecutor:
         return done.wait(within_s) and ok == [True]
 
     def run_many(
-        self, queries: Sequence[str] | Iterable[str], progress: bool = False
+        self, queries: Sequence[str] | Iterable[str], progress: bool | str = False
     ) -> list[QueryResult]:
         """Run ``queries`` on ``workers`` threads; results in input order (one per query).
 
-        ``progress=True`` shows a bar on stderr (only when it is a terminal).
+        ``progress=True`` (or a label for the bar, e.g. ``"gold"``) shows a bar on stderr
+        (only when it is a terminal).
         """
         items = list(queries)
         out: list[QueryResult | None] = [None] * len(items)
@@ -834,7 +857,11 @@ class QueryExecutor:
 
         with (
             ThreadPoolExecutor(max_workers=self.workers) as pool,
-            tqdm(total=len(items), desc="queries", disable=None if progress else True) as bar,
+            tqdm(
+                total=len(items),
+                desc=progress if isinstance(progress, str) else "queries",
+                disable=None if progress else True,
+            ) as bar,
         ):
             futures = {pool.submit(self.run, q): i for i, q in enumerate(items)}
             for fut in futures:

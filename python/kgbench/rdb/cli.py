@@ -61,13 +61,6 @@ def register(subparsers: Any) -> None:
         help="repair: text columns whose values are all plain numerals become "
         "xsd:integer / xsd:decimal",
     )
-    p.add_argument(
-        "--engine",
-        choices=("rust", "python"),
-        default="rust",
-        help="rust = the native converter (default); python = the pure-Python reference "
-        "(same files, much slower)",
-    )
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.set_defaults(func=run)
 
@@ -120,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
         pk_less=args.pk_less,
         trim=args.trim,
         promote_numeric_text=args.promote_numeric_text,
-        engine=args.engine,
     )
     if args.json:
         json.dump(report, sys.stdout, indent=1, ensure_ascii=False)

@@ -20,12 +20,12 @@ one output directory:
   notes. It is removed when a run starts and written last, so a directory with a
   ``report.json`` holds a complete conversion; every file is written atomically.
 
-Engines (:func:`convert_rdb`'s ``engine``). ``rust`` (default): this module plans (schema,
-handle columns, the SELECT and join SQL, column kinds, predicates, property names) and writes
-the ontology and the report; :func:`kgbench._core.rdb.convert` runs the SQL on the system
-SQLite library, applies the repairs, names the rows and writes ``<db_id>.nt`` and
-``graph.json`` on all cores. ``python``: this module's functions do everything; it is the
-reference. Both write the same bytes (tests/test_rdb_convert.py checks every Spider database).
+One engine: this module plans (schema, handle columns, the SELECT and join SQL, column kinds,
+predicates, property names) and writes the ontology and the report;
+:func:`kgbench._core.rdb.convert` (Rust) runs the SQL on the system SQLite library, applies
+the repairs, names the rows and writes ``<db_id>.nt`` and ``graph.json`` on all cores.
+tests/test_rdb_convert.py compares its outputs with the checked-in expected outputs of real
+databases (tests/data/rdb/; kgbench's former pure-Python engine wrote the same bytes).
 
 Rows and keys. A table's rows are read in rowid order. A keyed row's subject is
 ``<base>t/k1=v1;k2=v2`` (key columns in key order). A table without a primary key is a bag by
@@ -89,28 +89,22 @@ of the child's columns made a label (``ref_Stadium_ID``); ``rid`` = running inde
 
 from __future__ import annotations
 
-import datetime as _dt
-import functools
 import gc
-import hashlib
-import itertools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.fileio import write_json_atomic, write_text_atomic
-from kgbench.rdb.naming import ROW_KEY, Naming, eid, literal_text, ref_type
+from kgbench.rdb.naming import Naming, ref_type
 from kgbench.rdb.schema import DatabaseSchema, ForeignKey, Table, load_schema
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
-RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 #: Column kinds (:func:`column_kind`) and their RDF datatype; ``string`` is a plain literal
 #: (``xsd:string``), ``untyped`` follows each value's storage class (``rdfs:Literal``).
@@ -126,18 +120,6 @@ KIND_XSD = {
     "untyped": "http://www.w3.org/2000/01/rdf-schema#Literal",
 }
 
-#: Property-graph datatype of each kind (SPEC.md §2); ``untyped`` is decided by the values.
-KIND_PG = {
-    "integer": "int",
-    "double": "float",
-    "decimal": "float",
-    "boolean": "bool",
-    "date": "date",
-    "dateTime": "str",
-    "time": "str",
-    "string": "str",
-}
-
 #: The output files (``DIR/...``; ``{db}`` = the db_id).
 NT_FILE = "{db}.nt"
 ONTOLOGY_TTL = "{db}.ontology.ttl"
@@ -145,50 +127,10 @@ ONTOLOGY_JSON = "{db}.ontology.json"
 GRAPH_FILE = "graph.json"
 REPORT_FILE = "report.json"
 
-#: What ``trim`` removes from both ends of text values (SQL: ``trim(x, <these>)``).
-TRIM_CHARS = " \t\r\n"
-
 #: Node properties the loader owns besides ``name`` (SPEC.md §2); columns so named are renamed.
 _LOADER_OWNED = frozenset(["eid", "aliases", "description", "provenance"])
 
-#: Examples of mismatched values kept per column in the report.
-_EXAMPLES = 3
-
 _PK_LESS = ("bag", "s4s")
-
-#: The conversion engines (:func:`convert_rdb`).
-ENGINES = ("rust", "python")
-
-_DT_INTEGER = f"^^<{XSD}integer>"
-_DT_DOUBLE = f"^^<{XSD}double>"
-_DT_DECIMAL = f"^^<{XSD}decimal>"
-_DT_BOOLEAN = f"^^<{XSD}boolean>"
-_DT_DATE = f"^^<{XSD}date>"
-_DT_DATETIME = f"^^<{XSD}dateTime>"
-_DT_TIME = f"^^<{XSD}time>"
-_DT_HEX = f"^^<{XSD}hexBinary>"
-_TRUE = f'"true"{_DT_BOOLEAN}'
-_FALSE = f'"false"{_DT_BOOLEAN}'
-
-# N-Triples string escapes: the four the grammar requires, the usual short forms, and UCHAR
-# for the other control characters (canonical N-Triples).
-_NT_ESCAPES: dict[int, str] = {c: f"\\u{c:04X}" for c in [*range(0x20), 0x7F]}
-_NT_ESCAPES.update(
-    {
-        ord("\\"): "\\\\",
-        ord('"'): '\\"',
-        ord("\n"): "\\n",
-        ord("\r"): "\\r",
-        ord("\t"): "\\t",
-        ord("\b"): "\\b",
-        ord("\f"): "\\f",
-    }
-)
-
-
-def nt_string(text: str) -> str:
-    """``text`` as an N-Triples string literal (quoted, escaped; RDF 1.1 N-Triples)."""
-    return '"' + text.translate(_NT_ESCAPES) + '"'
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,229 +178,6 @@ def column_kind(declared: str) -> str:
     if "NUM" in t or "DEC" in t:
         return "decimal"
     return "untyped"
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _date_ok(s: str) -> bool:
-    if not (
-        len(s) == 10
-        and s[4] == "-"
-        and s[7] == "-"
-        and s.isascii()
-        and s[:4].isdigit()
-        and s[5:7].isdigit()
-        and s[8:].isdigit()
-    ):
-        return False
-    try:
-        _dt.date(int(s[:4]), int(s[5:7]), int(s[8:]))
-    except ValueError:
-        return False
-    return True
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _time_ok(s: str) -> bool:
-    """``hh:mm:ss`` with an optional fraction ``.d+`` (xsd:time without a timezone)."""
-    if len(s) < 8 or s[2] != ":" or s[5] != ":" or not s.isascii():
-        return False
-    hh, mm, ss, rest = s[:2], s[3:5], s[6:8], s[8:]
-    if not (hh.isdigit() and mm.isdigit() and ss.isdigit()):
-        return False
-    if rest and not (rest[0] == "." and len(rest) > 1 and rest[1:].isdigit()):
-        return False
-    if hh == "24":
-        return mm == "00" and ss == "00" and not rest.strip(".0")
-    return int(hh) < 24 and int(mm) < 60 and int(ss) < 60
-
-
-def _double_lex(v: float) -> str:
-    r = repr(v)
-    if r == "inf":
-        return "INF"
-    if r == "-inf":
-        return "-INF"
-    if r == "nan":
-        return "NaN"
-    return r
-
-
-def _decimal_lex(v: float) -> str:
-    r = repr(v)
-    return format(Decimal(r), "f") if "e" in r else r
-
-
-def _finite(v: float) -> bool:
-    return v == v and v not in (float("inf"), float("-inf"))
-
-
-# RDF object terms per kind: the term, or None when the value does not fit the kind.
-def _nt_integer(v: Any) -> str | None:
-    return f'"{v}"{_DT_INTEGER}' if type(v) is int else None
-
-
-def _nt_double(v: Any) -> str | None:
-    if type(v) is float:
-        return f'"{_double_lex(v)}"{_DT_DOUBLE}'
-    if type(v) is int:
-        return f'"{_double_lex(float(v))}"{_DT_DOUBLE}'
-    return None
-
-
-def _nt_decimal(v: Any) -> str | None:
-    if type(v) is int:
-        return f'"{v}"{_DT_DECIMAL}'
-    if type(v) is float and _finite(v):
-        return f'"{_decimal_lex(v)}"{_DT_DECIMAL}'
-    return None
-
-
-_BOOL_TEXT = {"t": True, "true": True, "f": False, "false": False}
-
-
-def _bool_of(v: Any) -> bool | None:
-    if type(v) is int:
-        return True if v == 1 else False if v == 0 else None
-    if type(v) is str:
-        return _BOOL_TEXT.get(v.lower())
-    return None
-
-
-def _nt_boolean(v: Any) -> str | None:
-    b = _bool_of(v)
-    return None if b is None else _TRUE if b else _FALSE
-
-
-def _nt_date(v: Any) -> str | None:
-    return f'"{v}"{_DT_DATE}' if type(v) is str and _date_ok(v) else None
-
-
-def _datetime_lex(v: Any) -> str | None:
-    if type(v) is not str:
-        return None
-    return _datetime_text(v)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _datetime_text(v: str) -> str | None:
-    """``v`` as an xsd:dateTime lexical form (``YYYY-MM-DD[ T]hh:mm:ss[.f]``, no zone), or
-    None when it is not one."""
-    if len(v) < 19 or v[10] not in " T":
-        return None
-    if not (_date_ok(v[:10]) and _time_ok(v[11:])):
-        return None
-    return v[:10] + "T" + v[11:]
-
-
-def _nt_datetime(v: Any) -> str | None:
-    lex = _datetime_lex(v)
-    return None if lex is None else f'"{lex}"{_DT_DATETIME}'
-
-
-def _nt_time(v: Any) -> str | None:
-    return f'"{v}"{_DT_TIME}' if type(v) is str and _time_ok(v) else None
-
-
-def _nt_string(v: Any) -> str | None:
-    return nt_string(v) if type(v) is str else None
-
-
-def nt_storage(v: Any) -> str:
-    """The literal of a value's SQLite storage class: integer -> ``xsd:integer``, real ->
-    ``xsd:double``, text -> plain literal, blob -> ``xsd:hexBinary`` (upper-case hex)."""
-    t = type(v)
-    if t is str:
-        return nt_string(v)
-    if t is int:
-        return f'"{v}"{_DT_INTEGER}'
-    if t is float:
-        return f'"{_double_lex(v)}"{_DT_DOUBLE}'
-    if t is bytes:
-        return f'"{v.hex().upper()}"{_DT_HEX}'
-    raise TypeError(f"not an SQLite value: {v!r}")
-
-
-_NT_BY_KIND: dict[str, Callable[[Any], str | None]] = {
-    "integer": _nt_integer,
-    "double": _nt_double,
-    "decimal": _nt_decimal,
-    "boolean": _nt_boolean,
-    "date": _nt_date,
-    "dateTime": _nt_datetime,
-    "time": _nt_time,
-    "string": _nt_string,
-    "untyped": nt_storage,
-}
-
-
-#: Marks a cell whose value does not fit its kind in the property-graph functions.
-class _Miss:
-    pass
-
-
-_MISS = _Miss()
-
-
-def _pg_integer(v: Any) -> Any:
-    return v if type(v) is int else _MISS
-
-
-def _pg_number(v: Any) -> Any:
-    if type(v) is int or (type(v) is float and _finite(v)):
-        return v
-    return _MISS
-
-
-def _pg_boolean(v: Any) -> Any:
-    b = _bool_of(v)
-    return _MISS if b is None else b
-
-
-def _pg_date(v: Any) -> Any:
-    return v if type(v) is str and _date_ok(v) else _MISS
-
-
-def _pg_datetime(v: Any) -> Any:
-    return v if _datetime_lex(v) is not None else _MISS
-
-
-def _pg_time(v: Any) -> Any:
-    return v if type(v) is str and _time_ok(v) else _MISS
-
-
-def _pg_string(v: Any) -> Any:
-    return v if type(v) is str else _MISS
-
-
-def _pg_untyped(v: Any) -> Any:
-    if type(v) is bytes:
-        return v.hex().upper()
-    if type(v) is float and not _finite(v):
-        return _MISS
-    return v
-
-
-_PG_BY_KIND: dict[str, Callable[[Any], Any]] = {
-    "integer": _pg_integer,
-    "double": _pg_number,
-    "decimal": _pg_number,
-    "boolean": _pg_boolean,
-    "date": _pg_date,
-    "dateTime": _pg_datetime,
-    "time": _pg_time,
-    "string": _pg_string,
-    "untyped": _pg_untyped,
-}
-
-
-def sqlite_text(v: Any) -> str:
-    """A value's text as SQLite's ``CAST(v AS TEXT)`` would mostly give it (reals by
-    ``repr``, blobs as upper-case hex): the property-graph value of a widened column."""
-    if type(v) is bytes:
-        return v.hex().upper()
-    if type(v) is float:
-        return _double_lex(v)
-    return str(v)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -518,19 +237,12 @@ class ColumnPlan:
 
 @dataclass
 class TableData:
-    """One table's rows as read (after repairs): ``handles`` (rowid, or key tuple for a
-    WITHOUT ROWID table) and ``rows`` (the column values, plan order) in rowid order,
-    ``subjects`` (the N-Triples subject term of each row) and ``eids`` (the node id of each
-    row), and ``row_naming`` (``key``, ``rowid`` or ``blank``)."""
+    """One table's plan: its schema, its column plans (completed from the conversion's
+    results: kinds after promotion, trimmed cells) and how its rows were named
+    (``row_naming``: ``key``, ``rowid`` or ``blank``)."""
 
     table: Table
     columns: list[ColumnPlan]
-    class_iri: str
-    handles: list[Any]
-    rows: list[tuple[Any, ...]]
-    subjects: list[str] = field(default_factory=list)
-    eids: list[str] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
     row_naming: str = "key"
 
 
@@ -553,27 +265,6 @@ def _handle_columns(conn: sqlite3.Connection, table: Table) -> list[str]:
     if not table.primary_key:
         raise InputError(f"table {table.name}: no rowid and no primary key to name its rows")
     return [_q(k) for k in table.primary_key]
-
-
-def _is_numeral(s: str) -> int:
-    """0: not a plain numeral; 1: an integer numeral; 2: a decimal numeral. Plain: ASCII, an
-    optional ``-``, no leading zeros (``007`` is a code, not a number), no exponent, digits
-    on both sides of a ``.``, and a value a float holds exactly (so nothing is lost)."""
-    if not s or not s.isascii():
-        return 0
-    body = s[1:] if s[0] == "-" else s
-    head, dot, tail = body.partition(".")
-    if not head.isdigit() or (len(head) > 1 and head[0] == "0"):
-        return 0
-    if not dot:
-        return 1
-    if not tail.isdigit() or Decimal(repr(float(s))) != Decimal(s):
-        return 0
-    return 2
-
-
-def _int_or_float(s: str) -> int | float:
-    return float(s) if "." in s else int(s)
 
 
 def _column_plans(table: Table, naming: Naming) -> list[ColumnPlan]:
@@ -599,155 +290,6 @@ def _select_sql(table: Table, handle_cols: Sequence[str]) -> str:
     return f"SELECT {cols_sql} FROM {_q(table.name)} ORDER BY {order}"
 
 
-def _read_table(
-    conn: sqlite3.Connection,
-    table: Table,
-    naming: Naming,
-    trim: bool,
-    promote: bool,
-) -> TableData:
-    """Read ``table``'s rows in rowid order and apply the repairs (module docstring)."""
-    handle_cols = _handle_columns(conn, table)
-    nh = len(handle_cols)
-    raw = conn.execute(_select_sql(table, handle_cols)).fetchall()
-    handles: list[Any] = [r[0] if nh == 1 else tuple(r[:nh]) for r in raw]
-    columns_values: list[list[Any]] = [[r[nh + j] for r in raw] for j in range(len(table.columns))]
-    plans = _column_plans(table, naming)
-    for j, plan in enumerate(plans):
-        values = columns_values[j]
-        if trim:
-            changed = 0
-            for i, v in enumerate(values):
-                if type(v) is str:
-                    s = v.strip(TRIM_CHARS)
-                    if s != v:
-                        values[i] = s
-                        changed += 1
-            plan.trimmed = changed
-        if promote and plan.kind in ("string", "untyped"):
-            seen = 0
-            worst = 1
-            for v in values:
-                if v is None:
-                    continue
-                k = _is_numeral(v) if type(v) is str else 0
-                if k == 0:
-                    worst = 0
-                    break
-                worst = max(worst, k)
-                seen += 1
-            if seen and worst:
-                conv: Callable[[str], Any] = _int_or_float
-                plan.kind = "integer" if worst == 1 else "decimal"
-                plan.promoted = plan.kind
-                columns_values[j] = [None if v is None else conv(v) for v in values]
-    rows = list(zip(*columns_values, strict=True)) if columns_values else [() for _ in raw]
-    return TableData(
-        table=table,
-        columns=plans,
-        class_iri=f"<{naming.class_iri(table.name)}>",
-        handles=handles,
-        rows=rows,
-    )
-
-
-def _name_single(
-    naming: Naming,
-    table: str,
-    column: str,
-    values: list[Any],
-    subjects: list[str],
-    eids: list[str],
-) -> bool:
-    """Append the subject terms and eids of rows keyed by one column (``values``); False
-    (and stop) at a NULL. Integers take a fast path with the same result as
-    :meth:`Naming.row_iri` and :func:`eid` (digits and ``-`` need no percent-encoding)."""
-    iri_prefix = "<" + naming.row_iri(table, [(column, "")])
-    eid_prefix = eid(table, [(column, "")])
-    for v in values:
-        if type(v) is int:
-            text = str(v)
-            subjects.append(f"{iri_prefix}{text}>")
-            eids.append(eid_prefix + text)
-        elif v is None:
-            return False
-        else:
-            subjects.append(f"<{naming.row_iri(table, [(column, v)])}>")
-            eids.append(eid(table, [(column, v)]))
-    return True
-
-
-def _name_rows(data: TableData, naming: Naming, pk_less: str) -> int:
-    """Set ``subjects``, ``eids`` and ``names`` of ``data``'s rows (module docstring);
-    returns how many rows share their subject with an earlier row (``s4s`` merges)."""
-    table = data.table
-    col_index = {c.name: j for j, c in enumerate(data.columns)}
-    key_idx = [col_index[k] for k in table.primary_key]
-    name_idx = next((j for j, c in enumerate(data.columns) if c.name.lower() == "name"), None)
-    rows = data.rows
-    subjects: list[str] = []
-    eids: list[str] = []
-    keytexts: list[str] = []
-    if key_idx:
-        keys = table.primary_key
-        ok = True
-        if len(key_idx) == 1:
-            j = key_idx[0]
-            ok = _name_single(naming, table.name, keys[0], [r[j] for r in rows], subjects, eids)
-            keytexts = [literal_text(r[j]) for r in rows] if ok else []
-        else:
-            for row in rows:
-                pairs = [(k, row[j]) for k, j in zip(keys, key_idx, strict=True)]
-                if any(v is None for _, v in pairs):
-                    ok = False
-                    break
-                subjects.append(f"<{naming.row_iri(table.name, pairs)}>")
-                eids.append(eid(table.name, pairs))
-                keytexts.append(";".join(literal_text(v) for _, v in pairs))
-        if ok and len(set(subjects)) == len(subjects) and len(set(eids)) == len(eids):
-            data.row_naming = "key"
-        else:
-            subjects, eids, keytexts = [], [], []
-            data.row_naming = "rowid"
-    else:
-        data.row_naming = "rowid" if pk_less == "bag" else "blank"
-    merged = 0
-    if data.row_naming == "rowid":
-        rids = [
-            h if not isinstance(h, tuple) else ",".join(map(literal_text, h)) for h in data.handles
-        ]
-        _name_single(naming, table.name, ROW_KEY, rids, subjects, eids)
-        keytexts = [f"{ROW_KEY}={literal_text(rid)}" for rid in rids]
-    elif data.row_naming == "blank":
-        nulls = [
-            "0" if c.affinity in ("INTEGER", "REAL", "NUMERIC") else "NULL" for c in data.columns
-        ]
-        seen: set[str] = set()
-        prefix = table.name + "\x1f"
-        for row in rows:
-            text = prefix + "\x1f".join(
-                n if v is None else literal_text(v) for v, n in zip(row, nulls, strict=True)
-            )
-            label = "b" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-            if label in seen:
-                merged += 1
-            seen.add(label)
-            subjects.append(f"_:{label}")
-            eids.append(eid(table.name, [("_bnode", label)]))
-            keytexts.append(f"_bnode={label}")
-    names: list[str] = keytexts
-    if name_idx is not None:
-        names = [
-            kt if row[name_idx] is None else literal_text(row[name_idx])
-            for row, kt in zip(rows, keytexts, strict=True)
-        ]
-    data.subjects, data.eids, data.names = subjects, eids, names
-    return merged
-
-
-# ---------------------------------------------------------------------------------------------
-# Row -> output (one function per output; the hot loops a native port replaces)
-# ---------------------------------------------------------------------------------------------
 @dataclass
 class Mismatch:
     """Cells of one column that do not fit its kind (kept as their storage-class literal)."""
@@ -758,170 +300,6 @@ class Mismatch:
     kind: str
     count: int = 0
     examples: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Ref:
-    """The matches of one foreign key from a child table: ``predicate`` (the N-Triples
-    term of ``t#ref-c``), ``parent`` and (child row index, parent row index) ``matches``."""
-
-    predicate: str
-    parent: TableData
-    matches: list[tuple[int, int]]
-
-
-@dataclass
-class NtBlock:
-    """The N-Triples of one table (:func:`rows_to_ntriples`): ``lines`` (each item one or
-    more whole lines), the counts of distinct type, data and reference triples, and the
-    mismatched cells per column."""
-
-    lines: list[str]
-    type_triples: int
-    data_triples: int
-    ref_triples: int
-    mismatches: list[Mismatch]
-
-
-def _cell_terms(data: TableData, j: int, mismatches: list[Mismatch]) -> list[str | None]:
-    """Column ``j``'s object terms, aligned with the rows (None: NULL); a value that does
-    not fit the column's kind gets its storage-class literal and is counted."""
-    col = data.columns[j]
-    fit = _NT_BY_KIND[col.kind]
-    out: list[str | None] = []
-    append = out.append
-    miss: Mismatch | None = None
-    for row in data.rows:
-        v = row[j]
-        if v is None:
-            append(None)
-            continue
-        term = fit(v)
-        if term is None:
-            term = nt_storage(v)
-            if miss is None:
-                miss = Mismatch(data.table.name, col.name, col.declared_type, col.kind)
-                mismatches.append(miss)
-            miss.count += 1
-            if len(miss.examples) < _EXAMPLES:
-                miss.examples.append(repr(v))
-        append(term)
-    return out
-
-
-def rows_to_ntriples(data: TableData, refs: Sequence[Ref] = ()) -> NtBlock:
-    """The N-Triples of ``data``'s rows: an ``rdf:type`` per row, a data triple per non-NULL
-    cell, and the reference triples ``refs`` (foreign keys from this table).
-
-    The lines come out in code-point order without repeats when the rows are named by key
-    or rowid (subjects sorted once, predicates in IRI order within a subject; the objects
-    of one reference predicate sorted), so the file needs no global sort: the blocks of the
-    tables only need ordering by their subject prefix ``<base>t/``. Rows merged into one
-    blank node (``s4s``) repeat lines: those blocks are split into lines and sorted and
-    de-duplicated by the caller."""
-    n = len(data.rows)
-    subjects = data.subjects
-    mismatches: list[Mismatch] = []
-    # one slot per predicate: the remainder " <p> o .\n" of each row's line (None: no line)
-    slots: list[tuple[str, list[str | None]]] = [
-        (RDF_TYPE, [f" {RDF_TYPE} {data.class_iri} .\n"] * n)
-    ]
-    n_data = 0
-    for j, col in enumerate(data.columns):
-        pred = f" {col.predicate} "
-        rems = [None if t is None else f"{pred}{t} .\n" for t in _cell_terms(data, j, mismatches)]
-        n_data += n - rems.count(None)
-        slots.append((col.predicate, rems))
-    by_pred: dict[str, dict[int, set[str]]] = {}
-    for ref in refs:
-        objs = by_pred.setdefault(ref.predicate, {})
-        ps = ref.parent.subjects
-        for i, k in ref.matches:
-            objs.setdefault(i, set()).add(ps[k])
-    n_ref = 0
-    for pred, objs in by_pred.items():
-        rems = [None] * n
-        for i, targets in objs.items():
-            n_ref += len(targets)
-            rems[i] = subjects[i].join(f" {pred} {o} .\n" for o in sorted(targets))
-        slots.append((pred, rems))
-    slots.sort(key=lambda slot: slot[0])
-    columns = [rems for _, rems in slots]
-    order = sorted(range(n), key=subjects.__getitem__)
-    lines: list[str] = []
-    append = lines.append
-    for i in order:
-        s = subjects[i]
-        for rems in columns:
-            r = rems[i]
-            if r is not None:
-                append(s + r)
-    return NtBlock(lines, n, n_data, n_ref, mismatches)
-
-
-@dataclass
-class PgColumn:
-    """A column's property in the property graph: name, datatype and whether it was widened
-    to ``str`` (cells that do not fit the column's kind)."""
-
-    column: str
-    prop: str
-    dtype: str
-    widened_from: str | None = None
-
-
-def rows_to_entities(data: TableData) -> tuple[list[dict[str, Any]], list[PgColumn]]:
-    """The SimpleKG entities (SPEC.md §2) of ``data``'s rows, one per distinct ``eid`` (rows
-    merged by ``s4s`` blank nodes are united, first value per property), and the declared
-    properties of the label. Module docstring for names and types."""
-    label = _label(data.table.name)
-    pg_cols: list[PgColumn] = []
-    col_values: list[list[Any]] = []
-    for j, col in enumerate(data.columns):
-        if col.prop is None:
-            continue
-        fit = _PG_BY_KIND[col.kind]
-        values = [None if row[j] is None else fit(row[j]) for row in data.rows]
-        if col.kind == "untyped":
-            kinds = {type(v) for v in values if v is not None}
-            dtype = (
-                "int" if kinds == {int} else "float" if kinds and kinds <= {int, float} else "str"
-            )
-            if dtype == "str" and kinds - {str}:
-                values = [
-                    None if v is None else sqlite_text(row[j])
-                    for v, row in zip(values, data.rows, strict=True)
-                ]
-        else:
-            dtype = KIND_PG[col.kind]
-        widened = None
-        if any(v is _MISS for v in values):
-            widened, dtype = (dtype if dtype != "str" else None), "str"
-            values = [None if row[j] is None else sqlite_text(row[j]) for row in data.rows]
-        pg_cols.append(PgColumn(col.name, col.prop, dtype, widened))
-        col_values.append(values)
-    props = [c.prop for c in pg_cols]
-    entities: list[dict[str, Any]] = []
-    by_eid: dict[str, dict[str, Any]] = {}
-    for i, e in enumerate(data.eids):
-        p = {k: vals[i] for k, vals in zip(props, col_values, strict=True) if vals[i] is not None}
-        prev = by_eid.get(e)
-        if prev is not None:
-            for k, v in p.items():
-                prev["properties"].setdefault(k, v)
-            continue
-        ent: dict[str, Any] = {
-            "eid": e,
-            "label": label,
-            "name": data.names[i],
-            "aliases": [],
-            "description": None,
-            "properties": p,
-            "provenance": [],
-        }
-        by_eid[e] = ent
-        entities.append(ent)
-    return entities, pg_cols
 
 
 def _trimmed(expr: str, affinity: str) -> str:
@@ -957,39 +335,6 @@ def _join_sql(
         f"SELECT {sel} FROM {_q(child.name)} AS c JOIN {_q(parent.name)} AS p "
         f"ON {' AND '.join(conds)} ORDER BY {order}"
     )
-
-
-def foreign_key_matches(
-    conn: sqlite3.Connection,
-    fk: ForeignKey,
-    child: TableData,
-    parent: TableData,
-    trim: bool,
-) -> list[tuple[int, int]]:
-    """The (child row index, parent row index) pairs of a foreign key, computed by SQLite:
-    ``child.fk = parent.ref`` for every column pair (its affinity and collation rules), in
-    child then parent rowid order. With ``trim``, TEXT-affinity and untyped columns are
-    compared trimmed (module docstring)."""
-    ch = _handle_columns(conn, child.table)
-    ph = _handle_columns(conn, parent.table)
-    sql = _join_sql(fk, child.table, parent.table, ch, ph, trim)
-    cpos = {h: i for i, h in enumerate(child.handles)}
-    ppos = {h: i for i, h in enumerate(parent.handles)}
-    nc = len(ch)
-    out = []
-    for r in conn.execute(sql):
-        hc = r[0] if nc == 1 else tuple(r[:nc])
-        hp = r[nc] if len(ph) == 1 else tuple(r[nc:])
-        out.append((cpos[hc], ppos[hp]))
-    return out
-
-
-def fk_to_relations(
-    label: str, child: TableData, parent: TableData, matches: Iterable[tuple[int, int]]
-) -> list[tuple[str, str, str]]:
-    """The (type, subject eid, object eid) relationships of the matches."""
-    ce, pe = child.eids, parent.eids
-    return [(label, ce[i], pe[k]) for i, k in matches]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1057,54 +402,6 @@ def output_paths(out_dir: str | os.PathLike[str], db_id: str) -> dict[str, Path]
     }
 
 
-def _split_lines(parts: Iterable[str]) -> list[str]:
-    """The lines (each with its ``\\n``) of N-Triples text given in ``parts``. Only ``\\n``
-    ends a line: ``str.splitlines`` would also split inside literals holding U+0085, U+2028
-    or U+2029, which N-Triples leaves unescaped."""
-    text = "".join(parts)
-    return [line + "\n" for line in text.split("\n")[:-1]]
-
-
-def _count_lines(lines: Iterable[str]) -> tuple[int, int, int]:
-    """(type, data, reference) triples among N-Triples ``lines``: data triples have a
-    literal object, type triples the ``rdf:type`` predicate, the rest are references."""
-    n_type = n_data = n_ref = 0
-    for line in lines:
-        _, pred, obj = line.split(" ", 2)
-        if obj[0] == '"':
-            n_data += 1
-        elif pred == RDF_TYPE:
-            n_type += 1
-        else:
-            n_ref += 1
-    return n_type, n_data, n_ref
-
-
-def _graph_text(
-    schema_name: str,
-    entity_schema: list[dict[str, Any]],
-    relation_schema: list[dict[str, Any]],
-    entities: list[dict[str, Any]],
-    relations: list[tuple[str, str, str]],
-) -> str:
-    """graph.json (SPEC.md §2): schema, entities and relations, one line each (compact JSON
-    from one ``json.dumps`` call per part, the C encoder)."""
-    schema = {"name": schema_name, "entities": entity_schema, "relations": relation_schema}
-    rels = [
-        {"rid": str(i), "label": lab, "subj_id": s, "obj_id": o, "properties": {}, "provenance": []}
-        for i, (lab, s, o) in enumerate(relations)
-    ]
-    return (
-        '{"schema": '
-        + json.dumps(schema, ensure_ascii=False)
-        + ',\n"entities": '
-        + json.dumps(entities, ensure_ascii=False, allow_nan=False)
-        + ',\n"relations": '
-        + json.dumps(rels, ensure_ascii=False)
-        + "}\n"
-    )
-
-
 def _report(
     schema: DatabaseSchema,
     db: str | os.PathLike[str],
@@ -1127,7 +424,7 @@ def _report(
     pg_widened: list[dict[str, Any]],
     fk_report: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """The report of :func:`convert_rdb` without ``seconds`` (shared by both engines)."""
+    """The report of :func:`convert_rdb` without ``seconds``."""
     n_type, n_data, n_ref = counts
     rows = sum(p["rows"] for p in per_table.values())
     cells = sum(p["cells"] for p in per_table.values())
@@ -1202,7 +499,6 @@ def convert_rdb(
     trim: bool = False,
     promote_numeric_text: bool = False,
     progress: Callable[[str], None] | None = None,
-    engine: str = "rust",
 ) -> dict[str, Any]:
     """Convert SQLite database ``db`` (schema: ``tables_json``'s ``db_id`` entry checked
     against the file, or the file alone when ``tables_json`` is None) into ``out_dir``
@@ -1212,10 +508,8 @@ def convert_rdb(
     ``naming``: ``s4s`` (Spider4SPARQL, base ``http://valuenet/ontop/``) or ``w3c`` (names as
     declared; ``base`` overrides the base IRI for either). ``pk_less``: ``bag`` (default) or
     ``s4s``. ``trim`` and ``promote_numeric_text``: the repairs. ``progress`` receives one
-    line per table. ``engine``: ``rust`` (default; the row work in
-    :mod:`kgbench._core.rdb`, which reads the file with the system SQLite library and uses
-    all cores) or ``python`` (the pure-Python reference, this module's functions); both
-    write byte-identical files and the same report (``seconds`` aside).
+    line per table. The row work runs in :mod:`kgbench._core.rdb` (Rust), which reads the
+    file with the system SQLite library and uses all cores.
 
     Returns the report (also ``report.json``): ``db_id``, options, ``tables``, ``rows``,
     ``cells`` (non-NULL), ``nulls_skipped``, ``triples`` (distinct lines written),
@@ -1235,8 +529,6 @@ def convert_rdb(
     t0 = time.perf_counter()
     if pk_less not in _PK_LESS:
         raise InputError(f"pk_less must be 'bag' or 's4s', not {pk_less!r}")
-    if engine not in ENGINES:
-        raise InputError(f"engine must be 'rust' or 'python', not {engine!r}")
     try:
         nm = Naming(naming) if base is None else Naming(naming, base)
     except ValueError as exc:
@@ -1249,8 +541,7 @@ def convert_rdb(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        run = _convert_rust if engine == "rust" else _convert
-        return run(
+        return _convert(
             schema,
             db,
             tables_json,
@@ -1282,163 +573,7 @@ def _convert(
     promote_numeric_text: bool,
     progress: Callable[[str], None] | None,
 ) -> dict[str, Any]:
-    conn = schema.connect()
-    try:
-        tables: dict[str, TableData] = {}
-        for t in schema.tables.values():
-            try:
-                tables[t.name] = _read_table(conn, t, nm, trim, promote_numeric_text)
-            except sqlite3.DatabaseError as exc:
-                raise InputError(f"{db}: table {t.name}: cannot read: {exc}") from exc
-        merged = sum(_name_rows(d, nm, pk_less) for d in tables.values())
-
-        refs: dict[str, list[Ref]] = {name: [] for name in tables}
-        relations: list[tuple[str, str, str]] = []
-        rel_schema: dict[tuple[str, str, str], dict[str, Any]] = {}
-        fk_report: list[dict[str, Any]] = []
-        for fk in schema.foreign_keys:
-            child, parent = tables.get(fk.table), tables.get(fk.ref_table)
-            if child is None or parent is None:
-                continue
-            try:
-                matches = foreign_key_matches(conn, fk, child, parent, trim)
-            except sqlite3.DatabaseError as exc:
-                raise InputError(
-                    f"{db}: foreign key {fk.table}({', '.join(fk.columns)}) -> "
-                    f"{fk.ref_table}: join failed: {exc}"
-                ) from exc
-            refs[fk.table].append(Ref(f"<{nm.ref_iri(fk.table, fk.columns)}>", parent, matches))
-            label = relation_label(fk.columns)
-            relations.extend(fk_to_relations(label, child, parent, matches))
-            key = (label, _label(fk.table), _label(fk.ref_table))
-            rel_schema.setdefault(
-                key, {"label": key[0], "subj_label": key[1], "obj_label": key[2], "properties": {}}
-            )
-            fk_report.append(
-                {
-                    "table": fk.table,
-                    "columns": list(fk.columns),
-                    "ref_table": fk.ref_table,
-                    "ref_columns": list(fk.ref_columns),
-                    "source": fk.source,
-                    "matches": len(matches),
-                    "predicate": nm.ref_local(fk.table, fk.columns),
-                    "relationship": label,
-                }
-            )
-    finally:
-        conn.close()
-
-    blocks: list[tuple[str, list[str]]] = []
-    blank_lines: list[str] = []
-    n_type = n_data = n_ref = 0
-    mismatches: list[Mismatch] = []
-    entities: list[dict[str, Any]] = []
-    entity_schema: list[dict[str, Any]] = []
-    pg_widened: list[dict[str, Any]] = []
-    per_table: dict[str, dict[str, Any]] = {}
-    for name, data in tables.items():
-        block = rows_to_ntriples(data, refs[name])
-        mismatches.extend(block.mismatches)
-        preds = [c.predicate for c in data.columns] + [r.predicate for r in refs[name]]
-        if data.row_naming == "blank":
-            blank_lines.extend(block.lines)
-        elif len(set(preds)) < len(data.columns) + len({r.predicate for r in refs[name]}):
-            # a column predicate equals a reference predicate (a column named "ref-c"):
-            # lines may repeat, so this block is sorted and de-duplicated line by line
-            distinct = sorted(set(_split_lines(block.lines)))
-            blocks.append((f"<{nm.class_iri(name)}/", distinct))
-            counts = _count_lines(distinct)
-            n_type, n_data, n_ref = n_type + counts[0], n_data + counts[1], n_ref + counts[2]
-        else:
-            blocks.append((f"<{nm.class_iri(name)}/", block.lines))
-            n_type, n_data = n_type + block.type_triples, n_data + block.data_triples
-            n_ref += block.ref_triples
-        ents, pg_cols = rows_to_entities(data)
-        entities.extend(ents)
-        entity_schema.append(
-            {"label": _label(name), "properties": {c.prop: c.dtype for c in pg_cols}}
-        )
-        pg_widened.extend(
-            {"table": name, "column": c.column, "dtype": c.widened_from}
-            for c in pg_cols
-            if c.widened_from
-        )
-        cells = sum(1 for row in data.rows for v in row if v is not None)
-        per_table[name] = {
-            "rows": len(data.rows),
-            "cells": cells,
-            "nulls": len(data.rows) * len(data.columns) - cells,
-            "nodes": len(ents),
-            "key": list(data.table.primary_key),
-            "row_naming": data.row_naming,
-        }
-        if progress is not None:
-            progress(f"{name}: {len(data.rows)} rows, {cells} cells, {len(ents)} nodes")
-    blocks.sort(key=lambda b: b[0])
-    nt_parts = list(itertools.chain.from_iterable(lines for _, lines in blocks))
-    if blank_lines:
-        # blank nodes ("_:b...") sort after IRIs ("<..."); merged rows repeat lines
-        distinct = sorted(set(_split_lines(blank_lines)))
-        counts = _count_lines(distinct)
-        n_type, n_data, n_ref = n_type + counts[0], n_data + counts[1], n_ref + counts[2]
-        nt_parts.extend(distinct)
-    rel_distinct = list(dict.fromkeys(relations))
-    ttl, prompt = _ontology(schema, tables, nm)
-    graph_text = _graph_text(
-        db_id, entity_schema, list(rel_schema.values()), entities, rel_distinct
-    )
-
-    report = _report(
-        schema,
-        db,
-        tables_json,
-        db_id,
-        nm,
-        paths,
-        pk_less=pk_less,
-        trim=trim,
-        promote_numeric_text=promote_numeric_text,
-        tables=tables,
-        per_table=per_table,
-        counts=(n_type, n_data, n_ref),
-        nodes=len(entities),
-        relationships=len(rel_distinct),
-        merged=merged,
-        mismatches=mismatches,
-        promoted_cells={
-            (n, j): sum(1 for r in d.rows if r[j] is not None)
-            for n, d in tables.items()
-            for j, c in enumerate(d.columns)
-            if c.promoted
-        },
-        pg_widened=pg_widened,
-        fk_report=fk_report,
-    )
-    write_text_atomic(paths["nt"], "".join(nt_parts))
-    write_text_atomic(paths["ontology_ttl"], ttl)
-    write_json_atomic(paths["ontology_json"], prompt)
-    write_text_atomic(paths["graph"], graph_text)
-    report["seconds"] = round(time.perf_counter() - t0, 4)
-    write_json_atomic(paths["report"], report)
-    return report
-
-
-def _convert_rust(
-    schema: DatabaseSchema,
-    db: str | os.PathLike[str],
-    tables_json: str | os.PathLike[str] | None,
-    db_id: str,
-    nm: Naming,
-    paths: dict[str, Path],
-    t0: float,
-    *,
-    pk_less: str,
-    trim: bool,
-    promote_numeric_text: bool,
-    progress: Callable[[str], None] | None,
-) -> dict[str, Any]:
-    """:func:`_convert` with the row work in Rust (:func:`kgbench._core.rdb.convert`): this
+    """The conversion, with the row work in Rust (:func:`kgbench._core.rdb.convert`): this
     function plans (handle columns, SELECT and join SQL, column kinds, predicates, property
     names, naming prefixes), Rust reads, names and writes ``<db_id>.nt`` and ``graph.json``,
     and this function writes the ontology and the report from the counts it returns."""
@@ -1458,9 +593,7 @@ def _convert_rust(
         conn.close()
     for t in schema.tables.values():
         plans = _column_plans(t, nm)
-        tables[t.name] = TableData(
-            table=t, columns=plans, class_iri=f"<{nm.class_iri(t.name)}>", handles=[], rows=[]
-        )
+        tables[t.name] = TableData(table=t, columns=plans)
         col_index = {c.name: j for j, c in enumerate(plans)}
         iri_base = nm.row_iri(t.name, [])
         table_jobs.append(

@@ -1,8 +1,8 @@
 //! `kgbench rdb`'s row work (spec `spider4sparql.md` §3): one SQLite database to N-Triples
-//! (`<db_id>.nt`) and a SimpleKG property graph (`graph.json`, SPEC.md §2), byte for byte the
-//! files of the pure-Python reference `kgbench.rdb.convert` (`engine="python"`), whose module
-//! docstring states every rule (column kinds, lexical forms, mismatches, repairs, row naming,
-//! line order, graph shapes).
+//! (`<db_id>.nt`) and a SimpleKG property graph (`graph.json`, SPEC.md §2), by the rules the
+//! module docstring of `kgbench.rdb.convert` states (column kinds, lexical forms, mismatches,
+//! repairs, row naming, line order, graph shapes); tests/test_rdb_convert.py compares the
+//! files with checked-in expected outputs of real databases (tests/data/rdb/).
 //!
 //! The Python side plans ([`Job`]: the SQL that reads each table and joins each foreign key,
 //! the column kinds, predicate IRIs, property names, naming prefixes) and writes the ontology
