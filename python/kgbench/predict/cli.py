@@ -361,7 +361,7 @@ def run_all(args: argparse.Namespace) -> int:
             "database": args.database,
             "graph_uris": args.graph_uris,
             "timeout_s": 120.0 if args.eval_timeout is None else args.eval_timeout,
-            "gold_cache_dir": eval_dir / "gold_cache",
+            "cache_dir": eval_dir / "cache",
             "progress": True,
         }
         evaluation = evaluate(result.predictions_path, None, **common)
