@@ -262,6 +262,7 @@ def generate_pipe(
     split_mode: str = "iid",
     weights: Mapping[str, float] | None = None,
     value_cap_share: float = 0.15,
+    dialect: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> PipeResult:
     """Build a PIPE-Cypher benchmark from the graph behind ``reader`` (stages: module
@@ -275,6 +276,8 @@ def generate_pipe(
     by truncation, spec §7). ``split_mode``: ``iid`` or ``signature_disjoint``. ``redact``:
     redact literals (an audit failure raises
     :class:`~kgbench.generate.pipe.redact.RedactionAuditError` and writes no export).
+    ``dialect``: the Cypher dialect the gates parse in, ``"5"`` or ``"25"`` (None: the
+    dialect of the server behind ``reader``, :func:`kgbench.neo4j.executor.cypher_dialect`).
 
     Raises:
         InputError: an empty graph (nothing to profile), a bad seed-template file.
@@ -320,7 +323,11 @@ def generate_pipe(
         f"{len(templates)} templates"
     )
 
-    settings = GateSettings(target=gen_target, value_cap_share=value_cap_share)
+    if dialect is None:
+        from kgbench.neo4j.executor import cypher_dialect
+
+        dialect = cypher_dialect(reader.driver, reader.database)
+    settings = GateSettings(target=gen_target, value_cap_share=value_cap_share, dialect=dialect)
     if llm is not None:
         settings.judge = _llm_judge(llm, profile, strict=llm_judge_strict)
     diversity = DiversityGate(gen_target, value_cap_share)
