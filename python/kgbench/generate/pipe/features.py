@@ -6,9 +6,10 @@ the ``open-cypher`` parse tree — never on regular expressions.
 :func:`query_features` returns one dict per query::
 
     {
-      "syntax_valid": bool, "syntax_error": str | None,   # the front end parses it (Neo4j's verdict)
-      "policy_error": str | None,      # PIPE-Cypher's G2 reserved-name policy, on a query that parses
-      "g2_valid": bool,                # syntax_valid and no policy_error (PIPE-Cypher's G2)
+      "syntax_valid": bool,             # the front end parses it (as Neo4j does)
+      "syntax_error": str | None,
+      "policy_error": str | None,       # PIPE-Cypher's G2 reserved-name policy
+      "g2_valid": bool,                 # syntax_valid and no policy_error
       "read_only": bool, "write_clauses": [str],
       "normalized_cypher": str,          # whitespace collapsed, comments dropped
       "signature": str,                  # literals -> <str>/<num>, variables -> <var>, lower case

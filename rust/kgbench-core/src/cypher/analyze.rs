@@ -1749,7 +1749,17 @@ mod tests {
         assert!(g.read_only && !g.g2_valid);
         assert_eq!(g.issues[0].code, "syntax");
         assert!(g.issues[0].message.contains("`exists`"), "{:?}", g.issues);
-        assert!(static_gates("MATCH (p:Person) RETURN p", None, "", &[], &[], Dialect::Cypher5).g2_valid);
+        assert!(
+            static_gates(
+                "MATCH (p:Person) RETURN p",
+                None,
+                "",
+                &[],
+                &[],
+                Dialect::Cypher5
+            )
+            .g2_valid
+        );
         let b = analyze("MATCH (p:Person RETURN p");
         assert!(!b.syntax_valid);
         // Issue 29: an unparseable query never passes G1.

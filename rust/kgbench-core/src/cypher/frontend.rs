@@ -218,8 +218,11 @@ where
     let source = Source::new(query);
     // Neo4j 5.26 refuses a query whose first character is an escape
     // (`\u004dERGE ...`: "Invalid input 'dERGE'"; the differential corpus),
-    // while it decodes escapes anywhere else.
-    if source.has_escapes() && source.text().chars().next() != query.chars().next() {
+    // while it decodes escapes anywhere else; 2026.08.1 (Cypher 25) accepts it.
+    if dialect == Dialect::Cypher5
+        && source.has_escapes()
+        && source.text().chars().next() != query.chars().next()
+    {
         return Err(CypherError::Syntax {
             offset: 0,
             message: "a query cannot start with a `\\u` escape (Neo4j refuses it)".to_string(),
@@ -402,15 +405,14 @@ fn refused_tokens(text: &str, _dialect: Dialect) -> Option<CypherError> {
             && t.kind == TokenKind::Pipe
             && tokens.get(i + 1).map(|n| n.kind) == Some(TokenKind::Colon)
             && super::neo4j5::in_relationship_types(&tokens, i)
+            && legacy_alternation_not_allowed(&tokens, i)
         {
-            if legacy_alternation_not_allowed(&tokens, i) {
-                return Some(CypherError::Syntax {
-                    offset: t.span.start,
-                    message: "`|:` between relationship types is not allowed with a variable, \
-                              properties or a variable length; write `[r:A|B]`"
-                        .to_string(),
-                });
-            }
+            return Some(CypherError::Syntax {
+                offset: t.span.start,
+                message: "`|:` between relationship types is not allowed with a variable, \
+                          properties or a variable length; write `[r:A|B]`"
+                    .to_string(),
+            });
         }
     }
     None
@@ -570,6 +572,13 @@ mod tests {
     }
 
     #[test]
+    fn leading_escape_is_accepted_by_cypher_25() {
+        let q = r"\u004dERGE (n:Player {name: 'x'})";
+        with_front(q, Dialect::Cypher25, |_| ()).unwrap();
+        assert_eq!(write_clauses_in(q, Dialect::Cypher25), ["MERGE"]);
+    }
+
+    #[test]
     fn leading_escape_is_refused_but_still_a_write() {
         assert!(matches!(
             parses(r"\u004dERGE (n:Player {name: 'x'})"),
@@ -590,7 +599,11 @@ mod tests {
         parses(q).unwrap();
         with_front(q, Dialect::Cypher25, |_| ()).unwrap();
         assert!(matches!(
-            with_front("MATCH (a)-[r:A|:B]->(b) RETURN b", Dialect::Cypher25, |_| ()),
+            with_front(
+                "MATCH (a)-[r:A|:B]->(b) RETURN b",
+                Dialect::Cypher25,
+                |_| ()
+            ),
             Err(CypherError::Syntax { offset: 14, .. })
         ));
         with_front("MATCH (a)-[:A|B]->(b) RETURN b", Dialect::Cypher25, |_| ()).unwrap();

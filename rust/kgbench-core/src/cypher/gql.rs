@@ -27,6 +27,9 @@
 //!   after `WHEN`): the operator is blanked.
 //! - `... FINISH` (a query that returns nothing): `FINISH` is blanked (the
 //!   crate accepts a query that ends with a reading clause).
+//! - A standalone `ORDER BY ... [SKIP ..] [LIMIT ..]` after `MATCH` (GQL;
+//!   Neo4j 5.26 accepts `MATCH (n) ORDER BY n.x RETURN n`): blanked (the
+//!   order does not change what the query reads or writes).
 //! - Cypher 25 only ([`Dialect::Cypher25`]): match modes `MATCH REPEATABLE
 //!   ELEMENTS` / `MATCH DIFFERENT RELATIONSHIPS` (blanked), `LET x = e`
 //!   (becomes `WITH x = e`: `x` is then no declared variable) and `FILTER`
@@ -47,32 +50,35 @@ pub(crate) struct Rewritten {
     pub foreach: Vec<(usize, usize, usize)>,
 }
 
-/// Whether `src` may hold a form [`rewrite`] handles (a cheap byte scan).
+/// Whether `src` may hold a form [`rewrite`] handles (a cheap byte scan;
+/// `ORDER` counts only before any `RETURN` / `WITH`, where a standalone
+/// `ORDER BY` stands).
 fn may_apply(src: &str) -> bool {
     let b = src.as_bytes();
     if b.contains(&b'$') {
         return true;
     }
-    b.windows(4).any(|w| {
+    let mut projected = false;
+    b.windows(4).enumerate().any(|(i, w)| {
         let mut l = [0u8; 4];
         for (d, s) in l.iter_mut().zip(w) {
             *d = s.to_ascii_lowercase();
         }
-        matches!(
-            &l,
-            b"show"
-                | b"inse"
-                | b"odet"
-                | b"load"
-                | b"trim"
-                | b"fini"
-                | b"filt"
-                | b"repe"
-                | b"diff"
-                | b"let "
-                | b"fore"
-                | b"when"
-        )
+        match &l {
+            b"retu" | b"with" => {
+                projected = true;
+                false
+            }
+            b"orde" => !projected,
+            // `CASE x WHEN > 1`: an operator after WHEN.
+            b"when" => b[i + 4..]
+                .iter()
+                .find(|c| !c.is_ascii_whitespace())
+                .is_some_and(|c| matches!(c, b'<' | b'>' | b'=')),
+            b"show" | b"inse" | b"odet" | b"load" | b"trim" | b"fini" | b"filt" | b"repe"
+            | b"diff" | b"let " | b"fore" => true,
+            _ => false,
+        }
     })
 }
 
@@ -128,7 +134,10 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
                     j += 1;
                 }
                 let end = tokens[j - 1].span.end;
-                if j > k + 1 && end - t.span.start >= PLACEHOLDER.len() {
+                let words: Vec<String> = (k + 1..j).filter_map(word).collect();
+                let command = words.iter().any(|w| SHOW_NOUNS.contains(&w.as_str()))
+                    && !words.iter().any(|w| w == "SHOW");
+                if command && end - t.span.start >= PLACEHOLDER.len() {
                     put_placeholder(&mut text, t.span.start, end);
                     forms.push((t.span.start, "SHOW"));
                 }
@@ -145,8 +154,7 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
             }
             "LOAD" if word(k + 1).as_deref() == Some("CSV") && clause_position(k) => {
                 let mut j = k + 2;
-                if word(j).as_deref() == Some("WITH") && word(j + 1).as_deref() == Some("HEADERS")
-                {
+                if word(j).as_deref() == Some("WITH") && word(j + 1).as_deref() == Some("HEADERS") {
                     j += 2;
                 }
                 if word(j).as_deref() == Some("FROM") {
@@ -217,11 +225,30 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
             "FINISH"
                 if k + 1 == tokens.len()
                     && k > 0
-                    && !matches!(kind(k - 1), Some(TokenKind::Dot | TokenKind::Colon))
-                    && word(k - 1).as_deref() != Some("AS") =>
+                    // After a complete clause (`MATCH (n) FINISH`, `... n.x
+                    // FINISH`), not an expression's start (`RETURN finish`).
+                    && matches!(
+                        kind(k - 1),
+                        Some(
+                            TokenKind::RightParen
+                                | TokenKind::RightBracket
+                                | TokenKind::RightBrace
+                                | TokenKind::Identifier
+                                | TokenKind::EscapedIdentifier
+                                | TokenKind::Integer
+                                | TokenKind::String
+                        )
+                    ) =>
             {
                 // The crate parses a query that ends with a reading clause.
                 blank(&mut text, t.span.start, t.span.end);
+            }
+            "ORDER" if word(k + 1).as_deref() == Some("BY") && clause_position(k) => {
+                if let Some(end) = standalone_order_by(&tokens, &word, k) {
+                    blank(&mut text, t.span.start, tokens[end - 1].span.end);
+                    k = end;
+                    continue;
+                }
             }
             "MATCH" if dialect == Dialect::Cypher25 => {
                 if matches!(
@@ -234,14 +261,16 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
                     continue;
                 }
             }
-            "LET" if dialect == Dialect::Cypher25 && clause_position(k) => {
-                if matches!(
-                    kind(k + 1),
-                    Some(TokenKind::Identifier | TokenKind::EscapedIdentifier)
-                ) && kind(k + 2) == Some(TokenKind::Equal)
-                {
-                    text.replace_range(t.span.start..t.span.end, "WITH");
-                }
+            "LET"
+                if dialect == Dialect::Cypher25
+                    && clause_position(k)
+                    && matches!(
+                        kind(k + 1),
+                        Some(TokenKind::Identifier | TokenKind::EscapedIdentifier)
+                    )
+                    && kind(k + 2) == Some(TokenKind::Equal) =>
+            {
+                text.replace_range(t.span.start..t.span.end, "WITH");
             }
             "FILTER" if dialect == Dialect::Cypher25 && clause_position(k) => {
                 let after_pattern = k > 0
@@ -263,6 +292,94 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
         foreach,
     })
 }
+
+/// Clause keywords that end a standalone `ORDER BY ... [SKIP ..] [LIMIT ..]`.
+const CLAUSE_WORDS: &[&str] = &[
+    "RETURN", "WITH", "MATCH", "OPTIONAL", "UNWIND", "CALL", "CREATE", "MERGE", "SET", "DELETE",
+    "DETACH", "REMOVE", "UNION", "FINISH", "FOREACH", "LOAD", "INSERT",
+];
+
+/// For an `ORDER BY` at token `k` that is a clause of its own (GQL's
+/// standalone `ORDER BY`, accepted by Neo4j 5.26: `MATCH (n) ORDER BY n.x
+/// RETURN n`), the index of the token after it and its `SKIP` / `LIMIT`;
+/// `None` when it belongs to a `WITH` or `RETURN`.
+fn standalone_order_by(
+    tokens: &[Token],
+    word: &dyn Fn(usize) -> Option<String>,
+    k: usize,
+) -> Option<usize> {
+    let mut depth = 0i32;
+    for p in (0..k).rev() {
+        match tokens[p].kind {
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => depth += 1,
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    // Inside brackets (`COUNT { ... }`, a subquery body): the
+                    // enclosing text decides.
+                    return None;
+                }
+            }
+            _ if depth == 0 => match word(p).as_deref() {
+                Some("WITH" | "RETURN") => return None,
+                Some("MATCH" | "UNWIND" | "CALL") => break,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let mut depth = 0i32;
+    let mut j = k + 2;
+    while j < tokens.len() {
+        match tokens[j].kind {
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => depth += 1,
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    break;
+                }
+            }
+            _ if depth == 0
+                && word(j).is_some_and(|w| CLAUSE_WORDS.contains(&w.as_str()))
+                && !matches!(tokens[j - 1].kind, TokenKind::Dot | TokenKind::Colon) =>
+            {
+                break;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    Some(j)
+}
+
+/// What a `SHOW` command shows (Neo4j 5 Cypher manual and Operations
+/// manual: `SHOW FUNCTIONS`, `SHOW INDEXES`, `SHOW DATABASES`, ...).
+const SHOW_NOUNS: &[&str] = &[
+    "FUNCTION",
+    "FUNCTIONS",
+    "PROCEDURE",
+    "PROCEDURES",
+    "INDEX",
+    "INDEXES",
+    "CONSTRAINT",
+    "CONSTRAINTS",
+    "TRANSACTION",
+    "TRANSACTIONS",
+    "DATABASE",
+    "DATABASES",
+    "SETTING",
+    "SETTINGS",
+    "USER",
+    "USERS",
+    "ROLE",
+    "ROLES",
+    "PRIVILEGE",
+    "PRIVILEGES",
+    "ALIAS",
+    "ALIASES",
+    "SERVER",
+    "SERVERS",
+];
 
 /// The placeholder written over a `SHOW` command or a `FOREACH` clause.
 const PLACEHOLDER: &str = "CALL k()";
@@ -426,6 +543,7 @@ mod tests {
             "SHOW CONSTRAINTS YIELD name RETURN name",
             "SHOW TRANSACTIONS",
         ] {
+            assert!(!parses(&format!("SHOW {q}"), Dialect::Cypher5), "SHOW {q}");
             for d in [Dialect::Cypher5, Dialect::Cypher25] {
                 let a = analysis(q, d);
                 assert!(a.syntax_valid, "{q}: {:?}", a.syntax_error);
@@ -468,13 +586,13 @@ mod tests {
             assert!(write_clauses_in(q, Dialect::Cypher5).contains(&clause.to_string()), "{q}");
         }
         // Body writes of FOREACH are found too.
-        let w = write_clauses_in(
-            "FOREACH (i IN [1] | CREATE (:P))",
-            Dialect::Cypher5,
-        );
+        let w = write_clauses_in("FOREACH (i IN [1] | CREATE (:P))", Dialect::Cypher5);
         assert_eq!(w, ["FOREACH", "CREATE"]);
         // LOAD CSV that only reads is still refused (it reads files).
-        let a = analysis("LOAD CSV FROM 'file:///p.csv' AS row RETURN row", Dialect::Cypher5);
+        let a = analysis(
+            "LOAD CSV FROM 'file:///p.csv' AS row RETURN row",
+            Dialect::Cypher5,
+        );
         assert!(a.syntax_valid && a.write_clauses == ["LOAD CSV"], "{a:?}");
     }
 
@@ -489,6 +607,9 @@ mod tests {
             "MATCH (n)-[r:$all(['playsFor'])]->() RETURN r",
             "MATCH (n:Player) RETURN CASE n.height_cm WHEN > 200 THEN 'tall' ELSE 'short' END AS h",
             "MATCH (n:Player) FINISH",
+            "UNWIND [1, 2] AS finish RETURN finish",
+            "MATCH (n:Player) ORDER BY n.name RETURN n.name",
+            "MATCH (n:Player) ORDER BY n.name SKIP 1 LIMIT 2 RETURN n.name",
         ] {
             let a = analysis(q, Dialect::Cypher5);
             assert!(a.syntax_valid, "{q}: {:?}", a.syntax_error);
