@@ -36,7 +36,7 @@ answers of kgbench's Python API must agree with the server's (rules in :data:`RU
   ``read_only: true``.
 
 A failure lists, per corpus category, the ids and queries that break the rule. Rules kgbench
-breaks today (before the one-front-end rework of issue 29) are marked ``xfail`` in
+breaks today are marked ``xfail`` in
 :data:`KNOWN_FAILURES`, with the classes of queries that fail; the ids that break them are
 listed in ``known-failures.json`` next to the corpus, and
 ``test_no_disagreement_beyond_known`` (never xfail) fails on any other id, so a change can
@@ -270,23 +270,16 @@ RULES: dict[str, Rule] = {
 #: front end rework removes these marks).
 KNOWN_FAILURES: dict[str, str] = {
     "read_parses": (
-        "forms Neo4j accepts that the front end does not parse yet: SHOW, FINISH, "
-        "trim(BOTH .. FROM), dynamic labels $(..), standalone ORDER BY, CASE x WHEN > 1, "
-        "null / true / not / case / then as names; PIPE-Cypher's reserved variable names "
-        "(exists, create, remove, ...: G2 policy); Cypher 25 only: LET, FILTER, WHEN, match "
-        "modes, GQL forms"
+        "forms Neo4j accepts that the front end does not parse yet: `is` / `case` / `not` / "
+        "`null` / `true` / `then` as variable names; Cypher 25 only: conditional `WHEN ... "
+        "THEN ... ELSE` queries, `GROUP BY`"
     ),
     "read_passes_g1": (
         "the same forms: an unparseable query is never read_only (issue 29), so a read the "
         "front end cannot parse fails G1"
     ),
-    "read_gets_provenance": "the same forms, where the query has a MATCH part",
-    "write_parses": "FOREACH, LOAD CSV, INSERT, NODETACH DELETE, SET n:$(expr) do not parse",
-    "syntax_refused": (
-        "mutations the front end accepts and Neo4j refuses; on Cypher 25, forms Cypher 25 "
-        "removed that the front end still accepts"
-    ),
-    "unparseable_not_read_only": "PIPE-Cypher's reserved variable names (G2 policy)",
+    "read_gets_provenance": "the same forms",
+    "syntax_refused": "mutations the front end accepts and Neo4j refuses (`RETURN all all(...)`)",
 }
 
 

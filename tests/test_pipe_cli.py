@@ -94,6 +94,37 @@ def test_static_gate_needs_no_server(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert one_line_error(capsys, "gate").startswith(f"cannot reach Neo4j at {DOWN}")
 
 
+def test_static_gate_dialect_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--dialect 25`` parses Cypher 25 forms (``FILTER``) that the default Cypher 5 refuses
+    as syntax errors (G2); a bad value is a usage error."""
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(PROFILE), encoding="utf-8")
+    tasks = write_jsonl(
+        tmp_path / "tasks.jsonl",
+        [
+            {
+                "question": "Which company is 'Google'?",
+                "cypher": "MATCH (c:Company) FILTER c.name = 'Google' RETURN c.name AS name",
+            }
+        ],
+    )
+    argv = ["gate", "--tasks", str(tasks), "--schema", str(schema), "--static", "--uri", DOWN]
+    rows = {}
+    for dialect in (None, "25"):
+        out = tmp_path / f"out-{dialect}"
+        extra = [] if dialect is None else ["--dialect", dialect]
+        assert main([*argv, "--out", str(out), *extra]) == 0
+        (rows[dialect],) = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    capsys.readouterr()
+    assert rows[None]["rejected_at"] == "syntax"
+    assert not rows[None]["validation"]["syntax_valid"]
+    assert rows["25"]["validation"]["syntax_valid"] and rows["25"]["validation"]["read_only"]
+    assert rows["25"]["rejected_at"] is None
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--out", str(tmp_path / "bad"), "--dialect", "4"])
+    assert exc.value.code == 2
+
+
 def test_missing_task_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "absent.jsonl"
     argv = ["gate", "--tasks", str(missing), "--out", str(tmp_path / "o"), "--uri", DOWN]

@@ -231,7 +231,6 @@ def test_unparseable_cypher_is_a_syntax_row(mini: Env) -> None:
         "SELECT * FROM companies",
         "",
         "MATCH (c:Company) RETURN c.name AS name; MATCH (p:Person) RETURN p",
-        "MATCH (index:Company) RETURN index.name AS name",  # reserved variable name
     ]
     before = mini.reader.queries
     ledger = mini.gate(*[(f"bad {i}", q) for i, q in enumerate(bad)])
@@ -245,7 +244,23 @@ def test_unparseable_cypher_is_a_syntax_row(mini: Env) -> None:
         assert codes(row) == ["syntax"]
         assert row["rejection_reason"] == row["validation"]["syntax_error"]
     assert "unclosed delimiter" in ledger[0]["rejection_reason"]
-    assert ledger[4]["rejection_reason"] == "reserved variable name `index`"
+
+
+def test_reserved_variable_name_fails_g2_policy_not_syntax(mini: Env) -> None:
+    """Neo4j parses ``MATCH (index:Company) ...`` (issue 29: the front end follows the server,
+    ``syntax_valid`` true, read-only), but PIPE-Cypher's G2 rejects reserved words as variable
+    names: the row is rejected at ``syntax`` with the named policy reason, never executed."""
+    before = mini.reader.queries
+    (row,) = mini.gate(("reserved", "MATCH (index:Company) RETURN index.name AS name"))
+    assert mini.reader.queries == before
+    v = row["validation"]
+    assert v["syntax_valid"] and v["syntax_error"] is None and v["read_only"]
+    assert not v["g2_valid"]
+    assert not row["accepted"] and row["rejected_at"] == "syntax"
+    assert row["rejection_reason"] == (
+        "reserved word `index` as a variable name (PIPE-Cypher G2 policy)"
+    )
+    assert codes(row) == ["syntax"]
 
 
 WRITES = [

@@ -202,7 +202,7 @@ type JsonRow = (
 );
 
 /// The analysis of each query (see `kgbench.generate.pipe.features`), as a dict, or with
-/// `as_json` as the compact tuple `(validation_json, read_only, syntax_valid,
+/// `as_json` as the compact tuple `(validation_json, read_only, g2_valid,
 /// schema_valid, category, difficulty, signature, string_literal_values)` whose JSON text
 /// is the same dict serialised in parallel (for bulk gating: embed it as is). With
 /// `schema_json` (a graph profile, spec §2) the schema gates add their findings to
@@ -259,7 +259,7 @@ fn analyze_queries<'py>(
                 (
                     serde_json::to_string(&r).unwrap_or_default(),
                     r.read_only,
-                    a.syntax_valid,
+                    r.g2_valid,
                     r.schema_valid,
                     a.category,
                     a.difficulty,

@@ -21,6 +21,27 @@ from typing import Any
 from kgbench.neo4j.cli import _connection_args, _resolve_uri
 
 
+def _dialect_arg(p: Any) -> None:
+    p.add_argument(
+        "--dialect",
+        choices=("5", "25"),
+        default=None,
+        help="Cypher dialect the front end parses in (G1/G2): 5 or 25 (default: the dialect "
+        "of the server at --uri when one is connected, else 5)",
+    )
+
+
+def _dialect(args: argparse.Namespace, reader: Any) -> str:
+    """``--dialect``, else the dialect of the server behind ``reader``, else ``"5"``."""
+    if args.dialect is not None:
+        return str(args.dialect)
+    if reader is None:
+        return "5"
+    from kgbench.neo4j.executor import cypher_dialect
+
+    return cypher_dialect(reader.driver, reader.database)
+
+
 def register_pipe(sub: Any) -> None:
     """Add ``generate pipe`` to the ``generate`` sub-parsers."""
     from kgbench.generate.cli_options import llm_args
@@ -37,6 +58,7 @@ def register_pipe(sub: Any) -> None:
         "unless --llm-base-url is given.",
     )
     _connection_args(p)
+    _dialect_arg(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument(
         "--graph",
@@ -152,6 +174,7 @@ def register(subparsers: Any) -> None:
         "prints the rejections per gate. Write queries are never sent to the server.",
     )
     _connection_args(g)
+    _dialect_arg(g)
     g.add_argument("--tasks", required=True, metavar="FILE", help="task file")
     g.add_argument("--out", required=True, metavar="DIR", help="output directory")
     g.add_argument(
@@ -250,6 +273,7 @@ def _pipe(args: argparse.Namespace) -> int:
             salt=args.salt,
             split_mode=args.split_mode,
             weights=weights,
+            dialect=_dialect(args, reader),
             log=progress_log(args),
         )
     finally:
@@ -356,6 +380,7 @@ def _gate(args: argparse.Namespace) -> int:
             execute=not args.static,
             judge_gate=False,
             allow_uninformative=args.allow_uninformative,
+            dialect=_dialect(args, reader),
         )
         ledger = gate_candidates(
             cands, reader=None if args.static else reader, profile=profile, settings=settings

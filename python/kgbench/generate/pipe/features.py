@@ -6,7 +6,10 @@ the ``open-cypher`` parse tree — never on regular expressions.
 :func:`query_features` returns one dict per query::
 
     {
-      "syntax_valid": bool, "syntax_error": str | None,
+      "syntax_valid": bool,             # the front end parses it (as Neo4j does)
+      "syntax_error": str | None,
+      "policy_error": str | None,       # PIPE-Cypher's G2 reserved-name policy
+      "g2_valid": bool,                 # syntax_valid and no policy_error
       "read_only": bool, "write_clauses": [str],
       "normalized_cypher": str,          # whitespace collapsed, comments dropped
       "signature": str,                  # literals -> <str>/<num>, variables -> <var>, lower case

@@ -9,7 +9,9 @@ in order and returns one ledger row each, accepted or not:
   times in the category (``value_cap_share``; 0.08 in the paper).
 - **G1 read-only**: no write clause and no procedure call outside the allow-list (empty by
   default). A write query is never sent to the server.
-- **G2 syntax**: the parser accepts it; reserved variable names are rejected.
+- **G2 syntax**: the front end parses it (`syntax_valid`) and no reserved word (`exists`,
+  `create`, ...) is a variable name (`policy_error`, a PIPE-Cypher policy: Neo4j accepts such
+  names); both give `g2_valid`.
 - **G3-G5 schema, direction, literals** and **G6 context columns** (warnings): the Rust
   analysis against the graph profile (:mod:`kgbench.generate.pipe.features`).
 - **G7 rewrite**: ``RETURN DISTINCT`` is inserted when the analysis finds it safe (no CASE,
@@ -256,7 +258,7 @@ def gate_candidates(
         dialect=s.dialect,
     )
     views = [_view(a) for a in analyses]
-    static_ok = [bool(v["read_only"] and v["syntax_valid"] and v["schema_valid"]) for v in views]
+    static_ok = [bool(v["read_only"] and v["g2_valid"] and v["schema_valid"]) for v in views]
     ledger: list[dict[str, Any]] = []
     pool = cf.ThreadPoolExecutor(max_workers=max(1, s.parallel)) if s.execute else None
     futures: dict[int, cf.Future[dict[str, Any]]] = {}
@@ -300,7 +302,7 @@ def _view(a: dict[str, Any]) -> dict[str, Any]:
     return {
         "validation": a,
         "read_only": bool(a["read_only"]),
-        "syntax_valid": bool(a["syntax_valid"]),
+        "g2_valid": bool(a["g2_valid"]),
         "schema_valid": bool(a["schema_valid"]),
         "category": a["category"],
         "difficulty": a["difficulty"],
@@ -363,7 +365,7 @@ def gate_static_file(
                 view = {
                     "validation": _RAW,
                     "read_only": ro,
-                    "syntax_valid": syn,
+                    "g2_valid": syn,
                     "schema_valid": sch,
                     "category": cat,
                     "difficulty": diff,
@@ -428,7 +430,7 @@ def _decide(
     first_error = a["first_error"] or {}
     for bucket, ok in (
         ("read_only", a["read_only"]),
-        ("syntax", a["syntax_valid"]),
+        ("syntax", a["g2_valid"]),
         ("schema", a["schema_valid"]),
     ):
         # An unparseable query without write clauses is not read-only, but its reason is

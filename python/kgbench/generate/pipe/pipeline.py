@@ -263,6 +263,7 @@ def generate_pipe(
     weights: Mapping[str, float] | None = None,
     value_cap_share: float = 0.15,
     allow_uninformative: bool = False,
+    dialect: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> PipeResult:
     """Build a PIPE-Cypher benchmark from the graph behind ``reader`` (stages: module
@@ -278,6 +279,8 @@ def generate_pipe(
     :class:`~kgbench.generate.pipe.redact.RedactionAuditError` and writes no export).
     ``allow_uninformative``: keep questions whose answer is uninformative (G9,
     :mod:`kgbench.generate.pipe.gates`; default: rejected, as empty answers are).
+    ``dialect``: the Cypher dialect the gates parse in, ``"5"`` or ``"25"`` (None: the
+    dialect of the server behind ``reader``, :func:`kgbench.neo4j.executor.cypher_dialect`).
 
     Raises:
         InputError: an empty graph (nothing to profile), a bad seed-template file.
@@ -323,10 +326,15 @@ def generate_pipe(
         f"{len(templates)} templates"
     )
 
+    if dialect is None:
+        from kgbench.neo4j.executor import cypher_dialect
+
+        dialect = cypher_dialect(reader.driver, reader.database)
     settings = GateSettings(
         target=gen_target,
         value_cap_share=value_cap_share,
         allow_uninformative=allow_uninformative,
+        dialect=dialect,
     )
     if llm is not None:
         settings.judge = _llm_judge(llm, profile, strict=llm_judge_strict)

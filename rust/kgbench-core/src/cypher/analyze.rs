@@ -181,8 +181,13 @@ pub struct Rewrite {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Analysis {
     pub syntax_valid: bool,
-    /// The parser's first error, or the reserved-variable error.
+    /// The front end's first error (one line, `Cypher syntax error at byte N:
+    /// reason`); `None` when the query parses.
     pub syntax_error: Option<String>,
+    /// PIPE-Cypher's G2 policy failure on a query that parses: a reserved
+    /// word ([`RESERVED_VARIABLES`]) declared as a variable, which Neo4j
+    /// accepts but PIPE-Cypher's G2 rejects (spec §3). `None` otherwise.
+    pub policy_error: Option<String>,
     /// G1: write clauses and procedure calls (empty: read-only).
     pub write_clauses: Vec<String>,
     /// Tokens with comments dropped, whitespace collapsed to single spaces.
@@ -296,8 +301,9 @@ pub fn analyze_in(query: &str, dialect: Dialect) -> Analysis {
         .iter()
         .find(|v| RESERVED_VARIABLES.contains(&v.to_ascii_lowercase().as_str()))
     {
-        a.syntax_valid = false;
-        a.syntax_error = Some(format!("reserved variable name `{bad}`"));
+        a.policy_error = Some(format!(
+            "reserved word `{bad}` as a variable name (PIPE-Cypher G2 policy)"
+        ));
     }
     for p in &c.features.procedures {
         let clause = format!("CALL {p}");
@@ -650,6 +656,9 @@ pub struct GateRecord {
     pub analysis: Analysis,
     /// G1 with the allow-list.
     pub read_only: bool,
+    /// G2: parses and passes PIPE-Cypher's reserved-name policy
+    /// (`syntax_valid` and no `policy_error`).
+    pub g2_valid: bool,
     /// G2-G5: parses and no schema-gate error.
     pub schema_valid: bool,
     /// G1/G2 errors (`not_read_only`, `syntax`), then the [`check`] findings.
@@ -678,6 +687,13 @@ pub fn static_gates(
             message: err.clone(),
         });
     }
+    if let Some(err) = &analysis.policy_error {
+        issues.push(Issue {
+            level: "error",
+            code: "syntax",
+            message: err.clone(),
+        });
+    }
     // An unparseable query without write clauses fails G1 too (never
     // `read_only: true`); its `syntax` issue is the reason given.
     if !read_only && !analysis.write_clauses.is_empty() {
@@ -690,15 +706,17 @@ pub fn static_gates(
             ),
         });
     }
-    let mut schema_valid = analysis.syntax_valid;
+    let mut schema_valid = analysis.syntax_valid && analysis.policy_error.is_none();
     if let Some(schema) = schema {
         let found = check(&analysis, schema, question, entity_values);
         schema_valid = schema_valid && !found.iter().any(|x| x.level == "error");
         issues.extend(found);
     }
+    let g2_valid = analysis.syntax_valid && analysis.policy_error.is_none();
     GateRecord {
         analysis,
         read_only,
+        g2_valid,
         schema_valid,
         issues,
     }
@@ -813,7 +831,12 @@ impl Collector {
             self.in_expression,
         );
         self.base = base;
-        self.placeholders = parsed.subqueries.iter().map(|s| s.clause_start).collect();
+        self.placeholders = parsed
+            .subqueries
+            .iter()
+            .map(|s| s.clause_start)
+            .chain(parsed.clause_forms.iter().map(|(at, _)| *at))
+            .collect();
         for st in &parsed.program.program.statements {
             if let StatementKind::Query(q) = &st.kind {
                 if let QueryKind::Regular(r) = &q.query.kind {
@@ -1705,10 +1728,38 @@ mod tests {
     }
 
     #[test]
-    fn reserved_variables_fail_syntax() {
+    fn reserved_variables_fail_g2_policy_not_syntax() {
+        // Neo4j parses them (issue 29): syntax valid, read-only, but
+        // PIPE-Cypher's G2 policy rejects the name, with a named reason.
         let a = analyze("MATCH (index:Person) RETURN index.name");
-        assert!(!a.syntax_valid);
-        assert!(a.syntax_error.unwrap().contains("reserved"));
+        assert!(a.syntax_valid && a.syntax_error.is_none());
+        assert!(a.read_only(&[]));
+        assert_eq!(
+            a.policy_error.as_deref(),
+            Some("reserved word `index` as a variable name (PIPE-Cypher G2 policy)")
+        );
+        let g = static_gates(
+            "MATCH (exists:Person) RETURN exists.name",
+            None,
+            "",
+            &[],
+            &[],
+            Dialect::Cypher5,
+        );
+        assert!(g.read_only && !g.g2_valid);
+        assert_eq!(g.issues[0].code, "syntax");
+        assert!(g.issues[0].message.contains("`exists`"), "{:?}", g.issues);
+        assert!(
+            static_gates(
+                "MATCH (p:Person) RETURN p",
+                None,
+                "",
+                &[],
+                &[],
+                Dialect::Cypher5
+            )
+            .g2_valid
+        );
         let b = analyze("MATCH (p:Person RETURN p");
         assert!(!b.syntax_valid);
         // Issue 29: an unparseable query never passes G1.

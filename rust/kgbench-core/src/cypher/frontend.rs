@@ -18,11 +18,12 @@
 //! 3. **Refusals.** Forms the `open-cypher` grammar accepts but Neo4j 5
 //!    refuses are syntax errors: `!=` (use `<>`), `size(<pattern>)` (use
 //!    `COUNT { }`), `|:` between relationship types with a variable,
-//!    properties or a variable length (`[r:A|:B]`, `[:A|:B*]`). Under
-//!    [`Dialect::Cypher25`] the relationship-type alternation with colons
-//!    (`[:A|:B]`, removed in Cypher 25) is refused everywhere. All checked
-//!    against Neo4j 5.26 with `EXPLAIN` (`exists(<pattern>)`, deprecated, is
-//!    still accepted there).
+//!    properties or a variable length (`[r:A|:B]`, `[:A|:B*]`), in both
+//!    dialects (Neo4j 2026.08.1 with Cypher 25 still accepts `[:A|:B]`). All
+//!    checked against Neo4j 5.26 with `EXPLAIN` (`exists(<pattern>)`,
+//!    deprecated, is still accepted there). Forms only Cypher 25 accepts
+//!    (`LET`, `FILTER`, match modes; [`super::gql`]) are refused under
+//!    [`Dialect::Cypher5`].
 //! 4. **Errors.** One type, [`CypherError`]; its `Display` is the one line
 //!    that ledgers and result files show: `Cypher syntax error at byte
 //!    <offset>: <reason>` (whitespace runs of the reason collapsed), the
@@ -217,8 +218,11 @@ where
     let source = Source::new(query);
     // Neo4j 5.26 refuses a query whose first character is an escape
     // (`\u004dERGE ...`: "Invalid input 'dERGE'"; the differential corpus),
-    // while it decodes escapes anywhere else.
-    if source.has_escapes() && source.text().chars().next() != query.chars().next() {
+    // while it decodes escapes anywhere else; 2026.08.1 (Cypher 25) accepts it.
+    if dialect == Dialect::Cypher5
+        && source.has_escapes()
+        && source.text().chars().next() != query.chars().next()
+    {
         return Err(CypherError::Syntax {
             offset: 0,
             message: "a query cannot start with a `\\u` escape (Neo4j refuses it)".to_string(),
@@ -240,7 +244,7 @@ where
     }
     let blanked = blank_prefixes(text);
     let text = blanked.as_deref().unwrap_or(text);
-    with_parsed_names(text, Recovery::Deny, Names::Neutralize, |parsed| {
+    with_parsed_names(text, Recovery::Deny, Names::Neutralize, dialect, |parsed| {
         if let Some(error) = refused_in_tree(parsed, 0) {
             return Err(error);
         }
@@ -378,8 +382,8 @@ fn legacy_alternation_not_allowed(tokens: &[open_cypher::Token], p: usize) -> bo
 /// `!=`; `|:` in a relationship-type expression with a variable, properties
 /// or a variable length (Neo4j 5 refuses it: "The semantics of using colon in
 /// the separation of alternative relationship types ... is no longer
-/// supported"), and under Cypher 25 everywhere.
-fn refused_tokens(text: &str, dialect: Dialect) -> Option<CypherError> {
+/// supported"; Neo4j 2026.08.1 with Cypher 25 says the same).
+fn refused_tokens(text: &str, _dialect: Dialect) -> Option<CypherError> {
     let bang = text.contains("!=");
     let legacy = has_pipe_colon(text);
     if !bang && !legacy {
@@ -401,23 +405,14 @@ fn refused_tokens(text: &str, dialect: Dialect) -> Option<CypherError> {
             && t.kind == TokenKind::Pipe
             && tokens.get(i + 1).map(|n| n.kind) == Some(TokenKind::Colon)
             && super::neo4j5::in_relationship_types(&tokens, i)
+            && legacy_alternation_not_allowed(&tokens, i)
         {
-            if dialect == Dialect::Cypher25 {
-                return Some(CypherError::Syntax {
-                    offset: t.span.start,
-                    message: "relationship type alternation `|:` was removed in Cypher 25; \
-                              write `[:A|B]`"
-                        .to_string(),
-                });
-            }
-            if legacy_alternation_not_allowed(&tokens, i) {
-                return Some(CypherError::Syntax {
-                    offset: t.span.start,
-                    message: "`|:` between relationship types is not allowed with a variable, \
-                              properties or a variable length; write `[r:A|B]`"
-                        .to_string(),
-                });
-            }
+            return Some(CypherError::Syntax {
+                offset: t.span.start,
+                message: "`|:` between relationship types is not allowed with a variable, \
+                          properties or a variable length; write `[r:A|B]`"
+                    .to_string(),
+            });
         }
     }
     None
@@ -577,6 +572,13 @@ mod tests {
     }
 
     #[test]
+    fn leading_escape_is_accepted_by_cypher_25() {
+        let q = r"\u004dERGE (n:Player {name: 'x'})";
+        with_front(q, Dialect::Cypher25, |_| ()).unwrap();
+        assert_eq!(write_clauses_in(q, Dialect::Cypher25), ["MERGE"]);
+    }
+
+    #[test]
     fn leading_escape_is_refused_but_still_a_write() {
         assert!(matches!(
             parses(r"\u004dERGE (n:Player {name: 'x'})"),
@@ -591,11 +593,18 @@ mod tests {
 
     #[test]
     fn dialects() {
+        // Neo4j 2026.08.1 (Cypher 25) accepts `[:A|:B]` as 5.26 does (the
+        // differential corpus), and refuses `[r:A|:B]` as 5.26 does.
         let q = "MATCH (a)-[:A|:B]->(b) RETURN b";
         parses(q).unwrap();
+        with_front(q, Dialect::Cypher25, |_| ()).unwrap();
         assert!(matches!(
-            with_front(q, Dialect::Cypher25, |_| ()),
-            Err(CypherError::Syntax { offset: 13, .. })
+            with_front(
+                "MATCH (a)-[r:A|:B]->(b) RETURN b",
+                Dialect::Cypher25,
+                |_| ()
+            ),
+            Err(CypherError::Syntax { offset: 14, .. })
         ));
         with_front("MATCH (a)-[:A|B]->(b) RETURN b", Dialect::Cypher25, |_| ()).unwrap();
         assert_eq!(Dialect::from_name("25"), Ok(Dialect::Cypher25));

@@ -366,7 +366,16 @@ struct WriteFinder<'p> {
 
 impl<'ast> Visitor<'ast> for WriteFinder<'_> {
     fn visit_clause(&mut self, node: &'ast Clause) {
+        let form = self.parsed.clause_form_at(node.span.start);
         let name: Option<String> = match &node.kind {
+            // Rewritten forms (`super::gql`): writes named as written; `SHOW`
+            // and `FINISH` placeholders read nothing and write nothing.
+            _ if form.is_some() => match form {
+                Some(f @ ("INSERT" | "NODETACH DELETE" | "LOAD CSV" | "FOREACH")) => {
+                    Some(f.to_string())
+                }
+                _ => None,
+            },
             ClauseKind::Create(_) => Some("CREATE".into()),
             ClauseKind::Insert(_) => Some("INSERT".into()),
             ClauseKind::Merge(_) => Some("MERGE".into()),

@@ -11,7 +11,7 @@
 //! pre-pass (`\uXXXX` escapes decoded as Neo4j does, offsets mapped back to
 //! the text as given), one grammar path (the `open-cypher` crate with the
 //! Neo4j 5 additions below), one list of refusals (`!=`, `size()` of a
-//! pattern, `[r:A|:B]`; under [`Dialect::Cypher25`] also `[:A|:B]`), one
+//! pattern, `[r:A|:B]`), one
 //! write-clause detection ([`frontend::Front::write_clauses`]; for text that
 //! does not parse, [`unparsed_write_clauses`], a lexical scan) and one error
 //! type, [`CypherError`], whose one-line `Display` (`Cypher syntax error at
@@ -52,9 +52,14 @@
 //!   name before `ORDER BY`-style keywords (`ORDER BY case DESC`).
 //! - `\uXXXX` escapes, which Neo4j decodes before tokenizing (even in strings
 //!   and comments): decoded first ([`frontend::Source`]).
-//! - `FOREACH`, `LOAD CSV`, `USE`, `INSERT`, `FINISH`, `ORDER BY ... NULLS
-//!   FIRST/LAST`, administration commands (`CREATE INDEX`, `SHOW ...`): do not
-//!   parse. The gate then uses its lexical scan (all of the writing ones are
+//! - `SHOW` commands, `INSERT`, `NODETACH DELETE`, `LOAD CSV`, `FOREACH`,
+//!   dynamic labels `$(...)`, `trim(BOTH ... FROM ...)`, `CASE x WHEN > 1`,
+//!   `FINISH` and the Cypher 25 forms `LET`, `FILTER` and match modes:
+//!   rewritten to openCypher of the same length before parsing, the form
+//!   recorded for the gate ([`gql`]).
+//! - `ORDER BY ... NULLS FIRST/LAST`, a standalone `ORDER BY` after `MATCH`,
+//!   Cypher 25's conditional `WHEN ... THEN ... ELSE` queries, administration
+//!   commands (`CREATE INDEX`): do not parse. The gate then uses its lexical scan (all of the writing ones are
 //!   reported); provenance queries take the MATCH part when the error lies
 //!   after it, else raise [`CypherError::Syntax`] (PSJS 0, error class
 //!   `parse`); the analysis fails G1 and G2.
@@ -63,6 +68,7 @@
 //! # Modules
 //!
 //! - [`frontend`]: [`with_front`], the [`Dialect`], the pre-pass and refusals.
+//! - [`gql`]: same-length rewrites of the clause forms above.
 //! - [`analyze`]: [`analyze::analyze`] derives PIPE-Cypher's static gate
 //!   verdicts, structural features, signature and difficulty from the parse
 //!   tree; [`analyze::check`] applies the schema gates G3-G6.
@@ -75,6 +81,7 @@
 pub mod analyze;
 pub mod frontend;
 pub mod gate;
+pub mod gql;
 pub mod neighbours;
 pub mod neo4j5;
 pub mod parse;

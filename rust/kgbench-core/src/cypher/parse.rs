@@ -30,7 +30,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use open_cypher::{lex, parse, parse_recovering, Keyword, ParsedProgram, Token, TokenKind};
 
-use super::neo4j5;
+use super::frontend::Dialect;
+use super::{gql, neo4j5};
 
 /// Inputs up to this many bytes are parsed on the calling thread.
 pub const SMALL_INPUT_BYTES: usize = 4096;
@@ -89,6 +90,11 @@ pub struct Parsed {
     /// (of this text, not of its subqueries) comes from error recovery and may
     /// contain error nodes.
     pub recovered: Option<CypherError>,
+    /// Clauses written in a form outside the crate's grammar and rewritten
+    /// before parsing ([`super::gql`]): (span start of the clause in this
+    /// text, the form as written: `"SHOW"`, `"INSERT"`, `"NODETACH DELETE"`,
+    /// `"LOAD CSV"`, `"FOREACH"`, `"FINISH"`).
+    pub clause_forms: Vec<(usize, &'static str)>,
 }
 
 /// Whether [`with_parsed_names`] may fall back to the parser's error recovery.
@@ -131,6 +137,16 @@ impl Parsed {
     pub fn subquery_at(&self, start: usize) -> Option<&Subquery> {
         self.subqueries.iter().find(|s| s.clause_start == start)
     }
+
+    /// The form the clause starting at `start` was written in, when it was
+    /// rewritten before parsing (see [`Parsed::clause_forms`]).
+    #[must_use]
+    pub fn clause_form_at(&self, start: usize) -> Option<&'static str> {
+        self.clause_forms
+            .iter()
+            .find(|(at, _)| *at == start)
+            .map(|(_, form)| *form)
+    }
 }
 
 /// Parse `query` and apply `f` to the result, with the guards described in
@@ -144,6 +160,7 @@ pub fn with_parsed_names<T, F>(
     query: &str,
     recovery: Recovery,
     names: Names,
+    dialect: Dialect,
     f: F,
 ) -> Result<T, CypherError>
 where
@@ -164,7 +181,7 @@ where
     }
     let run = move || -> Result<T, CypherError> {
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let parsed = parse_neo4j(query, 0, recovery, names)?;
+            let parsed = parse_neo4j(query, 0, recovery, names, dialect)?;
             if parsed.program.program.is_empty() {
                 return Err(CypherError::Empty);
             }
@@ -193,7 +210,13 @@ fn parse_neo4j(
     base: usize,
     recovery: Recovery,
     names: Names,
+    dialect: Dialect,
 ) -> Result<Parsed, CypherError> {
+    // Clause forms outside the crate's grammar, rewritten (same length);
+    // cut-out bodies are taken from the text as given and rewritten again.
+    let orig = src;
+    let gql = gql::rewrite(orig, dialect);
+    let src: &str = gql.as_ref().map_or(orig, |g| g.text.as_str());
     // Without the letters of `CALL` (any case), `::` or `NORMALIZED` there is
     // no subquery to cut out and no Neo4j 5 predicate to rewrite: skip lexing.
     let bytes = src.as_bytes();
@@ -222,9 +245,9 @@ fn parse_neo4j(
         for (where_at, close) in pattern_wheres(src, &tokens) {
             let (from, to) = (tokens[where_at].span.start, tokens[close].span.start);
             let (pred_start, pred_end) = (tokens[where_at].span.end, to);
-            let body_text = format!("{RETURN_PREFIX}{}", &src[pred_start..pred_end]);
+            let body_text = format!("{RETURN_PREFIX}{}", &orig[pred_start..pred_end]);
             let offset = (base + pred_start).saturating_sub(RETURN_PREFIX.len());
-            let body = parse_neo4j(&body_text, offset, recovery, names)?;
+            let body = parse_neo4j(&body_text, offset, recovery, names, dialect)?;
             text.replace_range(from..to, &" ".repeat(to - from));
             expression_subqueries.push(Subquery {
                 clause_start: from,
@@ -236,7 +259,9 @@ fn parse_neo4j(
     let mut subqueries = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        if let Some((close, body)) = pattern_subquery(src, &tokens, i, base, recovery, names)? {
+        if let Some((close, body)) =
+            pattern_subquery(orig, &tokens, i, base, recovery, names, dialect)?
+        {
             let (open, end) = (tokens[i + 1].span.start, tokens[close].span.end);
             let mut placeholder = PATTERN_PLACEHOLDER.to_string();
             placeholder.push_str(&" ".repeat(end - open - PATTERN_PLACEHOLDER.len() - 1));
@@ -290,10 +315,11 @@ fn parse_neo4j(
             });
         }
         let body = parse_neo4j(
-            &src[body_start..body_end],
+            &orig[body_start..body_end],
             base + body_start,
             recovery,
             names,
+            dialect,
         )?;
         if body.program.program.is_empty() {
             return Err(CypherError::Syntax {
@@ -310,6 +336,25 @@ fn parse_neo4j(
             body,
         });
         i = after;
+    }
+    let mut clause_forms = Vec::new();
+    if let Some(g) = &gql {
+        clause_forms.clone_from(&g.forms);
+        for &(start, body_start, body_end) in &g.foreach {
+            let body = parse_neo4j(
+                &orig[body_start..body_end],
+                base + body_start,
+                recovery,
+                names,
+                dialect,
+            )?;
+            subqueries.push(Subquery {
+                clause_start: start,
+                body_offset: body_start,
+                body,
+            });
+        }
+        subqueries.sort_by_key(|s| s.clause_start);
     }
     let (program, recovered) = match parse(&text) {
         Ok(program) => (program, None),
@@ -330,11 +375,12 @@ fn parse_neo4j(
         }
     };
     Ok(Parsed {
-        text: src.to_string(),
+        text: orig.to_string(),
         program,
         subqueries,
         expression_subqueries,
         recovered,
+        clause_forms,
     })
 }
 
@@ -458,6 +504,7 @@ fn pattern_subquery(
     base: usize,
     recovery: Recovery,
     names: Names,
+    dialect: Dialect,
 ) -> Result<Option<(usize, Parsed)>, CypherError> {
     let kind = |k: usize| tokens.get(k).map(|t| t.kind);
     let keyword = matches!(
@@ -497,6 +544,7 @@ fn pattern_subquery(
         (base + body_start).saturating_sub(MATCH_PREFIX.len()),
         recovery,
         names,
+        dialect,
     )?;
     Ok(Some((close, body)))
 }

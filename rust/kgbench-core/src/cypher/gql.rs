@@ -1,0 +1,640 @@
+//! Neo4j clause forms outside the `open-cypher` grammar, rewritten to
+//! openCypher of the same byte length before parsing (issue 29).
+//!
+//! [`rewrite`] runs first on every (sub)query text [`super::parse`] parses.
+//! Each rewrite keeps the byte length (so spans of the parse tree still index
+//! the text as given) and, where the clause it stands for matters to a
+//! consumer (a write for the gate, a `SHOW` command that is no procedure
+//! call), records the clause's start and its form in [`Rewritten::forms`]
+//! (carried as [`super::parse::Parsed::clause_forms`]). The forms, checked
+//! against Neo4j 5.26.30 and 2026.08.1 (Cypher 25) with `EXPLAIN` in the
+//! differential corpus (`tests/data/cypher/neo4j`):
+//!
+//! - `SHOW ...` commands (`SHOW FUNCTIONS`, `SHOW INDEXES YIELD name ...`;
+//!   Neo4j 5 Cypher manual, "SHOW" commands): the words after `SHOW` up to
+//!   `YIELD` / `WHERE` / `RETURN` become a `CALL k()` placeholder (form
+//!   `SHOW`: a read of metadata, no procedure call, no provenance).
+//! - `INSERT` (GQL's `CREATE`) becomes `CREATE` (form `INSERT`).
+//! - `NODETACH DELETE` becomes `DELETE` (form `NODETACH DELETE`).
+//! - `LOAD CSV [WITH HEADERS] FROM url AS row [FIELDTERMINATOR s]` becomes
+//!   `UNWIND url AS row` (form `LOAD CSV`).
+//! - `FOREACH (x IN list | updates)` becomes a `CALL k()` placeholder whose
+//!   body (`updates`) is parsed as a subquery (form `FOREACH`).
+//! - Dynamic labels and types `:$(expr)`, `:$any(expr)`, `:$all(expr)` in
+//!   patterns, `SET` and `REMOVE` become an escaped name of the same length.
+//! - `trim(BOTH|LEADING|TRAILING [chars] FROM s)` becomes `trim(chars, s)`.
+//! - The extended simple `CASE x WHEN > 1 THEN ...` (comparison operator
+//!   after `WHEN`): the operator is blanked.
+//! - `... FINISH` (a query that returns nothing): `FINISH` is blanked (the
+//!   crate accepts a query that ends with a reading clause).
+//! - A standalone `ORDER BY ... [SKIP ..] [LIMIT ..]` after `MATCH` (GQL;
+//!   Neo4j 5.26 accepts `MATCH (n) ORDER BY n.x RETURN n`): blanked (the
+//!   order does not change what the query reads or writes).
+//! - Cypher 25 only ([`Dialect::Cypher25`]): match modes `MATCH REPEATABLE
+//!   ELEMENTS` / `MATCH DIFFERENT RELATIONSHIPS` (blanked), `LET x = e`
+//!   (becomes `WITH x = e`: `x` is then no declared variable) and `FILTER`
+//!   after a `MATCH` pattern (becomes `WHERE`). Neo4j 5.26 refuses all three.
+
+use open_cypher::{lex, Token, TokenKind};
+
+use super::frontend::Dialect;
+
+/// A text rewritten by [`rewrite`].
+#[derive(Debug)]
+pub(crate) struct Rewritten {
+    /// The rewritten text (same byte length as the input).
+    pub text: String,
+    /// (byte offset of a clause in the text, the form it was written in).
+    pub forms: Vec<(usize, &'static str)>,
+    /// `FOREACH` regions: (placeholder start, body start, body end).
+    pub foreach: Vec<(usize, usize, usize)>,
+}
+
+/// Whether `src` may hold a form [`rewrite`] handles (a cheap byte scan;
+/// `ORDER` counts only before any `RETURN` / `WITH`, where a standalone
+/// `ORDER BY` stands).
+fn may_apply(src: &str) -> bool {
+    let b = src.as_bytes();
+    if b.contains(&b'$') {
+        return true;
+    }
+    let mut projected = false;
+    b.windows(4).enumerate().any(|(i, w)| {
+        let mut l = [0u8; 4];
+        for (d, s) in l.iter_mut().zip(w) {
+            *d = s.to_ascii_lowercase();
+        }
+        match &l {
+            b"retu" | b"with" => {
+                projected = true;
+                false
+            }
+            b"orde" => !projected,
+            // `CASE x WHEN > 1`: an operator after WHEN.
+            b"when" => b[i + 4..]
+                .iter()
+                .find(|c| !c.is_ascii_whitespace())
+                .is_some_and(|c| matches!(c, b'<' | b'>' | b'=')),
+            b"show" | b"inse" | b"odet" | b"load" | b"trim" | b"fini" | b"filt" | b"repe"
+            | b"diff" | b"let " | b"fore" => true,
+            _ => false,
+        }
+    })
+}
+
+/// `src` with the forms of the module documentation rewritten for
+/// `dialect`, or `None` when there are none.
+pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
+    if !may_apply(src) {
+        return None;
+    }
+    let mut text = dynamic_labels(src).unwrap_or_else(|| src.to_string());
+    let tokens: Vec<Token> = lex(&text)
+        .tokens
+        .into_iter()
+        .filter(|t| !t.is_trivia())
+        .collect();
+    let mut forms = Vec::new();
+    let mut foreach = Vec::new();
+    let snapshot = text.clone();
+    let word = |k: usize| -> Option<String> {
+        let t = tokens.get(k)?;
+        matches!(t.kind, TokenKind::Identifier | TokenKind::Keyword(_))
+            .then(|| t.text(&snapshot).map(str::to_ascii_uppercase))
+            .flatten()
+    };
+    let kind = |k: usize| tokens.get(k).map(|t| t.kind);
+    // Not a property key, label or alias (`n.insert`, `:Filter`, `AS let`);
+    // each form below also needs the token after it to be what the clause
+    // takes.
+    let clause_position = |k: usize| -> bool {
+        let before = k.checked_sub(1);
+        !matches!(
+            before.and_then(|p| tokens.get(p)).map(|t| t.kind),
+            Some(TokenKind::Dot | TokenKind::Colon | TokenKind::DoubleColon)
+        ) && before.and_then(word).as_deref() != Some("AS")
+    };
+    let blank = |text: &mut String, from: usize, to: usize| {
+        text.replace_range(from..to, &" ".repeat(to - from));
+    };
+    let mut k = 0;
+    while k < tokens.len() {
+        let Some(w) = word(k) else {
+            k += 1;
+            continue;
+        };
+        let t = &tokens[k];
+        match w.as_str() {
+            "SHOW" if k == 0 => {
+                // Words (and string or list arguments) up to YIELD / WHERE / RETURN.
+                let mut j = k + 1;
+                while j < tokens.len()
+                    && !matches!(word(j).as_deref(), Some("YIELD" | "WHERE" | "RETURN"))
+                {
+                    j += 1;
+                }
+                let end = tokens[j - 1].span.end;
+                let words: Vec<String> = (k + 1..j).filter_map(word).collect();
+                let command = words.iter().any(|w| SHOW_NOUNS.contains(&w.as_str()))
+                    && !words.iter().any(|w| w == "SHOW");
+                if command && end - t.span.start >= PLACEHOLDER.len() {
+                    put_placeholder(&mut text, t.span.start, end);
+                    forms.push((t.span.start, "SHOW"));
+                }
+                k = j;
+                continue;
+            }
+            "INSERT" if kind(k + 1) == Some(TokenKind::LeftParen) && clause_position(k) => {
+                text.replace_range(t.span.start..t.span.end, "CREATE");
+                forms.push((t.span.start, "INSERT"));
+            }
+            "NODETACH" if word(k + 1).as_deref() == Some("DELETE") && clause_position(k) => {
+                blank(&mut text, t.span.start, t.span.end);
+                forms.push((tokens[k + 1].span.start, "NODETACH DELETE"));
+            }
+            "LOAD" if word(k + 1).as_deref() == Some("CSV") && clause_position(k) => {
+                let mut j = k + 2;
+                if word(j).as_deref() == Some("WITH") && word(j + 1).as_deref() == Some("HEADERS") {
+                    j += 2;
+                }
+                if word(j).as_deref() == Some("FROM") {
+                    let (from, to) = (t.span.start, tokens[j].span.end);
+                    let mut piece = String::from("UNWIND");
+                    piece.push_str(&" ".repeat(to - from - piece.len()));
+                    text.replace_range(from..to, &piece);
+                    forms.push((from, "LOAD CSV"));
+                    // `AS row FIELDTERMINATOR ';'`
+                    if let Some(f) = (j + 1..tokens.len()).find(|&i| {
+                        word(i).as_deref() == Some("FIELDTERMINATOR")
+                            && kind(i + 1) == Some(TokenKind::String)
+                    }) {
+                        blank(&mut text, tokens[f].span.start, tokens[f + 1].span.end);
+                    }
+                    k = j + 1;
+                    continue;
+                }
+            }
+            "FOREACH" if kind(k + 1) == Some(TokenKind::LeftParen) && clause_position(k) => {
+                if let Some(close) = matching(&tokens, k + 1) {
+                    // `FOREACH (x IN list | body)`: the first top-level `|`.
+                    let mut depth = 0usize;
+                    let bar = (k + 2..close).find(|&i| {
+                        match tokens[i].kind {
+                            TokenKind::LeftParen
+                            | TokenKind::LeftBracket
+                            | TokenKind::LeftBrace => depth += 1,
+                            TokenKind::RightParen
+                            | TokenKind::RightBracket
+                            | TokenKind::RightBrace => depth = depth.saturating_sub(1),
+                            TokenKind::Pipe if depth == 0 => return true,
+                            _ => {}
+                        }
+                        false
+                    });
+                    if let Some(bar) = bar {
+                        let (from, to) = (t.span.start, tokens[close].span.end);
+                        foreach.push((from, tokens[bar].span.end, tokens[close].span.start));
+                        put_placeholder(&mut text, from, to);
+                        forms.push((from, "FOREACH"));
+                        k = close + 1;
+                        continue;
+                    }
+                }
+            }
+            "TRIM" if kind(k + 1) == Some(TokenKind::LeftParen) => {
+                if let Some(close) = matching(&tokens, k + 1) {
+                    trim_from(&mut text, &tokens, &snapshot, k + 1, close);
+                }
+            }
+            "WHEN"
+                if matches!(
+                    kind(k + 1),
+                    Some(
+                        TokenKind::Greater
+                            | TokenKind::Less
+                            | TokenKind::GreaterEqual
+                            | TokenKind::LessEqual
+                            | TokenKind::NotEqual
+                            | TokenKind::Equal
+                    )
+                ) =>
+            {
+                let op = &tokens[k + 1];
+                blank(&mut text, op.span.start, op.span.end);
+            }
+            "FINISH"
+                if k + 1 == tokens.len()
+                    && k > 0
+                    // After a complete clause (`MATCH (n) FINISH`, `... n.x
+                    // FINISH`), not an expression's start (`RETURN finish`).
+                    && matches!(
+                        kind(k - 1),
+                        Some(
+                            TokenKind::RightParen
+                                | TokenKind::RightBracket
+                                | TokenKind::RightBrace
+                                | TokenKind::Identifier
+                                | TokenKind::EscapedIdentifier
+                                | TokenKind::Integer
+                                | TokenKind::String
+                        )
+                    ) =>
+            {
+                // The crate parses a query that ends with a reading clause.
+                blank(&mut text, t.span.start, t.span.end);
+            }
+            "ORDER" if word(k + 1).as_deref() == Some("BY") && clause_position(k) => {
+                if let Some(end) = standalone_order_by(&tokens, &word, k) {
+                    blank(&mut text, t.span.start, tokens[end - 1].span.end);
+                    k = end;
+                    continue;
+                }
+            }
+            "MATCH" if dialect == Dialect::Cypher25 => {
+                if matches!(
+                    (word(k + 1).as_deref(), word(k + 2).as_deref()),
+                    (Some("REPEATABLE"), Some("ELEMENTS" | "ELEMENT"))
+                        | (Some("DIFFERENT"), Some("RELATIONSHIPS" | "RELATIONSHIP"))
+                ) {
+                    blank(&mut text, tokens[k + 1].span.start, tokens[k + 2].span.end);
+                    k += 3;
+                    continue;
+                }
+            }
+            "LET"
+                if dialect == Dialect::Cypher25
+                    && clause_position(k)
+                    && matches!(
+                        kind(k + 1),
+                        Some(TokenKind::Identifier | TokenKind::EscapedIdentifier)
+                    )
+                    && kind(k + 2) == Some(TokenKind::Equal) =>
+            {
+                text.replace_range(t.span.start..t.span.end, "WITH");
+            }
+            "FILTER" if dialect == Dialect::Cypher25 && clause_position(k) => {
+                let after_pattern = k > 0
+                    && matches!(
+                        kind(k - 1),
+                        Some(TokenKind::RightParen | TokenKind::RightBracket)
+                    );
+                if after_pattern {
+                    text.replace_range(t.span.start..t.span.end, "WHERE ");
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    (text != src || !forms.is_empty()).then_some(Rewritten {
+        text,
+        forms,
+        foreach,
+    })
+}
+
+/// Clause keywords that end a standalone `ORDER BY ... [SKIP ..] [LIMIT ..]`.
+const CLAUSE_WORDS: &[&str] = &[
+    "RETURN", "WITH", "MATCH", "OPTIONAL", "UNWIND", "CALL", "CREATE", "MERGE", "SET", "DELETE",
+    "DETACH", "REMOVE", "UNION", "FINISH", "FOREACH", "LOAD", "INSERT",
+];
+
+/// For an `ORDER BY` at token `k` that is a clause of its own (GQL's
+/// standalone `ORDER BY`, accepted by Neo4j 5.26: `MATCH (n) ORDER BY n.x
+/// RETURN n`), the index of the token after it and its `SKIP` / `LIMIT`;
+/// `None` when it belongs to a `WITH` or `RETURN`.
+fn standalone_order_by(
+    tokens: &[Token],
+    word: &dyn Fn(usize) -> Option<String>,
+    k: usize,
+) -> Option<usize> {
+    let mut depth = 0i32;
+    for p in (0..k).rev() {
+        match tokens[p].kind {
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => depth += 1,
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    // Inside brackets (`COUNT { ... }`, a subquery body): the
+                    // enclosing text decides.
+                    return None;
+                }
+            }
+            _ if depth == 0 => match word(p).as_deref() {
+                Some("WITH" | "RETURN") => return None,
+                Some("MATCH" | "UNWIND" | "CALL") => break,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let mut depth = 0i32;
+    let mut j = k + 2;
+    while j < tokens.len() {
+        match tokens[j].kind {
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => depth += 1,
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    break;
+                }
+            }
+            _ if depth == 0
+                && word(j).is_some_and(|w| CLAUSE_WORDS.contains(&w.as_str()))
+                && !matches!(tokens[j - 1].kind, TokenKind::Dot | TokenKind::Colon) =>
+            {
+                break;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    Some(j)
+}
+
+/// What a `SHOW` command shows (Neo4j 5 Cypher manual and Operations
+/// manual: `SHOW FUNCTIONS`, `SHOW INDEXES`, `SHOW DATABASES`, ...).
+const SHOW_NOUNS: &[&str] = &[
+    "FUNCTION",
+    "FUNCTIONS",
+    "PROCEDURE",
+    "PROCEDURES",
+    "INDEX",
+    "INDEXES",
+    "CONSTRAINT",
+    "CONSTRAINTS",
+    "TRANSACTION",
+    "TRANSACTIONS",
+    "DATABASE",
+    "DATABASES",
+    "SETTING",
+    "SETTINGS",
+    "USER",
+    "USERS",
+    "ROLE",
+    "ROLES",
+    "PRIVILEGE",
+    "PRIVILEGES",
+    "ALIAS",
+    "ALIASES",
+    "SERVER",
+    "SERVERS",
+];
+
+/// The placeholder written over a `SHOW` command or a `FOREACH` clause.
+const PLACEHOLDER: &str = "CALL k()";
+
+/// Write [`PLACEHOLDER`] padded with spaces over `text[from..to]`.
+fn put_placeholder(text: &mut String, from: usize, to: usize) {
+    let mut piece = PLACEHOLDER.to_string();
+    piece.push_str(&" ".repeat(to - from - PLACEHOLDER.len()));
+    text.replace_range(from..to, &piece);
+}
+
+/// Index of the token closing the bracket opened at `open`.
+fn matching(tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind {
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => depth += 1,
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `trim([BOTH|LEADING|TRAILING] [chars] FROM s)` between the parentheses
+/// at `open` and `close`: the specification word blanked, `FROM` made a
+/// comma (or blanked when no characters are given).
+fn trim_from(text: &mut String, tokens: &[Token], src: &str, open: usize, close: usize) {
+    let upper = |k: usize| -> Option<String> {
+        let t = tokens.get(k)?;
+        matches!(t.kind, TokenKind::Identifier | TokenKind::Keyword(_))
+            .then(|| t.text(src).map(str::to_ascii_uppercase))
+            .flatten()
+    };
+    let mut depth = 0usize;
+    let Some(from) = (open + 1..close).find(|&i| {
+        match tokens[i].kind {
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => depth += 1,
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
+                depth = depth.saturating_sub(1);
+            }
+            _ if depth == 0 && upper(i).as_deref() == Some("FROM") => return true,
+            _ => {}
+        }
+        false
+    }) else {
+        return;
+    };
+    let mut first = open + 1;
+    if matches!(
+        upper(first).as_deref(),
+        Some("BOTH" | "LEADING" | "TRAILING")
+    ) {
+        let t = &tokens[first];
+        text.replace_range(t.span.start..t.span.end, &" ".repeat(t.span.len()));
+        first += 1;
+    }
+    let f = &tokens[from];
+    let piece = if first < from {
+        let mut p = String::from(",");
+        p.push_str(&" ".repeat(f.span.len() - 1));
+        p
+    } else {
+        " ".repeat(f.span.len())
+    };
+    text.replace_range(f.span.start..f.span.end, &piece);
+}
+
+/// `src` with every dynamic label or type (`:$(expr)`, `:$any(expr)`,
+/// `:$all(expr)`, also after `|`, `&` or `!`) replaced by an escaped name of
+/// the same length (`` `___` ``), or `None` without any.
+fn dynamic_labels(src: &str) -> Option<String> {
+    let b = src.as_bytes();
+    let mut out: Option<String> = None;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let mut p = i;
+        while p > 0 && b[p - 1].is_ascii_whitespace() {
+            p -= 1;
+        }
+        let after_label_sign = p > 0 && matches!(b[p - 1], b':' | b'|' | b'&' | b'!');
+        let mut j = i + 1;
+        for kw in [b"any".as_slice(), b"all".as_slice()] {
+            if b.get(j..j + 3).is_some_and(|w| w.eq_ignore_ascii_case(kw)) {
+                j += 3;
+                break;
+            }
+        }
+        if !after_label_sign || b.get(j) != Some(&b'(') {
+            i += 1;
+            continue;
+        }
+        // The matching `)`, skipping quoted strings.
+        let mut depth = 0usize;
+        let mut k = j;
+        let mut end = None;
+        while k < b.len() {
+            match b[k] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(k + 1);
+                        break;
+                    }
+                }
+                q @ (b'\'' | b'"' | b'`') => {
+                    k += 1;
+                    while k < b.len() && b[k] != q {
+                        if b[k] == b'\\' {
+                            k += 1;
+                        }
+                        k += 1;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        let Some(end) = end else { return out };
+        let buf = out.get_or_insert_with(|| src.to_string());
+        let mut piece = String::from("`");
+        piece.push_str(&"_".repeat(end - i - 2));
+        piece.push('`');
+        if buf.is_char_boundary(i) && buf.is_char_boundary(end) {
+            buf.replace_range(i..end, &piece);
+        }
+        i = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::frontend::{with_front, write_clauses_in, Dialect};
+    use super::super::provenance_queries_in;
+
+    fn parses(q: &str, d: Dialect) -> bool {
+        with_front(q, d, |_| ()).is_ok()
+    }
+
+    fn analysis(q: &str, d: Dialect) -> super::super::analyze::Analysis {
+        super::super::analyze::analyze_in(q, d)
+    }
+
+    #[test]
+    fn show_commands_are_reads_without_provenance() {
+        for q in [
+            "SHOW FUNCTIONS YIELD name RETURN count(name)",
+            "SHOW PROCEDURES YIELD name WHERE name STARTS WITH 'db.' RETURN name",
+            "SHOW INDEXES",
+            "SHOW CONSTRAINTS YIELD name RETURN name",
+            "SHOW TRANSACTIONS",
+        ] {
+            assert!(!parses(&format!("SHOW {q}"), Dialect::Cypher5), "SHOW {q}");
+            for d in [Dialect::Cypher5, Dialect::Cypher25] {
+                let a = analysis(q, d);
+                assert!(a.syntax_valid, "{q}: {:?}", a.syntax_error);
+                assert!(a.read_only(&[]), "{q}: {:?}", a.write_clauses);
+                assert!(write_clauses_in(q, d).is_empty(), "{q}");
+                assert!(provenance_queries_in(q, d).unwrap().is_empty(), "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn writes_outside_the_grammar_parse_and_are_named() {
+        for (q, clause) in [
+            ("MATCH (n:Player) INSERT (m:Thing)", "INSERT"),
+            ("INSERT (m:Player {name: 'x'})", "INSERT"),
+            ("MATCH (n:Player) NODETACH DELETE n", "NODETACH DELETE"),
+            (
+                "LOAD CSV FROM 'file:///players.csv' AS row CREATE (:Player {name: row[0]})",
+                "LOAD CSV",
+            ),
+            (
+                "LOAD CSV WITH HEADERS FROM 'https://e.com/x.csv' AS row FIELDTERMINATOR ';' MERGE (:T {name: row.name})",
+                "LOAD CSV",
+            ),
+            (
+                "MATCH (n:Player) WITH collect(n) AS ns FOREACH (x IN ns | SET x.flag = 1)",
+                "FOREACH",
+            ),
+            (
+                "FOREACH (i IN range(1, 3) | CREATE (:Player {name: toString(i)}))",
+                "FOREACH",
+            ),
+            ("MATCH (n:Player) SET n:$('Extra')", "SET"),
+            ("MATCH (n:Player) REMOVE n:$any(['A', 'B'])", "REMOVE"),
+        ] {
+            let a = analysis(q, Dialect::Cypher5);
+            assert!(a.syntax_valid, "{q}: {:?}", a.syntax_error);
+            assert!(a.write_clauses.contains(&clause.to_string()), "{q}: {:?}", a.write_clauses);
+            assert!(!a.read_only(&[]), "{q}");
+            assert!(write_clauses_in(q, Dialect::Cypher5).contains(&clause.to_string()), "{q}");
+        }
+        // Body writes of FOREACH are found too.
+        let w = write_clauses_in("FOREACH (i IN [1] | CREATE (:P))", Dialect::Cypher5);
+        assert_eq!(w, ["FOREACH", "CREATE"]);
+        // LOAD CSV that only reads is still refused (it reads files).
+        let a = analysis(
+            "LOAD CSV FROM 'file:///p.csv' AS row RETURN row",
+            Dialect::Cypher5,
+        );
+        assert!(a.syntax_valid && a.write_clauses == ["LOAD CSV"], "{a:?}");
+    }
+
+    #[test]
+    fn cypher5_expression_forms() {
+        for q in [
+            "MATCH (n:Player) RETURN trim(BOTH 'A' FROM n.name)",
+            "MATCH (n:Team) RETURN trim(LEADING ' ' FROM n.name)",
+            "RETURN trim(TRAILING FROM '  x  ') AS t",
+            "MATCH (n:$('Player')) RETURN n",
+            "MATCH (n:$any(['Player', 'Team'])) RETURN n.name",
+            "MATCH (n)-[r:$all(['playsFor'])]->() RETURN r",
+            "MATCH (n:Player) RETURN CASE n.height_cm WHEN > 200 THEN 'tall' ELSE 'short' END AS h",
+            "MATCH (n:Player) FINISH",
+            "UNWIND [1, 2] AS finish RETURN finish",
+            "MATCH (n:Player) ORDER BY n.name RETURN n.name",
+            "MATCH (n:Player) ORDER BY n.name SKIP 1 LIMIT 2 RETURN n.name",
+        ] {
+            let a = analysis(q, Dialect::Cypher5);
+            assert!(a.syntax_valid, "{q}: {:?}", a.syntax_error);
+            assert!(a.read_only(&[]), "{q}: {:?}", a.write_clauses);
+        }
+        let p = provenance_queries_in("MATCH (n:$('Player')) RETURN n", Dialect::Cypher5).unwrap();
+        assert_eq!(p[0].match_cypher, "MATCH (n:$('Player'))");
+        let p = provenance_queries_in("MATCH (n:Player) FINISH", Dialect::Cypher5).unwrap();
+        assert_eq!(p[0].match_cypher, "MATCH (n:Player)");
+        // A `$` parameter is no dynamic label.
+        assert!(parses("MATCH (n {name: $x}) RETURN n", Dialect::Cypher5));
+    }
+
+    #[test]
+    fn cypher25_forms_follow_the_dialect() {
+        for q in [
+            "MATCH (n:Player) LET x = n.name RETURN x",
+            "MATCH (n:Player) FILTER n.name = 'Alice Archer' RETURN n.name",
+            "MATCH REPEATABLE ELEMENTS (a:Player)-[:playsFor]->{1,2}(b) RETURN b.name",
+            "MATCH DIFFERENT RELATIONSHIPS (a:Player)-[:playsFor]->(b) RETURN b.name",
+        ] {
+            assert!(parses(q, Dialect::Cypher25), "{q}");
+            assert!(!parses(q, Dialect::Cypher5), "{q}");
+            let p = provenance_queries_in(q, Dialect::Cypher25).unwrap();
+            assert!(!p.is_empty(), "{q}");
+        }
+    }
+}
