@@ -257,33 +257,15 @@ def run_all(args: argparse.Namespace) -> int:
     if args.family == "gtsqa":
         from kgbench.evaluate.gtsqa import evaluate_gtsqa
 
-        tasks_path = args.tasks
-        if args.limit is not None:
-            from kgbench.evaluate.tasks import read_records
-
-            tasks_path = write_json_atomic(
-                out / "predict" / "tasks.json",
-                [r for _, r in read_records(args.tasks)[: args.limit]],
-            )
+        tasks_path = _predicted_tasks(args, out)
         scored = evaluate_gtsqa(tasks_path, result.predictions_path)
         scored.write(eval_dir)
         print(scored.table())
-        print(
-            f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
-            file=sys.stderr,
-        )
-        return 0
+        return _wrote_without_report(out, eval_dir)
     if args.family == "ngdbench":
         from kgbench.evaluate.evaluate_cli import _run_ngdbench
 
-        tasks_path = args.tasks
-        if args.limit is not None:
-            from kgbench.evaluate.tasks import read_records
-
-            tasks_path = write_json_atomic(
-                out / "predict" / "tasks.json",
-                [r for _, r in read_records(args.tasks)[: args.limit]],
-            )
+        tasks_path = _predicted_tasks(args, out)
         ngd_args = argparse.Namespace(
             tasks=tasks_path,
             predictions=result.predictions_path,
@@ -298,11 +280,7 @@ def run_all(args: argparse.Namespace) -> int:
             out=eval_dir,
         )
         _run_ngdbench(ngd_args)
-        print(
-            f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
-            file=sys.stderr,
-        )
-        return 0
+        return _wrote_without_report(out, eval_dir)
     if args.family == "text2cypher":
         from kgbench.evaluate.translation import evaluate_translation
 
@@ -315,11 +293,7 @@ def run_all(args: argparse.Namespace) -> int:
         )
         evaluation.write(eval_dir)
         print(evaluation.table())
-        print(
-            f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
-            file=sys.stderr,
-        )
-        return 0
+        return _wrote_without_report(out, eval_dir)
     if args.family == "spider4sparql":
         from kgbench.evaluate.sparql_runner import evaluate_sparql
         from kgbench.predict.spider4sparql import read_tasks
@@ -373,4 +347,25 @@ def run_all(args: argparse.Namespace) -> int:
     print(evaluation.table())
     html = write_report([eval_dir], out / "report.html", title=f"kgbench run: {args.model}")
     print(f"wrote {out / 'predict'}, {eval_dir} and {html}", file=sys.stderr)
+    return 0
+
+
+def _predicted_tasks(args: argparse.Namespace, out: Path) -> Path:
+    """The task file the run predicted: ``--tasks``, or with ``--limit`` its first records
+    written to ``OUT/predict/tasks.json`` (so the evaluation scores the same tasks)."""
+    if args.limit is None:
+        return Path(args.tasks)
+    from kgbench.evaluate.tasks import read_records
+    from kgbench.fileio import write_json_atomic
+
+    return write_json_atomic(
+        out / "predict" / "tasks.json", [r for _, r in read_records(args.tasks)[: args.limit]]
+    )
+
+
+def _wrote_without_report(out: Path, eval_dir: Path) -> int:
+    print(
+        f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
+        file=sys.stderr,
+    )
     return 0
