@@ -36,47 +36,11 @@ use open_cypher::ast::visit::{walk_expr, Visitor};
 use open_cypher::ast::{Expr, ExprKind};
 use open_cypher::{lex, TokenKind};
 
+pub use super::dialect::Dialect;
 use super::gate::{
     add_escaped_rounds, decode_unicode_escapes, unparsed_write_clauses, write_clauses_of,
 };
 use super::parse::{with_parsed_names, CypherError, Names, Parsed, Recovery};
-
-/// The Cypher dialect a server speaks, where the front end's verdicts differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Dialect {
-    /// Cypher 5 (Neo4j 5.x, the 5.26 LTS kgbench ships; the default).
-    #[default]
-    Cypher5,
-    /// Cypher 25 (Neo4j 2025.06 and later with Cypher 25 selected).
-    Cypher25,
-}
-
-impl Dialect {
-    /// The dialect named `"5"` or `"25"` (also `"cypher 5"`, `"CYPHER 25"`).
-    ///
-    /// # Errors
-    ///
-    /// A message naming the value when it is neither.
-    pub fn from_name(name: &str) -> Result<Self, String> {
-        let n = name.trim().to_ascii_lowercase();
-        match n.trim_start_matches("cypher").trim() {
-            "5" => Ok(Self::Cypher5),
-            "25" => Ok(Self::Cypher25),
-            _ => Err(format!(
-                "unknown Cypher dialect {name:?} (expected \"5\" or \"25\")"
-            )),
-        }
-    }
-
-    /// `"5"` or `"25"`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Cypher5 => "5",
-            Self::Cypher25 => "25",
-        }
-    }
-}
 
 /// A query's text after the pre-pass, with the map back to the original.
 #[derive(Debug)]

@@ -37,7 +37,7 @@
 
 use open_cypher::{lex, Token, TokenKind};
 
-use super::frontend::Dialect;
+use super::dialect::Dialect;
 
 /// A text rewritten by [`rewrite`].
 #[derive(Debug)]

@@ -79,6 +79,7 @@
 //!   (SPEC.md §4, seed cypherbench.txt §5.2).
 
 pub mod analyze;
+pub mod dialect;
 pub mod frontend;
 pub mod gate;
 pub mod gql;

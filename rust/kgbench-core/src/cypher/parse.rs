@@ -30,7 +30,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use open_cypher::{lex, parse, parse_recovering, Keyword, ParsedProgram, Token, TokenKind};
 
-use super::frontend::Dialect;
+use super::dialect::Dialect;
 use super::{gql, neo4j5};
 
 /// Inputs up to this many bytes are parsed on the calling thread.
