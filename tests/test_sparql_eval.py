@@ -4,6 +4,7 @@ the 2021 scorer's compat rules."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,19 @@ def test_rdf_files_and_load_errors(tmp_path: Path) -> None:
     assert rdf_files_of(tmp_path, "concert") == [g]
     with pytest.raises(InputError, match="no RDF for graph 'pets_1'"):
         rdf_files_of(tmp_path, "pets_1")
+    # a converter output directory in Turtle, one file compressed: both read, in name order
+    sub = tmp_path / "pets_1"
+    sub.mkdir()
+    (sub / "a.ttl").write_text("<http://x/a> <http://x/p> 1 .\n", encoding="utf-8")
+    with gzip.open(sub / "b.ttl.gz", "wt", encoding="utf-8") as fh:
+        fh.write("<http://x/b> <http://x/p> 2 .\n")
+    (sub / "notes.txt").write_text("not RDF\n", encoding="utf-8")
+    files = rdf_files_of(tmp_path, "pets_1")
+    assert [p.name for p in files] == ["a.ttl", "b.ttl.gz"]
+    with SparqlExecutor(files) as ex:
+        rows = ex.run("SELECT ?o WHERE { ?s <http://x/p> ?o } ORDER BY ?o")
+    assert rows.ok, rows.message
+    assert [r[0] for r in rows.rows] == [1, 2]
     bad = tmp_path / "bad.nt"
     bad.write_text("<a> <b> .\n", encoding="utf-8")
     with SparqlExecutor([bad]) as ex, pytest.raises(InputError, match="cannot load"):

@@ -429,22 +429,28 @@ def sparql_execution_accuracy(
     return 1.0 if g == p else 0.0
 
 
+RDF_SUFFIXES = (".nt", ".nt.gz", ".nt.bz2", ".ttl", ".ttl.gz", ".ttl.bz2")
+"""File name endings read as RDF by :func:`rdf_files_of` (what :func:`load_rdf` parses:
+N-Triples or Turtle, plain or gzip / bzip2 compressed)."""
+
+
 def rdf_files_of(rdf_dir: str | os.PathLike[str], graph: str) -> list[Path]:
-    """The RDF files of ``graph`` in ``rdf_dir``: ``<graph>.nt`` (or ``.nt.gz``, ``.ttl``),
-    else every ``.nt`` / ``.ttl`` file of ``rdf_dir/<graph>/`` (a converter output
-    directory).
+    """The RDF files of ``graph`` in ``rdf_dir``: ``<graph><suffix>`` for the first of
+    :data:`RDF_SUFFIXES` present, else every file of ``rdf_dir/<graph>/`` (a converter output
+    directory) whose name ends in one of them, sorted by name.
 
     Raises:
         InputError: none found (the message says where it looked)."""
     d = Path(rdf_dir)
-    for name in (f"{graph}.nt", f"{graph}.nt.gz", f"{graph}.ttl"):
-        if (d / name).is_file():
-            return [d / name]
+    for suffix in RDF_SUFFIXES:
+        if (d / f"{graph}{suffix}").is_file():
+            return [d / f"{graph}{suffix}"]
     sub = d / graph
     if sub.is_dir():
-        files = sorted(
-            p for p in sub.iterdir() if p.name.endswith((".nt", ".nt.gz")) and p.is_file()
-        )
+        files = sorted(p for p in sub.iterdir() if p.name.endswith(RDF_SUFFIXES) and p.is_file())
         if files:
             return files
-    raise InputError(f"no RDF for graph {graph!r} in {d} (looked for {graph}.nt and {graph}/*.nt)")
+    raise InputError(
+        f"no RDF for graph {graph!r} in {d} (looked for {graph}.nt and {graph}/*.nt, "
+        f"also as .ttl, .gz and .bz2)"
+    )
