@@ -50,6 +50,7 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.evaluate.tasks import TASK_FIELDS
+from kgbench.generate.pipe.features import passes_g2
 from kgbench.generate.pipe.redact import check_redaction, redact_rows
 
 #: Split names in assignment order.
@@ -292,7 +293,8 @@ def export_row(row: Mapping[str, Any], index: int = 0) -> dict[str, Any]:
     (``validation``'s), ``entity_values``, ``string_literals`` (the row's list of values),
     ``template``, ``template_metadata``, ``reverse_cypher``, ``model``, ``result_rows_sample``
     (the first 5 of ``execution.rows``), ``result_row_count_observed``, ``gates{read_only,
-    syntax_valid, schema_valid, execution_success, judge_pass, accepted}`` and
+    syntax_valid`` (PIPE-Cypher's G2 verdict, :func:`~kgbench.generate.pipe.features.passes_g2`),
+    ``schema_valid, execution_success, judge_pass, accepted}`` and
     ``judge_scores{ambiguity, semantic_alignment, schema_use, difficulty}``. ``validation``
     itself (issues, substructures, literal spans, ...) is not copied. ``index`` names the row
     in errors. Raises
@@ -332,7 +334,7 @@ def export_row(row: Mapping[str, Any], index: int = 0) -> dict[str, Any]:
         "result_row_count_observed": len(result_rows),
         "gates": {
             "read_only": bool(validation.get("read_only")),
-            "syntax_valid": bool(validation.get("syntax_valid")),
+            "syntax_valid": passes_g2(validation, default=False),
             "schema_valid": bool(validation.get("schema_valid")),
             "execution_success": bool(execution.get("success")),
             "judge_pass": bool(judge.get("passed")),

@@ -44,6 +44,17 @@ from kgbench._core import cypher as _cypher
 CATEGORIES: tuple[str, ...] = tuple(_cypher.CATEGORIES)
 
 
+def passes_g2(validation: Mapping[str, Any], default: bool) -> bool:
+    """PIPE-Cypher's G2 (syntax) verdict of one ``validation`` dict (the module docstring's
+    shape): ``g2_valid`` — the front end parses the query and no reserved-name policy
+    error (spec pipe-cypher §3, G2) — else ``syntax_valid`` for rows written before
+    ``g2_valid`` existed, else ``default`` (a row that was never validated)."""
+    for key in ("g2_valid", "syntax_valid"):
+        if key in validation:
+            return validation[key] is not False and validation[key] is not None
+    return default
+
+
 def query_features(
     queries: Sequence[str],
     *,

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import KgbenchError
+from kgbench.generate.pipe.features import passes_g2
 from kgbench.generate.pipe.gates import (
     DiversityGate,
     GateSettings,
@@ -85,7 +86,7 @@ def quality_score(row: Mapping[str, Any]) -> float:
     j = row.get("judge") or {}
     gates = [
         v.get("read_only", True),
-        v.get("syntax_valid", True),
+        passes_g2(v, default=True),
         v.get("schema_valid", True),
         ex.get("success", True),
         j.get("passed", True),
