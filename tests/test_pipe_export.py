@@ -735,3 +735,21 @@ def test_judge_calibration_kappa() -> None:
     assert result["kappa"] == pytest.approx(0.60)
     assert judge_calibration([])["kappa"] == 0.0
     assert judge_calibration([(True, True)] * 3)["kappa"] == 1.0
+
+
+def test_exported_syntax_gate_is_pipe_cyphers_g2_verdict() -> None:
+    """A reserved variable name (``exists``) parses, as Neo4j parses it, but fails PIPE-Cypher's
+    G2 policy: the export's ``gates.syntax_valid`` and the selection's quality score follow
+    G2 (``g2_valid``), not the bare parse."""
+    from kgbench.generate.pipe.pipeline import quality_score
+
+    ok = ledger_row("Which people are there?", "MATCH (p:Person) RETURN p.name")
+    reserved = ledger_row("Which people are there?", "MATCH (exists:Person) RETURN exists.name")
+    assert reserved["validation"]["syntax_valid"] is True
+    assert reserved["validation"]["g2_valid"] is False
+    assert export_row(ok, 0)["gates"]["syntax_valid"] is True
+    assert export_row(reserved, 1)["gates"]["syntax_valid"] is False
+    assert quality_score(reserved) < quality_score(ok)
+    # rows written before g2_valid existed keep their syntax_valid verdict
+    legacy = {**ok, "validation": {k: v for k, v in ok["validation"].items() if k != "g2_valid"}}
+    assert export_row(legacy, 2)["gates"]["syntax_valid"] is True
