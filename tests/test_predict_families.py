@@ -10,6 +10,7 @@ concert_singer and scored on the session Neo4j.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -152,22 +153,29 @@ def _gtsqa_model(items: list[dict[str, Any]]) -> Any:
     return reply
 
 
+@pytest.fixture
+def gtsqa_double(gtsqa_items: Path) -> Iterator[ChatCompletionsTestDouble]:
+    """The chat-completions double answering the fixture items as :func:`_gtsqa_model`."""
+    with ChatCompletionsTestDouble(reply=_gtsqa_model(_jsonl(gtsqa_items))) as double:
+        yield double
+
+
 def test_gtsqa_predict_prompt_output_and_evaluate(
-    gtsqa_items: Path, kg: Any, tmp_path: Path
+    gtsqa_items: Path, gtsqa_double: ChatCompletionsTestDouble, kg: Any, tmp_path: Path
 ) -> None:
     items = _jsonl(gtsqa_items)
     assert len(items) >= 5
-    with ChatCompletionsTestDouble(reply=_gtsqa_model(items)) as double:
-        res = predict(
-            "gtsqa",
-            gtsqa_items,
-            base_url=double.url,
-            model="m",
-            out_dir=tmp_path / "p",
-            kg=SAMPLE_KG,
-            **FAST,
-        )
-        prompts = [last_user_content(r["messages"]) for r in double.requests]
+    double = gtsqa_double
+    res = predict(
+        "gtsqa",
+        gtsqa_items,
+        base_url=double.url,
+        model="m",
+        out_dir=tmp_path / "p",
+        kg=SAMPLE_KG,
+        **FAST,
+    )
+    prompts = [last_user_content(r["messages"]) for r in double.requests]
     # the prompt: the question, the seeds as GTSQA spells them, every relation of the KG
     relations = [f"{label} ({pid})" for pid, label in kg.relations()]
     assert len(relations) > 10
@@ -252,30 +260,31 @@ def test_gtsqa_bad_input(gtsqa_items: Path, tmp_path: Path) -> None:
 
 
 def test_run_gtsqa_end_to_end(
-    gtsqa_items: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    gtsqa_items: Path,
+    gtsqa_double: ChatCompletionsTestDouble,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    items = _jsonl(gtsqa_items)
     out = tmp_path / "run"
-    with ChatCompletionsTestDouble(reply=_gtsqa_model(items)) as double:
-        args = [
-            "run",
-            "--family",
-            "gtsqa",
-            "--tasks",
-            str(gtsqa_items),
-            "--kg",
-            str(SAMPLE_KG),
-            "--base-url",
-            double.url,
-            "--model",
-            "m",
-            "--out",
-            str(out),
-            "--limit",
-            "4",
-        ]
-        assert main(args) == 0
-        assert len(double.requests) == 4
+    args = [
+        "run",
+        "--family",
+        "gtsqa",
+        "--tasks",
+        str(gtsqa_items),
+        "--kg",
+        str(SAMPLE_KG),
+        "--base-url",
+        gtsqa_double.url,
+        "--model",
+        "m",
+        "--out",
+        str(out),
+        "--limit",
+        "4",
+    ]
+    assert main(args) == 0
+    assert len(gtsqa_double.requests) == 4
     agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
     assert agg["counts"]["tasks"] == 4
     assert agg["overall"]["hits"] == pytest.approx(0.75)
