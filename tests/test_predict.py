@@ -663,6 +663,10 @@ def test_run_text2cypher_scores_google_bleu_and_exact_match(
     scored = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
     assert [r["metrics"]["exact_match"] for r in scored] == [1.0, 0.0]
     assert scored[0]["metrics"]["google_bleu"] == 1.0
+    # report.html with the translation metrics, a row per record
+    html = (out / "report.html").read_text()
+    assert ">Google-BLEU<" in html and ">Exact match<" in html
+    assert ">i0<" in html and ">i1<" in html and "evaluate --family text2cypher" in html
     # kgbench evaluate --family text2cypher reads predict's output unchanged
     preds_file = out / "predict" / "predictions.json"
     code = main(
