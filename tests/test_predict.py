@@ -652,6 +652,9 @@ def test_run_text2cypher_scores_google_bleu_and_exact_match(
     server.reply = lambda m: "```cypher\nMATCH (n) RETURN n\n```"
     out = tmp_path / "run"
     argv = ["run", "--family", "text2cypher", "--tasks", str(path), "--base-url", server.url]
+    # no pass@k for text2cypher: --samples is refused before any request
+    assert main([*argv, "--model", "m", "--out", str(out), "--samples", "2"]) == 1
+    assert "no pass@k" in capsys.readouterr().err and server.requests == []
     assert main([*argv, "--model", "m", "--out", str(out)]) == 0
     assert "google_bleu" in capsys.readouterr().out
     agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())

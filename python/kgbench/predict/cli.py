@@ -126,7 +126,8 @@ spider4sparql runs on the --rdf-dir graphs in memory; gtsqa is scored with GTSQA
 (the queries already ran on --kg); ngdbench runs the predicted queries on --uri (the noisy
 graph) and management steps on a disposable copy of --clean-graph; text2cypher gets EX and
 Exec per database_reference_alias with --graph-uris. With --samples K, pass@k for k <= K
-is reported beside EX. Rerunning the same command sends no request already answered.
+is reported beside the family's main metric (not for text2cypher; what passes: metrics.md
+§11). Rerunning the same command sends no request already answered.
 """
 
 
@@ -249,6 +250,13 @@ def run_all(args: argparse.Namespace) -> int:
     from kgbench.fileio import write_json_atomic
 
     out: Path = args.out
+    if args.family == "text2cypher" and args.samples > 1:
+        from kgbench.errors import InputError
+
+        raise InputError(
+            "--samples with --family text2cypher: kgbench run has no pass@k for it; "
+            "use kgbench predict --samples K"
+        )
     result = predict_from_args(args, out / "predict")
     sys.stdout.write(summary(result))
     eval_dir = out / "evaluation"
