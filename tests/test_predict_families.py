@@ -601,25 +601,33 @@ def test_run_ngdbench_with_samples_reports_pass_at_k(ngd: dict[str, Any], tmp_pa
         assert main(argv) == 0
         assert len(double.requests) == 2 * len(keep)
     preds = json.loads((out / "predict" / "predictions.json").read_text())
-    # each sample scored on its own
-    per_sample = []
-    for j in range(2):
-        recs = []
-        for p, t in zip(preds, views, strict=True):
-            text = p["pred_cypher_samples"][j]
-            if t["family"] == "management":
-                from kgbench.predict.ngdbench import steps_of
+    # each sample scored on its own (one disposable Neo4j with the clean graph for both)
+    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j.disposable import DisposableNeo4j
+    from kgbench.predict.ngdbench import steps_of
 
-                recs.append({"qid": p["qid"], "steps_cypher": steps_of(text, len(t["steps"]))})
-            else:
-                recs.append({"qid": p["qid"], "pred_cypher": text})
-        path = tmp_path / f"sample{j}.json"
-        path.write_text(json.dumps(recs))
-        ev = tmp_path / f"ev{j}"
-        argv = ["evaluate", "--family", "ngdbench", "--tasks", str(sub), *common]
-        assert main([*argv, "--predictions", str(path), "--out", str(ev)]) == 0
-        scored = json.loads((ev / "result_with_metrics.json").read_text())
-        per_sample.append({r["id"]: _ngd_passes(r) for r in scored if r["status"] == "scored"})
+    per_sample = []
+    reader = GraphReader.connect(ngd["uri"])
+    disposable = DisposableNeo4j(ngd["clean"]).start()
+    try:
+        for j in range(2):
+            recs = []
+            for p, t in zip(preds, views, strict=True):
+                text = p["pred_cypher_samples"][j]
+                if t["family"] == "management":
+                    recs.append({"qid": p["qid"], "steps_cypher": steps_of(text, len(t["steps"]))})
+                else:
+                    recs.append({"qid": p["qid"], "pred_cypher": text})
+            path = tmp_path / f"sample{j}.json"
+            path.write_text(json.dumps(recs))
+            scored = evaluate_ngdbench(
+                sub, path, reader=reader, disposable=disposable, timeout_s=120.0
+            ).records
+            per_sample.append({r["id"]: _ngd_passes(r) for r in scored if r["status"] == "scored"})
+    finally:
+        reader.close()
+        disposable.stop()
     assert per_sample[0].keys() == per_sample[1].keys() and per_sample[0]
     counts = {q: per_sample[0][q] + per_sample[1][q] for q in per_sample[0]}
     assert any(c == 2 for c in counts.values()) and any(
@@ -698,6 +706,8 @@ def test_text2cypher_execution_metrics_per_alias(
     assert [x.get("execution_accuracy") for x in m] == [1.0, 0.0, 0.0, None]
     assert [x.get("executable") for x in m] == [1.0, 1.0, 0.0, None]
     assert [x["exact_match"] for x in m] == [0.0, 0.0, 0.0, 1.0]
+    # the gold result's flag (metrics.md §1) on the executed records, for the report
+    assert [r.get("uninformative", "absent") for r in ev.records] == [None, None, None, "absent"]
     # the CLI: evaluate --family text2cypher --graph-uris
     out = tmp_path / "ev"
     assert (
