@@ -652,6 +652,9 @@ def test_run_text2cypher_scores_google_bleu_and_exact_match(
     server.reply = lambda m: "```cypher\nMATCH (n) RETURN n\n```"
     out = tmp_path / "run"
     argv = ["run", "--family", "text2cypher", "--tasks", str(path), "--base-url", server.url]
+    # no pass@k for text2cypher: --samples is refused before any request
+    assert main([*argv, "--model", "m", "--out", str(out), "--samples", "2"]) == 1
+    assert "no pass@k" in capsys.readouterr().err and server.requests == []
     assert main([*argv, "--model", "m", "--out", str(out)]) == 0
     assert "google_bleu" in capsys.readouterr().out
     agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
@@ -663,6 +666,10 @@ def test_run_text2cypher_scores_google_bleu_and_exact_match(
     scored = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
     assert [r["metrics"]["exact_match"] for r in scored] == [1.0, 0.0]
     assert scored[0]["metrics"]["google_bleu"] == 1.0
+    # report.html with the translation metrics, a row per record
+    html = (out / "report.html").read_text()
+    assert ">Google-BLEU<" in html and ">Exact match<" in html
+    assert ">i0<" in html and ">i1<" in html and "evaluate --family text2cypher" in html
     # kgbench evaluate --family text2cypher reads predict's output unchanged
     preds_file = out / "predict" / "predictions.json"
     code = main(

@@ -10,6 +10,7 @@ concert_singer and scored on the session Neo4j.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from chat_completions_double import ChatCompletionsTestDouble, Messages, last_user_content
 from kgbench.cli import main
 from kgbench.errors import InputError
+from kgbench.evaluate.passk import pass_at_k
 from kgbench.predict import predict
 
 FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
@@ -152,22 +154,29 @@ def _gtsqa_model(items: list[dict[str, Any]]) -> Any:
     return reply
 
 
+@pytest.fixture
+def gtsqa_double(gtsqa_items: Path) -> Iterator[ChatCompletionsTestDouble]:
+    """The chat-completions double answering the fixture items as :func:`_gtsqa_model`."""
+    with ChatCompletionsTestDouble(reply=_gtsqa_model(_jsonl(gtsqa_items))) as double:
+        yield double
+
+
 def test_gtsqa_predict_prompt_output_and_evaluate(
-    gtsqa_items: Path, kg: Any, tmp_path: Path
+    gtsqa_items: Path, gtsqa_double: ChatCompletionsTestDouble, kg: Any, tmp_path: Path
 ) -> None:
     items = _jsonl(gtsqa_items)
     assert len(items) >= 5
-    with ChatCompletionsTestDouble(reply=_gtsqa_model(items)) as double:
-        res = predict(
-            "gtsqa",
-            gtsqa_items,
-            base_url=double.url,
-            model="m",
-            out_dir=tmp_path / "p",
-            kg=SAMPLE_KG,
-            **FAST,
-        )
-        prompts = [last_user_content(r["messages"]) for r in double.requests]
+    double = gtsqa_double
+    res = predict(
+        "gtsqa",
+        gtsqa_items,
+        base_url=double.url,
+        model="m",
+        out_dir=tmp_path / "p",
+        kg=SAMPLE_KG,
+        **FAST,
+    )
+    prompts = [last_user_content(r["messages"]) for r in double.requests]
     # the prompt: the question, the seeds as GTSQA spells them, every relation of the KG
     relations = [f"{label} ({pid})" for pid, label in kg.relations()]
     assert len(relations) > 10
@@ -252,36 +261,107 @@ def test_gtsqa_bad_input(gtsqa_items: Path, tmp_path: Path) -> None:
 
 
 def test_run_gtsqa_end_to_end(
-    gtsqa_items: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    gtsqa_items: Path,
+    gtsqa_double: ChatCompletionsTestDouble,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    items = _jsonl(gtsqa_items)
     out = tmp_path / "run"
-    with ChatCompletionsTestDouble(reply=_gtsqa_model(items)) as double:
-        args = [
-            "run",
-            "--family",
-            "gtsqa",
-            "--tasks",
-            str(gtsqa_items),
-            "--kg",
-            str(SAMPLE_KG),
-            "--base-url",
-            double.url,
-            "--model",
-            "m",
-            "--out",
-            str(out),
-            "--limit",
-            "4",
-        ]
-        assert main(args) == 0
-        assert len(double.requests) == 4
+    args = [
+        "run",
+        "--family",
+        "gtsqa",
+        "--tasks",
+        str(gtsqa_items),
+        "--kg",
+        str(SAMPLE_KG),
+        "--base-url",
+        gtsqa_double.url,
+        "--model",
+        "m",
+        "--out",
+        str(out),
+        "--limit",
+        "4",
+    ]
+    assert main(args) == 0
+    assert len(gtsqa_double.requests) == 4
     agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
     assert agg["counts"]["tasks"] == 4
     assert agg["overall"]["hits"] == pytest.approx(0.75)
     assert "hits" in capsys.readouterr().out
     run = json.loads((out / "predict" / "run.json").read_text())
     assert run["family"] == "gtsqa" and run["prompt"]["name"] == "gtsqa_sparql"
+    # report.html: GTSQA's metrics overall and per task, every task a row
+    html = (out / "report.html").read_text()
+    for label in ("Hits", "Triple F1", "Triple precision", "# triples", "evaluate --family gtsqa"):
+        assert label in html, label
+    per = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
+    assert all(f">{r['id']}<" in html for r in per)
+    assert "query error" in html  # the wrong item's failed query, as its verdict
+
+
+def test_run_gtsqa_with_samples_reports_pass_at_k(gtsqa_items: Path, tmp_path: Path) -> None:
+    """Item i is answered right by its first ``right[i]`` samples (else a reply with no query);
+    pass@k follows Chen et al.'s estimator of those counts; a sample passes when its answer set
+    equals the gold one."""
+    items = _jsonl(gtsqa_items)[:4]
+    sub = tmp_path / "items.jsonl"
+    sub.write_text("".join(json.dumps(i) + "\n" for i in items))
+    right = [3, 1, 0, 2]
+    seen: dict[str, int] = {}
+
+    def reply(messages: Messages) -> str:
+        text = last_user_content(messages)
+        i = next(n for n, it in enumerate(items) if text.endswith(_ask(it["question"])))
+        nth = seen[text] = seen.get(text, -1) + 1
+        query = items[i]["sparql_query"].split("\n")[-1]
+        return f"```sparql\n{query}\n```" if nth < right[i] else "I am not sure."
+
+    out = tmp_path / "run"
+    with ChatCompletionsTestDouble(reply=reply) as double:
+        argv = ["run", "--family", "gtsqa", "--tasks", str(sub), "--kg", str(SAMPLE_KG)]
+        argv += ["--base-url", double.url, "--model", "m", "--out", str(out)]
+        argv += ["--samples", "3", "--temperature", "0.8", "--concurrency", "1"]
+        assert main(argv) == 0
+        assert len(double.requests) == 12
+    preds = json.loads((out / "predict" / "predictions.json").read_text())
+    for p, item, r in zip(preds, items, right, strict=True):
+        assert (
+            len(p["pred_answers_samples"]) == 3
+            and p["pred_answers_samples"][0] == p["pred_answers"]
+        )
+        got = [sorted(a) == sorted(item["all_answers_wikidata"]) for a in p["pred_answers_samples"]]
+        assert got == [j < r for j in range(3)]
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
+    for k in (1, 2, 3):
+        expected = sum(pass_at_k(3, c, k) for c in right) / 4
+        assert agg["overall"][f"pass@{k}"] == pytest.approx(round(expected, 4))
+    assert agg["overall"]["hits"] == pytest.approx(0.75)  # the first sample of each item
+    per = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
+    assert [r["metrics"]["pass@3"] for r in per] == [1.0, 1.0, 0.0, 1.0]
+    html = (out / "report.html").read_text()
+    assert "pass@3" in html and "pass@1" in html
+    # evaluate --samples on predict's output gives the same figures; more samples than the
+    # predictions hold is a one-line error naming the record
+    ev = tmp_path / "ev"
+    argv = ["evaluate", "--family", "gtsqa", "--tasks", str(sub), "--out", str(ev)]
+    argv += ["--predictions", str(out / "predict" / "predictions.json")]
+    assert main([*argv, "--samples", "3"]) == 0
+    assert json.loads((ev / "aggregated_metrics.json").read_text()) == agg
+    with pytest.raises(InputError, match=r"record 0: --samples 4 needs 4 answer lists"):
+        from kgbench.evaluate.gtsqa import evaluate_gtsqa
+        from kgbench.evaluate.passk import gtsqa_pass_at_k
+
+        gtsqa_pass_at_k(
+            evaluate_gtsqa(sub, out / "predict" / "predictions.json"),
+            out / "predict" / "predictions.json",
+            4,
+        )
+
+
+def _ask(question: str) -> str:
+    return f"Question: {question}\n\nAnswer with the SPARQL query only, in a ```sparql code block."
 
 
 # --------------------------------------------------------------------------- ngdbench
@@ -455,6 +535,120 @@ def test_run_ngdbench_end_to_end(ngd: dict[str, Any], tmp_path: Path) -> None:
     assert agg["overall"]["management"]["l_step"] == pytest.approx(1.0)
 
 
+def _ngd_subset(ngd: dict[str, Any], per_family: int) -> tuple[list[Any], list[Any]]:
+    """Up to ``per_family`` task records (and their task views) of every family, each task's
+    text unique."""
+    from kgbench.evaluate.ngdbench import load_ngdbench_tasks
+    from kgbench.predict.ngdbench import task_text
+
+    tasks = load_ngdbench_tasks(ngd["tasks"])
+    keep: list[dict[str, Any]] = []
+    views: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for fam in ("noagg", "agg", "boolean", "management"):
+        picked = 0
+        for r, t in zip(ngd["records"], tasks, strict=True):
+            if t["family"] == fam and picked < per_family and task_text(t) not in seen:
+                seen.add(task_text(t))
+                keep.append(r)
+                views.append(t)
+                picked += 1
+        assert picked > 0, fam
+    return keep, views
+
+
+def _ngd_passes(rec: dict[str, Any]) -> bool:
+    """metrics.md §11's pass of one scored NGDBench record, written out here."""
+    m = rec["metrics"]
+    return {
+        "noagg": lambda: m["jaccard"] == 1.0,
+        "agg": lambda: m.get("y_pred") is not None and m.get("relative_error") == 0.0,
+        "boolean": lambda: m["accuracy"] == 1.0,
+        "management": lambda: m["l_step"] == 1.0,
+    }[rec["family"]]()
+
+
+@pytest.mark.neo4j
+def test_run_ngdbench_with_samples_reports_pass_at_k(ngd: dict[str, Any], tmp_path: Path) -> None:
+    """Two samples per task: the gold queries first, then the gold for every other task and a
+    wrong query (or no JSON) for the rest. pass@k equals Chen et al.'s estimator of the counts
+    got by scoring each sample on its own with `kgbench evaluate --family ngdbench`."""
+    from kgbench.predict.ngdbench import task_text
+
+    keep, views = _ngd_subset(ngd, 2)
+    sub = tmp_path / "tasks.json"
+    sub.write_text(json.dumps(keep))
+    gold = _ngd_model(views)
+    texts = [task_text(t) for t in views]
+    seen: dict[str, int] = {}
+
+    def reply(messages: Messages) -> str:
+        text = last_user_content(messages)
+        i = next(n for n, t in enumerate(texts) if text.endswith(t))
+        nth = seen[text] = seen.get(text, -1) + 1
+        if nth == 0 or i % 2 == 0:
+            return str(gold(messages))
+        if views[i]["family"] == "management":
+            return "I cannot do that."
+        return "```cypher\nRETURN 'kgbench-wrong' AS x\n```"
+
+    out = tmp_path / "run"
+    common = ["--uri", ngd["uri"], "--clean-graph", str(ngd["clean"])]
+    with ChatCompletionsTestDouble(reply=reply) as double:
+        argv = ["run", "--family", "ngdbench", "--tasks", str(sub), *common]
+        argv += ["--base-url", double.url, "--model", "m", "--out", str(out)]
+        argv += ["--samples", "2", "--temperature", "0.8", "--concurrency", "1"]
+        assert main(argv) == 0
+        assert len(double.requests) == 2 * len(keep)
+    preds = json.loads((out / "predict" / "predictions.json").read_text())
+    # each sample scored on its own (one disposable Neo4j with the clean graph for both)
+    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j.disposable import DisposableNeo4j
+    from kgbench.predict.ngdbench import steps_of
+
+    per_sample = []
+    reader = GraphReader.connect(ngd["uri"])
+    disposable = DisposableNeo4j(ngd["clean"]).start()
+    try:
+        for j in range(2):
+            recs = []
+            for p, t in zip(preds, views, strict=True):
+                text = p["pred_cypher_samples"][j]
+                if t["family"] == "management":
+                    recs.append({"qid": p["qid"], "steps_cypher": steps_of(text, len(t["steps"]))})
+                else:
+                    recs.append({"qid": p["qid"], "pred_cypher": text})
+            path = tmp_path / f"sample{j}.json"
+            path.write_text(json.dumps(recs))
+            scored = evaluate_ngdbench(
+                sub, path, reader=reader, disposable=disposable, timeout_s=120.0
+            ).records
+            per_sample.append({r["id"]: _ngd_passes(r) for r in scored if r["status"] == "scored"})
+    finally:
+        reader.close()
+        disposable.stop()
+    assert per_sample[0].keys() == per_sample[1].keys() and per_sample[0]
+    counts = {q: per_sample[0][q] + per_sample[1][q] for q in per_sample[0]}
+    assert any(c == 2 for c in counts.values()) and any(
+        per_sample[0][q] and not per_sample[1][q] for q in counts
+    )
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
+    per = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
+    fam = {r["id"]: r["family"] for r in per}
+    for k in (1, 2):
+        want = [pass_at_k(2, c, k) for c in counts.values()]
+        assert agg["pass_at_k"]["overall"][f"pass@{k}"] == pytest.approx(
+            round(sum(want) / len(want), 4)
+        )
+        for f in ("noagg", "agg", "boolean", "management"):
+            mine = [pass_at_k(2, c, k) for q, c in counts.items() if fam[q] == f]
+            assert agg["overall"][f][f"pass@{k}"] == pytest.approx(round(sum(mine) / len(mine), 4))
+    assert agg["pass_at_k"]["samples"] == 2 and agg["pass_at_k"]["tasks"] == len(counts)
+    html = (out / "report.html").read_text()
+    assert "pass@2" in html and "Management L_step" in html and "NoAgg Jaccard" in html
+
+
 # --------------------------------------------------------------------------- text2cypher
 
 
@@ -512,6 +706,8 @@ def test_text2cypher_execution_metrics_per_alias(
     assert [x.get("execution_accuracy") for x in m] == [1.0, 0.0, 0.0, None]
     assert [x.get("executable") for x in m] == [1.0, 1.0, 0.0, None]
     assert [x["exact_match"] for x in m] == [0.0, 0.0, 0.0, 1.0]
+    # the gold result's flag (metrics.md §1) on the executed records, for the report
+    assert [r.get("uninformative", "absent") for r in ev.records] == [None, None, None, "absent"]
     # the CLI: evaluate --family text2cypher --graph-uris
     out = tmp_path / "ev"
     assert (

@@ -293,6 +293,97 @@ def test_report_numbers_match_the_outputs(offline: dict[str, Path]) -> None:
     assert 'id="diff-table"' in text and "Tasks with different verdicts (3)" in text
 
 
+def test_gtsqa_and_text2cypher_evaluations(tmp_path: Path) -> None:
+    """`kgbench evaluate --family gtsqa` and `--family text2cypher` outputs: detected, their
+    metrics overall as the files give them, one row per task with its metrics and verdict."""
+    items = [
+        r for r in _lines(DATA / "synth" / "items.jsonl") if len(r["all_answers_wikidata"]) > 1
+    ][:4]
+    tasks = _write_jsonl(tmp_path / "items.jsonl", items)
+    exact, partial, failed = items[0], items[1], items[2]  # items[3]: no prediction
+    preds = [
+        {
+            "id": exact["id"],
+            "pred_sparql": "SELECT ...",
+            "pred_answers": exact["all_answers_wikidata"],
+            "retrieved_triples": exact["full_answer_subgraph_wikidata"],
+        },
+        {
+            "id": partial["id"],
+            "pred_sparql": "SELECT ...",
+            "pred_answers": partial["all_answers_wikidata"][:1],
+            "retrieved_triples": partial["full_answer_subgraph_wikidata"][:1],
+        },
+        {"id": failed["id"], "pred_answers": [], "retrieved_triples": [], "error": "bad query"},
+    ]
+    _run(
+        "evaluate",
+        "--family",
+        "gtsqa",
+        "--tasks",
+        str(tasks),
+        "--predictions",
+        str(_write_jsonl(tmp_path / "preds.jsonl", preds)),
+        "--out",
+        str(tmp_path / "gtsqa"),
+    )
+    records = [
+        {
+            "question": "q0",
+            "schema": "s",
+            "cypher": "MATCH (n) RETURN n",
+            "pred_cypher": "MATCH (n) RETURN n",
+        },
+        {
+            "question": "q1",
+            "schema": "s",
+            "cypher": "MATCH (n) RETURN n.a",
+            "pred_cypher": "MATCH (m) RETURN m",
+        },
+        {"question": "q2", "schema": "s", "cypher": "MATCH (n) RETURN count(n)"},
+    ]
+    t2c = _write_jsonl(tmp_path / "t2c.jsonl", records)
+    _run("evaluate", "--family", "text2cypher", "--tasks", str(t2c), "--out", str(tmp_path / "t2c"))
+    assert detect_kind(tmp_path / "gtsqa") == "evaluate-gtsqa"
+    assert detect_kind(tmp_path / "t2c") == "evaluate-text2cypher"
+    text, inputs = render_report([tmp_path / "gtsqa", tmp_path / "t2c"])
+    g, t = inputs.runs
+    agg = json.loads((tmp_path / "gtsqa" / "aggregated_metrics.json").read_text())
+    for key, value in agg["overall"].items():
+        assert g.overall[key] == pytest.approx(value), key
+    assert [r.qid for r in g.rows] == [str(i["id"]) for i in items]
+    assert [r.verdict for r in g.rows] == ["correct", "partial", "query error", "missing"]
+    assert g.rows[0].metrics["triple_f1"] == 1.0 and g.rows[1].metrics["hits"] == 1.0
+    assert g.rows[1].metrics["recall"] < 1.0 and g.rows[2].error == "bad query"
+    assert g.error_classes == {"missing": 1, "query error": 1}
+    agg = json.loads((tmp_path / "t2c" / "aggregated_metrics.json").read_text())
+    assert t.overall == agg["overall"] and [m.label for m in t.metrics] == [
+        "Google-BLEU",
+        "Exact match",
+    ]
+    assert [r.verdict for r in t.rows] == ["correct", "partial", "missing"]
+    assert t.rows[1].metrics["exact_match"] == 0.0 and 0 < t.rows[1].metrics["google_bleu"] < 1
+    # the page: both runs' aggregate and per-task tables with the families' metric labels
+    for label in ("Triple F1", "Answer-node recall", "Google-BLEU", "Exact match"):
+        assert f">{label}<" in text, label
+    for row in [*g.rows, *t.rows]:
+        assert f">{_html_escape(row.qid)}<" in text
+    overall = _chart(_charts(text), "Overall metrics (higher is better)")
+    assert _bars(overall, "gtsqa")["Hits"] == pytest.approx(agg_hits(tmp_path))
+    assert "# triples" not in _bars(overall, "gtsqa")  # a count, in the table only
+
+
+def agg_hits(tmp_path: Path) -> float:
+    agg = json.loads((tmp_path / "gtsqa" / "aggregated_metrics.json").read_text())
+    return float(agg["overall"]["hits"])
+
+
+def _html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
 def test_same_inputs_same_bytes_and_the_cli(
     offline: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

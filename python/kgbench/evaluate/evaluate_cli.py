@@ -201,8 +201,9 @@ def register(subparsers: Any) -> None:
         type=int,
         metavar="K",
         help="score K sampled predictions per task (pred_cypher_samples / "
-        "predicted_sparql_samples, as `kgbench predict --samples K` writes them) and report "
-        "pass@k for k <= K (Chen et al. 2021's unbiased estimator) beside EX of the first",
+        "predicted_sparql_samples / gtsqa's pred_answers_samples, as `kgbench predict "
+        "--samples K` writes them) and report pass@k for k <= K (Chen et al. 2021's unbiased "
+        "estimator) beside the family's main metric; what passes: kgbench/docs/metrics.md",
     )
     p.add_argument(
         "--test-suite",
@@ -262,6 +263,10 @@ def run(args: argparse.Namespace) -> int:
             "--test-suite scores execution accuracy of query tasks (--family cypherbench, "
             "Cypher on Neo4j or --language sparql)"
         )
+    if args.samples is not None and (args.samples < 1 or args.family == "text2cypher"):
+        raise InputError(
+            "--samples must be >= 1 and is for --family cypherbench, gtsqa and ngdbench tasks"
+        )
     if args.family == "text2cypher":
         from kgbench.evaluate.translation import evaluate_translation
 
@@ -283,12 +288,14 @@ def run(args: argparse.Namespace) -> int:
         if args.predictions is None:
             raise InputError("--family gtsqa needs --predictions (kgbench predict's output)")
         gtsqa = evaluate_gtsqa(args.tasks, args.predictions)
+        if args.samples is not None:
+            from kgbench.evaluate.passk import gtsqa_pass_at_k
+
+            gtsqa_pass_at_k(gtsqa, args.predictions, args.samples)
         agg_path = gtsqa.write(args.out)
         print(gtsqa.table())
         print(f"wrote {args.out / 'result_with_metrics.json'} and {agg_path}", file=sys.stderr)
         return 0
-    if args.samples is not None and (args.samples < 1 or args.family != "cypherbench"):
-        raise InputError("--samples must be >= 1 and is for --family cypherbench tasks")
     if args.keep_going and (args.family != "cypherbench" or args.language != "cypher"):
         raise InputError("--keep-going is for Cypher tasks on Neo4j (--family cypherbench)")
     if args.family == "ngdbench":
@@ -527,15 +534,20 @@ def _run_ngdbench(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             disposable = DisposableNeo4j(args.clean_graph).start()
-        result = evaluate_ngdbench(
-            args.tasks,
-            args.predictions,
-            gold=args.gold,
-            reader=reader,
-            timeout_s=timeout if reader is not None or disposable is not None else None,
-            progress=progress,
-            disposable=disposable,
-        )
+        kwargs: dict[str, Any] = {
+            "gold": args.gold,
+            "reader": reader,
+            "timeout_s": timeout if reader is not None or disposable is not None else None,
+            "disposable": disposable,
+        }
+        result = evaluate_ngdbench(args.tasks, args.predictions, progress=progress, **kwargs)
+        samples = getattr(args, "samples", None)
+        if samples is not None:
+            from kgbench.evaluate.passk import ngdbench_pass_at_k
+
+            if args.predictions is None:
+                raise InputError("--samples with --family ngdbench needs --predictions")
+            ngdbench_pass_at_k(result, args.tasks, args.predictions, samples, kwargs)
     finally:
         if reader is not None:
             reader.close()

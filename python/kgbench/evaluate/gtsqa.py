@@ -14,7 +14,10 @@ Per task (the record with ``metrics``): ``hits``, ``recall``, ``empty_answer``,
 ``answer_node_recall``, ``n_triples`` (gold T = ``full_answer_subgraph_<kg>``, R =
 ``retrieved_triples``, answer nodes = ``all_answers_<kg>``). ``aggregated_metrics.json``:
 ``{kg, overall: {metric: mean over tasks}, counts: {tasks, missing_predictions,
-execution_errors}}``; the means are fractions (×100 for the paper's figures).
+execution_errors}}``; the means are fractions (×100 for the paper's figures). With sampled
+predictions (``kgbench evaluate --samples K``), :func:`kgbench.evaluate.passk.gtsqa_pass_at_k`
+adds ``pass@k`` (k ≤ K) to each record's metrics and to ``overall``; a sample passes when its
+answer set equals the gold one (metrics.md §11).
 """
 
 from __future__ import annotations
@@ -64,6 +67,9 @@ class GtsqaEvaluation:
         for m in METRICS:
             v = o[m]
             lines.append(f"{m:<20}{v:.2f}" if m == "n_triples" else f"{m:<20}{100 * v:.2f}")
+        for k, v in o.items():
+            if k.startswith("pass@"):
+                lines.append(f"{k:<20}{100 * v:.2f}")
         return "\n".join(lines)
 
 

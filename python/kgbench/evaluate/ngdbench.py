@@ -90,7 +90,9 @@ error_class, error}``) and ``aggregated_metrics.json`` ``{gold, overall{noagg, a
 management}, informative{overall{noagg, agg, boolean, management}, tasks, uninformative,
 by_reason}, by_same_as_cleangraph{true, false, all}, management_by_operation, oracle{noagg,
 agg, by_same_as_cleangraph}, counts{tasks, by_family, scored, not_scored, not_scored_reasons,
-predictions}}``.
+predictions}}``; with sampled predictions (``kgbench evaluate --samples K``)
+:func:`kgbench.evaluate.passk.ngdbench_pass_at_k` adds ``pass@k`` to the scored records'
+metrics and the ``overall`` family blocks, and ``pass_at_k {samples, tasks, overall}``.
 """
 
 from __future__ import annotations
@@ -547,6 +549,16 @@ class NgdbenchEvaluation:
             lines.append(
                 f"  {'Boolean':<27} {ob['n']:>6d} {ob['candidates']:>8d} {_f(ob['accuracy'])}"
             )
+        passk = agg.get("pass_at_k")
+        if passk:
+            lines.append(f"pass@k ({passk['tasks']} scored tasks, {passk['samples']} samples)")
+            for name, value in passk["overall"].items():
+                by = "  ".join(
+                    f"{f} {_f(b.get(name)).strip()}"
+                    for f, b in agg["overall"].items()
+                    if isinstance(b, dict) and b.get(name) is not None
+                )
+                lines.append(f"  {name:<27} {_f(value)}   {by}")
         if counts["not_scored_reasons"]:
             lines.append("not scored")
             for reason, n in counts["not_scored_reasons"].items():

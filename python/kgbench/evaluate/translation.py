@@ -22,8 +22,9 @@ empty too).
 ``--graph-uris`` map of ``kgbench evaluate``): the records whose alias has a server are scored
 as CypherBench tasks by :func:`kgbench.evaluate.runner.evaluate` (``graph`` = the alias,
 ``gold_cypher`` = ``cypher``): ``execution_accuracy`` (EX) and ``executable`` (Exec), definitions
-in metrics.md §1 and §3. They join the record's ``metrics``; ``aggregated_metrics.json`` gets
-``execution {overall: {execution_accuracy, executable, tasks}, by_graph: {alias: {…}},
+in metrics.md §1 and §3. They join the record's ``metrics`` (and the gold result's
+``uninformative`` flag, metrics.md §1, its ``uninformative`` field); ``aggregated_metrics.json``
+gets ``execution {overall: {execution_accuracy, executable, tasks}, by_graph: {alias: {…}},
 not_executed: {alias: n}}`` — the means over the executed records, and the records of aliases
 without a server (counted, no execution metrics). A record whose gold query fails is left out
 of the execution means (``excluded`` of the runner, counted as ``gold_failed``).
@@ -250,6 +251,8 @@ def _execution(
     for r in result.records:
         m = {n: float(r["metrics"][n]) for n in names}
         records[int(r["qid"])]["metrics"].update(m)
+        if "uninformative" in r:
+            records[int(r["qid"])]["uninformative"] = r["uninformative"]
         groups.setdefault(str(r["graph"]), []).append(m)
     scored = [m for ms in groups.values() for m in ms]
 

@@ -126,7 +126,8 @@ spider4sparql runs on the --rdf-dir graphs in memory; gtsqa is scored with GTSQA
 (the queries already ran on --kg); ngdbench runs the predicted queries on --uri (the noisy
 graph) and management steps on a disposable copy of --clean-graph; text2cypher gets EX and
 Exec per database_reference_alias with --graph-uris. With --samples K, pass@k for k <= K
-is reported beside EX. Rerunning the same command sends no request already answered.
+is reported beside the family's main metric (not for text2cypher; what passes: metrics.md
+§11). Rerunning the same command sends no request already answered.
 """
 
 
@@ -247,9 +248,15 @@ def run_all(args: argparse.Namespace) -> int:
     """Handler of ``kgbench run``: predict into OUT/predict, evaluate into OUT/evaluation,
     report into OUT/report.html."""
     from kgbench.fileio import write_json_atomic
-    from kgbench.report import write_report
 
     out: Path = args.out
+    if args.family == "text2cypher" and args.samples > 1:
+        from kgbench.errors import InputError
+
+        raise InputError(
+            "--samples with --family text2cypher: kgbench run has no pass@k for it; "
+            "use kgbench predict --samples K"
+        )
     result = predict_from_args(args, out / "predict")
     sys.stdout.write(summary(result))
     eval_dir = out / "evaluation"
@@ -259,9 +266,13 @@ def run_all(args: argparse.Namespace) -> int:
 
         tasks_path = _predicted_tasks(args, out)
         scored = evaluate_gtsqa(tasks_path, result.predictions_path)
+        if samples:
+            from kgbench.evaluate.passk import gtsqa_pass_at_k
+
+            gtsqa_pass_at_k(scored, result.predictions_path, samples)
         scored.write(eval_dir)
         print(scored.table())
-        return _wrote_without_report(out, eval_dir)
+        return _write_report(args, out, eval_dir)
     if args.family == "ngdbench":
         from kgbench.evaluate.evaluate_cli import _run_ngdbench
 
@@ -277,10 +288,11 @@ def run_all(args: argparse.Namespace) -> int:
             timeout=args.eval_timeout,
             clean_graph=args.clean_graph,
             language="cypher",
+            samples=samples,
             out=eval_dir,
         )
         _run_ngdbench(ngd_args)
-        return _wrote_without_report(out, eval_dir)
+        return _write_report(args, out, eval_dir)
     if args.family == "text2cypher":
         from kgbench.evaluate.translation import evaluate_translation
 
@@ -293,7 +305,7 @@ def run_all(args: argparse.Namespace) -> int:
         )
         evaluation.write(eval_dir)
         print(evaluation.table())
-        return _wrote_without_report(out, eval_dir)
+        return _write_report(args, out, eval_dir)
     if args.family == "spider4sparql":
         from kgbench.evaluate.sparql_runner import evaluate_sparql
         from kgbench.predict.spider4sparql import read_tasks
@@ -345,9 +357,7 @@ def run_all(args: argparse.Namespace) -> int:
             cypher_pass_at_k(evaluation, result.predictions_path, samples, common)
     evaluation.write(eval_dir)
     print(evaluation.table())
-    html = write_report([eval_dir], out / "report.html", title=f"kgbench run: {args.model}")
-    print(f"wrote {out / 'predict'}, {eval_dir} and {html}", file=sys.stderr)
-    return 0
+    return _write_report(args, out, eval_dir)
 
 
 def _predicted_tasks(args: argparse.Namespace, out: Path) -> Path:
@@ -363,9 +373,11 @@ def _predicted_tasks(args: argparse.Namespace, out: Path) -> Path:
     )
 
 
-def _wrote_without_report(out: Path, eval_dir: Path) -> int:
-    print(
-        f"wrote {out / 'predict'} and {eval_dir} (no HTML report for this family)",
-        file=sys.stderr,
-    )
+def _write_report(args: argparse.Namespace, out: Path, eval_dir: Path) -> int:
+    """Write ``OUT/report.html`` of the evaluation in ``eval_dir`` (every family) and say
+    what the run wrote."""
+    from kgbench.report import write_report
+
+    html = write_report([eval_dir], out / "report.html", title=f"kgbench run: {args.model}")
+    print(f"wrote {out / 'predict'}, {eval_dir} and {html}", file=sys.stderr)
     return 0

@@ -36,8 +36,10 @@ object are IRIs, as ``[subject, predicate, object]`` ids (the last IRI segment: 
 A query that does not parse or fails gives no answers and no triples, with ``error`` set.
 
 Output ``predictions.jsonl``: one record per task ``{id, question, pred_sparql,
-pred_answers, retrieved_triples, error}`` (and ``pred_sparql_samples`` with samples), in task
-order; formats.md §15.
+pred_answers, retrieved_triples, error}`` in task order; formats.md §15. With samples (``--samples
+K``), ``pred_sparql_samples`` holds the K queries and ``pred_answers_samples`` the answers of
+each, executed as the first (its first element is ``pred_answers``): ``kgbench evaluate
+--family gtsqa --samples K`` reads them for pass@k.
 """
 
 from __future__ import annotations
@@ -346,6 +348,10 @@ def records(
         if len(samples) > 1:
             rec["pred_sparql_samples"] = list(samples)
         rec.update(execute(kg.store, query))
+        if len(samples) > 1:
+            rec["pred_answers_samples"] = [rec["pred_answers"]] + [
+                execute(kg.store, q)["pred_answers"] for q in samples[1:]
+            ]
         out.append(rec)
     return out
 

@@ -2,15 +2,18 @@
 (issue 17).
 
 Inputs are output directories of ``kgbench evaluate`` (CypherBench family, ``--language
-sparql``, ``--family ngdbench``), ``kgbench generate cypherbench|pipe|synth|ngdbench`` and
-``kgbench noise``, and the JSON Lines outputs of ``kgbench score`` and ``kgbench iso`` (the
-file, or a directory holding such files). Each directory's kind is recognised from its files
-(:func:`kgbench.report.inputs.detect_kind`, where the table of kinds is); a directory of no
-known kind stops the report with a one-line error naming it.
+sparql``, ``--family ngdbench``, ``--family gtsqa``, ``--family text2cypher``), ``kgbench
+generate cypherbench|pipe|synth|ngdbench`` and ``kgbench noise``, and the JSON Lines outputs
+of ``kgbench score`` and ``kgbench iso`` (the file, or a directory holding such files). Each
+directory's kind is recognised from its files (:func:`kgbench.report.inputs.detect_kind`,
+where the table of kinds is); a directory of no known kind stops the report with a one-line
+error naming it.
 
 The page shows:
 
-- overall metrics of every run (EX, PSJS, Exec, EX_set; NGDBench's per-family metrics) side
+- overall metrics of every run (EX, PSJS, Exec, EX_set; NGDBench's per-family metrics;
+  GTSQA's hits, recall and triple scores; Text2Cypher's Google-BLEU and exact match; pass@k
+  of sampled runs) side
   by side, as charts and a table, with each run's notes (excluded tasks, oracle);
 - with several runs, the differences against the first run: metric deltas, per-task
   win / loss counts on the common qids, and the tasks whose verdicts differ;

@@ -8,7 +8,10 @@ Kinds (and the files that identify them, checked in this order):
                     (:mod:`kgbench.evaluate.runner`); the shape of the aggregated file tells
                     the family: ``by_hardness`` → ``--language sparql``
                     (:mod:`kgbench.evaluate.sparql_runner`), ``counts`` + ``oracle`` →
-                    ``--family ngdbench`` (:mod:`kgbench.evaluate.ngdbench`), else CypherBench
+                    ``--family ngdbench`` (:mod:`kgbench.evaluate.ngdbench`), ``kg`` and
+                    ``overall.hits`` → ``--family gtsqa`` (:mod:`kgbench.evaluate.gtsqa`),
+                    ``overall.google_bleu`` → ``--family text2cypher``
+                    (:mod:`kgbench.evaluate.translation`), else CypherBench
 ``noise``           ``noise_log.json`` (:mod:`kgbench.noise`)
 ``generate pipe``   ``report.json`` with a ``funnel`` (:mod:`kgbench.generate.pipe.pipeline`);
                     ``records.jsonl`` beside it gives an example of each rejection
@@ -79,6 +82,24 @@ NGD_METRICS = (
     Metric("boolean_accuracy", "Boolean accuracy"),
     Metric("management_l_step", "Management L_step"),
 )
+
+#: GTSQA's metrics (seed synthkgqa-gtsqa.txt §5.1, Table 2; :mod:`kgbench.evaluate.gtsqa`).
+GTSQA_METRICS = (
+    Metric("hits", "Hits"),
+    Metric("recall", "Recall"),
+    # a rate in [0, 1], but lower is better: charted with the errors
+    Metric("empty_answer", "Empty answer", higher_is_better=False, bounded=False),
+    Metric("triple_recall", "Triple recall"),
+    Metric("triple_precision", "Triple precision"),
+    Metric("triple_f1", "Triple F1"),
+    Metric("answer_node_hits", "Answer-node hits"),
+    Metric("answer_node_recall", "Answer-node recall"),
+    Metric("n_triples", "# triples", bounded=False),
+)
+#: Text2Cypher's translation metrics (:mod:`kgbench.evaluate.translation`); EX and Exec join
+#: them when the run executed the queries.
+GLEU = Metric("google_bleu", "Google-BLEU")
+EXACT_MATCH = Metric("exact_match", "Exact match")
 
 #: Grouping dimensions of the per-task rows, in chart order.
 DIMENSIONS = (
@@ -300,8 +321,9 @@ _EXPECTED = (
 
 def detect_kind(path: Path) -> str:
     """The kind of a command output (module docstring): ``evaluate``, ``evaluate-sparql``,
-    ``evaluate-ngdbench``, ``noise``, ``generate-pipe``, ``generate-cypherbench``,
-    ``generate-synth``, ``generate-ngdbench``, ``score`` or ``iso``.
+    ``evaluate-ngdbench``, ``evaluate-gtsqa``, ``evaluate-text2cypher``, ``noise``,
+    ``generate-pipe``, ``generate-cypherbench``, ``generate-synth``, ``generate-ngdbench``,
+    ``score`` or ``iso``.
 
     Raises:
         InputError: no such path, or nothing recognisable in it (one line naming it)."""
@@ -326,6 +348,11 @@ def detect_kind(path: Path) -> str:
             return "evaluate-sparql"
         if "counts" in agg and "oracle" in agg:
             return "evaluate-ngdbench"
+        overall = agg.get("overall")
+        if isinstance(overall, dict) and "kg" in agg and "hits" in overall:
+            return "evaluate-gtsqa"
+        if isinstance(overall, dict) and "google_bleu" in overall:
+            return "evaluate-text2cypher"
         return "evaluate"
     if "noise_log.json" in names:
         return "noise"
@@ -493,6 +520,7 @@ def read_evaluate(path: Path, label: str) -> Run:
         classes.append((row, task_classes))
     overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in metrics}
     run = Run(label, path, "evaluate (CypherBench)", metrics, overall, rows)
+    _pass_at_k(run, rows, records, agg.get("overall"))
     _count_errors(run, classes)
     _informative_note(run, agg)
     _test_suite(run, records, agg)
@@ -609,6 +637,7 @@ def read_evaluate_sparql(path: Path, label: str) -> Run:
         classes.append((row, [row.error_class] if row.error_class else []))
     overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in metrics}
     run = Run(label, path, "evaluate --language sparql", metrics, overall, rows)
+    _pass_at_k(run, rows, records, agg.get("overall"))
     _informative_note(run, agg)
     excluded = agg.get("excluded") or []
     if excluded:
@@ -745,6 +774,7 @@ def read_evaluate_ngdbench(path: Path, label: str) -> list[Run]:
         run.notes.append(f"gold: the {agg.get('gold', 'clean')} graph's answers")
         if reason_note:
             run.notes.append(reason_note)
+        _pass_at_k(run, rows, data, _dict(agg.get("pass_at_k")).get("overall"))
         _count_errors(run, ((row, [row.error_class] if row.error_class else []) for row in rows))
         runs.append(run)
     if has_oracle:
@@ -765,6 +795,152 @@ def read_evaluate_ngdbench(path: Path, label: str) -> list[Run]:
             run.notes.append(reason_note)
         runs.append(run)
     return runs
+
+
+def _pass_at_k(run: Run, rows: Sequence[TaskRow], records: Sequence[Any], overall: Any) -> None:
+    """Add the run's pass@k metrics (``kgbench evaluate --samples K``;
+    :mod:`kgbench.evaluate.passk`) when its records have them: ``pass@1`` .. ``pass@K`` per
+    row (from ``metrics``) and overall (from ``overall``)."""
+    keys: list[str] = []
+    for rec in records:
+        m = rec.get("metrics") if isinstance(rec, dict) else None
+        if isinstance(m, dict):
+            keys += [k for k in m if k.startswith("pass@") and k not in keys]
+    keys.sort(key=lambda k: int(k[5:]) if k[5:].isdigit() else 0)
+    for key in keys:
+        run.metrics.append(Metric(key, key))
+        run.overall[key] = _num(_dict(overall).get(key))
+        for row, rec in zip(rows, records, strict=True):
+            value = _num(_dict(rec.get("metrics")).get(key))
+            if value is not None:
+                row.metrics[key] = value
+
+
+def read_evaluate_gtsqa(path: Path, label: str) -> Run:
+    """A ``kgbench evaluate --family gtsqa`` output (:mod:`kgbench.evaluate.gtsqa`): GTSQA's
+    metrics per task and overall, pass@k with samples. The verdict: ``correct`` when the
+    predicted answer set equals the gold one, ``partial`` when some gold answer is among them
+    (hits 1), else the prediction's error (``query error``, its message kept) or ``wrong``.
+    Groups: ``isomorphism type`` (the record's ``graph_isomorphism``, or joined from an iso
+    input by ``id``). GTSQA gold answers are never empty, so there is no uninformative flag.
+
+    Raises:
+        InputError: a file that is not JSON or not of this shape (names it)."""
+    results = path / "result_with_metrics.json"
+    records = _list_of_objects(results, read_json(results))
+    agg = _object(path / "aggregated_metrics.json", read_json(path / "aggregated_metrics.json"))
+    rows: list[TaskRow] = []
+    for i, rec in enumerate(records):
+        pred = _dict(rec.get("prediction"))
+        gold = rec.get("gold_answers") or []
+        answers = pred.get("pred_answers") or []
+        query = pred.get("pred_cypher") or pred.get("pred_sparql") or ""
+        row = TaskRow(
+            qid=str(rec.get("id", i)),
+            question=_text(rec.get("question")),
+            gold=_text(", ".join(str(g) for g in gold) if isinstance(gold, list) else gold),
+            prediction=_text(f"{query}  =>  {', '.join(str(a) for a in answers)}"),
+        )
+        scores = _dict(rec.get("metrics"))
+        for m in GTSQA_METRICS:
+            value = _num(scores.get(m.key))
+            if value is not None:
+                row.metrics[m.key] = value
+        if isinstance(rec.get("graph_isomorphism"), str):
+            row.groups["isomorphism type"] = rec["graph_isomorphism"]
+        if pred.get("error"):
+            row.error_class, row.error = "query error", _text(pred["error"], 1000)
+        elif not pred:
+            row.error_class, row.error = "missing", "no prediction for this id"
+        exact = isinstance(gold, list) and {str(a) for a in answers} == {str(g) for g in gold}
+        if exact and answers:
+            row.verdict = CORRECT
+        elif row.metrics.get("hits") == 1.0:
+            row.verdict = PARTIAL
+        else:
+            row.verdict = row.error_class or WRONG
+        rows.append(row)
+    overall_src = _dict(agg.get("overall"))
+    overall = {m.key: _num(overall_src.get(m.key)) for m in GTSQA_METRICS}
+    run = Run(label, path, "evaluate --family gtsqa", list(GTSQA_METRICS), overall, rows)
+    counts = _dict(agg.get("counts"))
+    run.notes.append(
+        f"kg {agg.get('kg')}: {counts.get('tasks', len(rows))} tasks, "
+        f"{counts.get('missing_predictions', 0)} without a prediction, "
+        f"{counts.get('execution_errors', 0)} whose query failed"
+    )
+    _pass_at_k(run, rows, records, overall_src)
+    _count_errors(run, ((row, [row.error_class] if row.error_class else []) for row in rows))
+    return run
+
+
+def read_evaluate_text2cypher(path: Path, label: str) -> Run:
+    """A ``kgbench evaluate --family text2cypher`` output (:mod:`kgbench.evaluate.translation`):
+    Google-BLEU and exact match per task and overall (the corpus Google-BLEU), EX and Exec when
+    the run executed queries (``execution``; aliases without a server are noted). The verdict
+    follows EX when the task was executed, else exact match (``partial`` for a Google-BLEU
+    above 0). Groups: ``graph`` (the ``database_reference_alias``) and ``gold result``
+    (informative or not, metrics.md §1) for executed tasks.
+
+    Raises:
+        InputError: a file that is not JSON or not of this shape (names it)."""
+    results = path / "result_with_metrics.json"
+    records = _list_of_objects(results, read_json(results))
+    agg = _object(path / "aggregated_metrics.json", read_json(path / "aggregated_metrics.json"))
+    execution = _dict(agg.get("execution"))
+    metrics = [GLEU, EXACT_MATCH] + ([EX, EXEC] if execution else [])
+    rows: list[TaskRow] = []
+    for i, rec in enumerate(records):
+        row = TaskRow(
+            qid=str(rec.get("instance_id") or i),
+            question=_text(rec.get("question")),
+            gold=_text(rec.get("cypher")),
+            prediction=_text(rec.get("pred_cypher")),
+        )
+        scores = _dict(rec.get("metrics"))
+        for m in metrics:
+            value = _num(scores.get(m.key))
+            if value is not None:
+                row.metrics[m.key] = value
+        alias = rec.get("database_reference_alias")
+        if isinstance(alias, str) and alias:
+            row.groups["graph"] = alias
+        _gold_result_group(row, rec)
+        if not isinstance(rec.get("pred_cypher"), str):
+            row.error_class, row.error = "missing", "no prediction"
+        elif row.metrics.get(EXEC.key) == 0.0:
+            row.error_class, row.error = "not executable", "the predicted query failed"
+        ex = row.metrics.get(EX.key)
+        primary = ex if ex is not None else row.metrics.get(EXACT_MATCH.key)
+        if primary == 1.0:
+            row.verdict = CORRECT
+        elif row.error_class:
+            row.verdict = row.error_class
+        elif ex is None and (row.metrics.get(GLEU.key) or 0.0) > 0.0:
+            row.verdict = PARTIAL
+        else:
+            row.verdict = WRONG
+        rows.append(row)
+    overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in (GLEU, EXACT_MATCH)}
+    run = Run(label, path, "evaluate --family text2cypher", metrics, overall, rows)
+    if execution:
+        ex_overall = _dict(execution.get("overall"))
+        overall.update({m.key: _num(ex_overall.get(m.key)) for m in (EX, EXEC)})
+        not_run = _dict(execution.get("not_executed"))
+        run.notes.append(
+            f"EX and Exec over the {ex_overall.get('tasks', 0)} task(s) run on a server"
+            + (
+                "; not executed (no server for the alias): "
+                + ", ".join(f"{k} ({v})" for k, v in not_run.items())
+                if not_run
+                else ""
+            )
+        )
+    missing = _dict(agg.get("counts")).get("missing_predictions")
+    if missing:
+        run.notes.append(f"{missing} task(s) without a prediction (scored 0)")
+    _count_errors(run, ((row, [row.error_class] if row.error_class else []) for row in rows))
+    return run
 
 
 _SCORE_VERDICTS = {
@@ -1148,6 +1324,8 @@ def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> ReportInputs:
         "evaluate": ("runs", read_evaluate),
         "evaluate-sparql": ("runs", read_evaluate_sparql),
         "evaluate-ngdbench": ("runs", read_evaluate_ngdbench),
+        "evaluate-gtsqa": ("runs", read_evaluate_gtsqa),
+        "evaluate-text2cypher": ("runs", read_evaluate_text2cypher),
         "score": ("runs", read_score),
         "iso": ("isos", read_iso),
         "noise": ("noises", read_noise),

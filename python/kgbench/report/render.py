@@ -365,7 +365,11 @@ def _overall_section(page: _Page, runs: Sequence[Run]) -> None:
     metrics = _metric_order(runs)
     for group, title in (
         ([m for m in metrics if m.bounded], "Overall metrics (higher is better)"),
-        ([m for m in metrics if not m.bounded], "Overall errors (lower is better)"),
+        # unbounded counts (GTSQA's # triples) are in the table only
+        (
+            [m for m in metrics if not m.bounded and not m.higher_is_better],
+            "Overall errors (lower is better)",
+        ),
     ):
         if not group or not any(run.overall.get(m.key) is not None for run in runs for m in group):
             continue
