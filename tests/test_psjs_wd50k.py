@@ -5,9 +5,10 @@ The expected values follow from the definition alone (CypherBench §5.2; SPEC.md
 depends only on the MATCH part (the clauses from the start while they are MATCH / OPTIONAL
 MATCH / WHERE / WITH without aliases). So:
 
-- the gold with a typo after its MATCH part (its first ``RETURN`` misspelt ``RETRUN``, when that
-  ``RETURN`` follows a ``WITH`` or an ``UNWIND``) keeps the gold's MATCH part: PSJS 1; and any other task's gold
-  with that typo scores what that gold scores without it (the typo changes no MATCH part);
+- the gold with a typo after its MATCH part (its first ``RETURN`` misspelt ``RETRUN``, when
+  that ``RETURN`` follows a ``WITH`` or an ``UNWIND``) keeps the gold's MATCH part: PSJS 1;
+  and any other task's gold with that typo scores what that gold scores without it (the typo
+  changes no MATCH part);
 - a ``RETRUN`` right after a ``MATCH`` pattern or its ``WHERE`` cannot be told from a broken
   MATCH part (kgbench/docs/metrics.md §3): PSJS 0, error class ``parse``;
 - the gold with a typo inside its MATCH part (the first node pattern left unclosed): PSJS 0,
@@ -56,8 +57,7 @@ def typo_after_match_part(query: str) -> bool | None:
     """Whether the first ``RETURN`` of ``query`` lies after its MATCH part: True when the clause
     before it is a ``WITH``, an ``UNWIND`` (or a ``WHERE`` of a ``WITH`` with aliases), False
     when it is a MATCH pattern or the ``WHERE`` of one (or of a ``WITH`` without aliases), None
-    when the
-    query has no top-level ``RETURN`` this test can place (a ``CALL { }`` or ``UNION``)."""
+    when the query has no top-level ``RETURN`` this test can place (a ``CALL { }`` or ``UNION``)."""
     text = _STRING.sub("''", query)
     at = text.find("RETURN")
     if at < 0 or "CALL" in text[:at] or "UNION" in text:
