@@ -196,3 +196,100 @@ def test_installed_kgbench_runs_the_newest_release(
         ).read_bytes()
         with local.driver() as driver:
             assert (server_version(driver), cypher_dialect(driver)) == (newest, "25")
+
+
+# -- the release of the servers kgbench starts itself (DisposableNeo4j, import_graph) ----------
+
+MINI_COMPANY = REPO / "tests" / "data" / "graphs" / "mini_company.json"
+
+
+def _mini_counts() -> dict[str, int]:
+    """Nodes and relationships of the mini-company graph, counted from its file."""
+    import json
+
+    graph = json.loads(MINI_COMPANY.read_text(encoding="utf-8"))
+    return {"nodes": len(graph["entities"]), "relationships": len(graph["relations"])}
+
+
+def test_unknown_version_starts_nothing(tmp_path: Path) -> None:
+    """``version`` is checked as ``kgbench neo4j start --version`` checks it, before anything
+    is created, started or written."""
+    from kgbench.neo4j.disposable import DisposableNeo4j
+    from kgbench.neo4j.offline import import_graph
+
+    with pytest.raises(UnknownNeo4jVersionError, match=r"unknown Neo4j version '4\.4'"):
+        DisposableNeo4j(MINI_COMPANY, data_dir=tmp_path / "disposable", version="4.4")
+    with pytest.raises(UnknownNeo4jVersionError, match=r"unknown Neo4j version '4\.4'"):
+        import_graph(MINI_COMPANY, tmp_path / "imported", version="4.4")
+    assert not (tmp_path / "disposable").exists() and not (tmp_path / "imported").exists()
+    # the spellings of --version: a prefix names the one offered release it starts
+    newest = versions.newest_version()
+    assert DisposableNeo4j(version=newest.split(".")[0]).version == newest
+    assert DisposableNeo4j(version="latest").version == newest
+    assert DisposableNeo4j().version == versions.default_version()
+
+
+def test_cli_neo4j_version_options_are_checked(tmp_path: Path) -> None:
+    proc = run_kgbench(
+        "evaluate", "--tasks", str(tmp_path / "t.json"), "--out", str(tmp_path / "o"),
+        "--neo4j-version", "2026",
+    )  # fmt: skip
+    assert proc.returncode == 1 and "--neo4j-version" in proc.stderr
+    assert "needs --suite-graph or --clean-graph" in proc.stderr
+    proc = run_kgbench(
+        "evaluate", "--tasks", str(tmp_path / "t.json"), "--out", str(tmp_path / "o"),
+        "--family", "ngdbench", "--clean-graph", str(MINI_COMPANY), "--neo4j-version", "4.4",
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "unknown Neo4j version '4.4'" in proc.stderr
+    proc = run_kgbench("load", str(MINI_COMPANY), "--version", "2026")
+    assert proc.returncode == 1 and "--version is for --offline" in proc.stderr
+    assert "--version V" in run_kgbench("load", "--help").stdout
+
+
+@pytest.mark.neo4j_cypher25
+@pytest.mark.slow
+def test_disposable_neo4j_of_the_newest_release(tmp_path: Path) -> None:
+    """A disposable database of 2026.08.1 (the newest offered release): the server reports
+    that version, the executor on its driver Cypher 25, the graph is loaded and a Cypher 25
+    construct runs; PSJS parses for the server's dialect."""
+    from kgbench.evaluate.provenance import dialect_of
+    from kgbench.neo4j.disposable import DisposableNeo4j
+
+    newest = versions.newest_version()
+    with DisposableNeo4j(
+        MINI_COMPANY, data_dir=tmp_path / "db", version=newest, heap="512m", pagecache="64m"
+    ) as db:
+        assert db.version == newest and db.server.version == newest
+        info = server_info(db.driver)
+        assert (info.version, info.dialect) == (newest, "25")
+        executor = QueryExecutor(db.driver, workers=1, timeout_s=30)
+        assert executor.cypher_dialect == "25" and dialect_of(executor) == "25"
+        assert db.counts() == db.loaded_counts == _mini_counts()
+        assert db.read_rows(CYPHER_25_ONLY[0]) == (["x"], CYPHER_25_ROWS[0])
+        assert (tmp_path / "db" / "neo4j" / "kgbench-neo4j-version").read_text(
+            encoding="utf-8"
+        ).strip() == newest
+    assert not (tmp_path / "db").exists()  # removed at stop
+
+
+@pytest.mark.neo4j_cypher25
+@pytest.mark.slow
+def test_offline_import_with_the_newest_release(tmp_path: Path) -> None:
+    """``import_graph(version=...)`` imports with that release's tool and server; the data
+    directory keeps the release, so a later start without ``version`` runs it again."""
+    from kgbench.neo4j.offline import import_graph
+
+    newest = versions.newest_version()
+    data = tmp_path / "db"
+    report = import_graph(MINI_COMPANY, data, version=newest, heap="512m", pagecache="64m")
+    counts = _mini_counts()
+    assert (report.nodes, report.relationships) == (counts["nodes"], counts["relationships"])
+    assert (data / "kgbench-neo4j-version").read_text(encoding="utf-8").strip() == newest
+    with LocalNeo4j(data_dir=data, heap="512m", pagecache="64m") as local, local.driver() as d:
+        assert local.version == newest
+        assert (server_version(d), cypher_dialect(d)) == (newest, "25")
+        assert QueryExecutor(d, workers=1).run("MATCH (n) RETURN count(n)").rows == [
+            [counts["nodes"]]
+        ]

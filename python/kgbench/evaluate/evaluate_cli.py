@@ -225,6 +225,14 @@ def register(subparsers: Any) -> None:
         "neighbour graphs are rolled-back transactions there, never on --uri",
     )
     p.add_argument(
+        "--neo4j-version",
+        default=None,
+        metavar="V",
+        help="the Neo4j release of the disposable local Neo4j kgbench starts for --suite-graph "
+        "or --clean-graph, as `kgbench neo4j start --version` (5.26, 2026.08.1, latest, ...; "
+        "default: the 5.26 LTS); the Cypher dialect follows it",
+    )
+    p.add_argument(
         "--suite-cache",
         type=Path,
         help="--test-suite: the JSON file of distilled suites, reused by later runs and other "
@@ -258,6 +266,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.test_suite is None and (args.suite_cache is not None or args.suite_graph is not None):
         raise InputError("--suite-cache and --suite-graph need --test-suite")
+    if args.neo4j_version is not None:
+        if args.suite_graph is None and args.clean_graph is None:
+            raise InputError(
+                "--neo4j-version is the release of the disposable Neo4j kgbench starts: it "
+                "needs --suite-graph or --clean-graph"
+            )
+        from kgbench.neo4j.versions import resolve_version
+
+        args.neo4j_version = resolve_version(args.neo4j_version)  # one line when unknown
     if args.test_suite is not None and args.family != "cypherbench":
         raise InputError(
             "--test-suite scores execution accuracy of query tasks (--family cypherbench, "
@@ -362,7 +379,9 @@ def run(args: argparse.Namespace) -> int:
         from kgbench.evaluate.test_suite_cypher import open_suite_graph
 
         # started before anything is scored: no server, one line and nothing written
-        suite_db, suite_data, suite_fp = open_suite_graph(args.suite_graph)
+        suite_db, suite_data, suite_fp = open_suite_graph(
+            args.suite_graph, version=args.neo4j_version
+        )
     try:
         result = evaluate(
             args.tasks,
@@ -420,7 +439,7 @@ def _score_suites(
     cache_path = args.suite_cache or (args.out / "test_suite_cache.json")
     cache = SuiteCache.load(cache_path)
     backend = CypherSuiteBackend(
-        db, data, fingerprint, dialect=cypher_dialect(db._driver), timeout_s=args.timeout
+        db, data, fingerprint, dialect=cypher_dialect(db.driver), timeout_s=args.timeout
     )
     score_test_suite(
         result,
@@ -533,7 +552,7 @@ def _run_ngdbench(args: argparse.Namespace) -> int:
                 f"starting a disposable Neo4j with the clean graph {args.clean_graph}",
                 file=sys.stderr,
             )
-            disposable = DisposableNeo4j(args.clean_graph).start()
+            disposable = DisposableNeo4j(args.clean_graph, version=args.neo4j_version).start()
         kwargs: dict[str, Any] = {
             "gold": args.gold,
             "reader": reader,

@@ -281,10 +281,7 @@ class CypherSuiteBackend:
         return labels, types, keys
 
     def _read(self, query: str, **params: Any) -> list[list[Any]]:
-        from kgbench.neo4j.executor import read_session
-
-        with read_session(self.db._driver, None) as session:
-            return [list(r.values()) for r in session.run(query, params)]
+        return self.db.read_rows(query, params)[1]
 
     def _provenance_nodes(
         self, gold: str, labels: list[str], types: list[str]
@@ -525,9 +522,10 @@ def _shift(day: str, k: int) -> str:
 
 
 def open_suite_graph(
-    graph: str | Path, *, heap: str | None = None
+    graph: str | Path, *, heap: str | None = None, version: str | None = None
 ) -> tuple[Any, dict[str, Any], str]:
-    """Start a :class:`~kgbench.neo4j.disposable.DisposableNeo4j` loaded with ``graph`` (a
+    """Start a :class:`~kgbench.neo4j.disposable.DisposableNeo4j` (Neo4j release ``version``,
+    as ``kgbench neo4j start --version``; None: the default) loaded with ``graph`` (a
     ``graph.json`` or a ``kgbench convert`` output directory): ``(db, graph dict,
     fingerprint)``. The caller stops ``db``.
 
@@ -545,7 +543,7 @@ def open_suite_graph(
     except InputError as exc:
         raise InputError(f"--suite-graph {graph}: {exc}") from exc
     fingerprint = graph_fingerprint(graph)
-    db = DisposableNeo4j(graph, heap=heap)
+    db = DisposableNeo4j(graph, heap=heap, version=version)
     try:
         db.start()
     except Exception as exc:

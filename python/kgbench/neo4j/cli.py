@@ -119,6 +119,13 @@ def register(subparsers: Any) -> None:
     offline.add_argument("--heap", default=None, help="JVM heap for --offline, e.g. 2g")
     offline.add_argument("--pagecache", default=None, help="page cache for --offline, e.g. 2g")
     offline.add_argument(
+        "--version",
+        default=None,
+        metavar="V",
+        help="--offline: the Neo4j release to import with and start, as `start --version` "
+        "(default: the release the data directory was created with, else the 5.26 LTS)",
+    )
+    offline.add_argument(
         "--id-type",
         choices=("actual", "string"),
         default="actual",
@@ -347,6 +354,9 @@ def _load(args: argparse.Namespace) -> int:
     if args.offline:
         if args.uri:
             raise KgbenchError("--offline imports into --data DIR, not into a server at --uri")
+    elif args.version is not None:
+        raise KgbenchError("--version is for --offline (a Bolt load uses the running server)")
+    if args.offline:
         report = import_graph(
             args.graph,
             args.data if args.data is not None else DEFAULT_DATA,
@@ -355,6 +365,7 @@ def _load(args: argparse.Namespace) -> int:
             heap=args.heap,
             pagecache=args.pagecache,
             id_type=args.id_type,
+            version=args.version,
         )
     else:
         uri = _resolve_uri(args)

@@ -283,9 +283,17 @@ class DisposableNeo4j(StartStop):
         extra_settings: further Neo4j settings; ``db.memory.transaction.max`` defaults to
             half the heap.
         start_timeout_s: seconds to wait for the server to answer.
+        version: the Neo4j release to start, as ``kgbench neo4j start --version``
+            (:func:`kgbench.neo4j.versions.resolve_version`: an offered release such as
+            ``"5.26.30"`` or ``"2026.08.1"``, a prefix such as ``"5.26"`` or ``"2026"``, or
+            ``"latest"``); None: the default 5.26 LTS (Cypher 5). A release with Cypher 25
+            starts with Cypher 25 as its default language, and the executors on
+            :attr:`driver` then parse for Cypher 25.
 
     Raises:
         InputError: ``data_dir`` exists and is not an empty directory.
+        UnknownNeo4jVersionError: ``version`` names no offered release (one line listing
+            them), before anything is started.
     """
 
     def __init__(
@@ -298,7 +306,12 @@ class DisposableNeo4j(StartStop):
         pagecache: str | None = None,
         extra_settings: Mapping[str, str] | None = None,
         start_timeout_s: float = 300.0,
+        version: str | None = None,
     ) -> None:
+        from kgbench.neo4j.versions import resolve_version
+
+        #: The Neo4j release this database runs (resolved from ``version``).
+        self.version = resolve_version(version)
         if data_dir is not None:
             p = Path(data_dir)
             if p.exists() and (not p.is_dir() or any(p.iterdir())):
@@ -341,6 +354,21 @@ class DisposableNeo4j(StartStop):
         """The marker file (None before :meth:`start`)."""
         return self.root / MARKER_FILE if self.root is not None else None
 
+    @property
+    def driver(self) -> Any:
+        """The ``neo4j.Driver`` to this database (no authentication), owned by this object
+        and closed at :meth:`stop`: do not close it. For reads — :func:`kgbench.neo4j.executor.
+        read_session`, a :class:`~kgbench.neo4j.QueryExecutor` (whose ``cypher_dialect``
+        follows :attr:`version`) — and for :func:`kgbench.neo4j.server_info`. Writes go
+        through :meth:`run_batch` / :meth:`run_rolled_back` only, which roll back.
+
+        Raises:
+            WriteRefusedError: the database is not running.
+        """
+        if self._driver is None:
+            raise WriteRefusedError("the disposable database is not running")
+        return self._driver
+
     def running(self) -> bool:
         """True while the server started by this object is alive."""
         return self.server is not None and bool(self.server.running())
@@ -374,6 +402,7 @@ class DisposableNeo4j(StartStop):
                 pagecache=self.pagecache,
                 extra_settings=dict(self.extra_settings),
                 start_timeout_s=self.start_timeout_s,
+                version=self.version,
             )
             self.server.start()
             self._uri = self.server.uri
@@ -472,15 +501,27 @@ class DisposableNeo4j(StartStop):
         """Run a read-only query (READ access mode, its own transaction) and return its
         normalised answer (:func:`kgbench.evaluate.ngdbench.answer_from_rows`). Raises the
         driver's errors; a write is refused by the server's READ mode."""
+        return _answer(*self.read_rows(query, params))
+
+    def read_rows(
+        self, query: str, params: Mapping[str, Any] | None = None
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Run a read-only query (READ access mode, its own transaction) with ``params`` and
+        return ``(columns, rows)``: the column names and the rows as lists of raw driver
+        values (``neo4j.graph.Node``, ``neo4j.time.Date``, ...), in the server's order.
+
+        Raises:
+            WriteRefusedError: the database is not running.
+            neo4j.exceptions.Neo4jError: the driver's errors; a write is refused by the
+                server's READ mode.
+        """
         from kgbench.neo4j.executor import read_session
 
-        if self._driver is None:
-            raise WriteRefusedError("the disposable database is not running")
-        with read_session(self._driver, None) as session:
+        with read_session(self.driver, None) as session:
             result = session.run(query, dict(params or {}))
             keys = list(result.keys())
             rows = [list(r.values()) for r in result]
-        return _answer(keys, rows)
+        return keys, rows
 
     def counts(self) -> dict[str, int]:
         """``{"nodes": n, "relationships": m}`` in the database now (count store, O(1))."""

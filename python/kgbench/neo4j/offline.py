@@ -283,6 +283,7 @@ def import_graph(
     csv_dir: str | os.PathLike[str] | None = None,
     log: Callable[[str], None] | None = None,
     id_type: str = "actual",
+    version: str | None = None,
 ) -> LoadReport:
     """Bulk-import a graph (SPEC.md §2) into the local server's database on ``data_dir``.
 
@@ -303,13 +304,21 @@ def import_graph(
     The import tool runs inside the server's JVM (one JVM start; the DBMS start reuses its
     classes and compiled code). ``id_type`` (:data:`ID_TYPES`) chooses the CSV node ids:
     ``"actual"`` (default; the import tool then needs no id index: 32 s instead of 40 s for 1M
-    nodes / 2M relationships, BENCHMARKS.md) or ``"string"``; both give the same database. When
+    nodes / 2M relationships, BENCHMARKS.md) or ``"string"``; both give the same database.
+    ``version`` is the Neo4j release whose import tool and server run, as ``kgbench neo4j start
+    --version`` (:func:`kgbench.neo4j.versions.resolve_version`: ``"5.26"``, ``"2026.08.1"``,
+    ``"latest"``, ...; an unknown one raises
+    :class:`~kgbench.neo4j.versions.UnknownNeo4jVersionError` before anything is written); None:
+    the release ``data_dir`` was created with, else the default 5.26 LTS. When
     the import, the server start or the schema creation fails, the server is stopped and the
     partial database removed. Raises :class:`GraphValidationError`,
     :class:`OfflineImportError` (data directory in use / not a local server's / import failed)
     and :class:`~kgbench.neo4j.LoadVerificationError`.
     """
+    from kgbench.neo4j.versions import resolve_version
+
     t0 = time.perf_counter()
+    release = resolve_version(version) if version is not None else None
     data, source = _graph_input(graph)
     path = check_data_dir(data_dir, database, wipe)
 
@@ -329,7 +338,9 @@ def import_graph(
             f.write(f"kgbench offline import of {source} into database {database!r}\n")
         t1 = time.perf_counter()
         phases["csv_s"] = t1 - t0  # reading, validation and CSV files
-        server = _import_and_start(path, database, tool_args, work, heap, pagecache, threads)
+        server = _import_and_start(
+            path, database, tool_args, work, heap, pagecache, threads, release
+        )
         t3 = time.perf_counter()
         # the launcher times its import (from before the import tool's start to its end)
         phases["import_tool_s"] = server.import_seconds or 0.0
@@ -389,13 +400,17 @@ def _import_and_start(
     heap: str | None,
     pagecache: str | None,
     threads: int | None,
+    version: str | None = None,
 ) -> LocalNeo4j:
-    """Start :class:`LocalNeo4j` on ``path`` with the import tool run first in its JVM; return
+    """Start :class:`LocalNeo4j` (Neo4j release ``version``, None: the data directory's, else the
+    default) on ``path`` with the import tool run first in its JVM; return
     the running server. Raises :class:`OfflineImportError` (output tail, bad entries) when the
     import fails; on any failure no server runs and the partial database is removed."""
     from kgbench.neo4j.server import ImportToolError
 
-    server = LocalNeo4j(data_dir=path, heap=heap, pagecache=pagecache, import_dir=work)
+    server = LocalNeo4j(
+        data_dir=path, heap=heap, pagecache=pagecache, import_dir=work, version=version
+    )
     server.import_args = import_tool_options(
         database, tool_args, work, max_off_heap=server.pagecache, threads=threads
     )
