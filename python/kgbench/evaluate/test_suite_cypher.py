@@ -43,6 +43,8 @@ from kgbench.evaluate.test_suite import Delta
 NEIGHBOURS = 48
 #: Nodes of the provenance subgraph the deltas are drawn from (by ``eid`` order).
 MAX_NODES = 200
+#: Attempts again of a rolled-back transaction that a concurrent one's locks broke.
+RETRIES = 5
 #: Kinds of delta, in the order candidates are drawn in turn.
 DELTA_KINDS = (
     "set_property",
@@ -180,17 +182,31 @@ class CypherSuiteBackend:
 
     def run_with(self, delta: Delta | None, queries: Sequence[str]) -> list[Outcome]:
         """Each query's :class:`Outcome` on the graph with ``delta`` applied, in one rolled-back
-        transaction (module docstring). A delta whose ops fail gives every query an error."""
+        transaction (module docstring). A delta whose ops fail gives every query an error. A
+        transaction that a concurrent one's locks broke (a ``TransientError``) is run again,
+        up to :data:`RETRIES` times."""
+        import neo4j.exceptions
+
         from kgbench.neo4j.executor import to_plain
 
         ops = [
             (str(op["query"]), dict(op.get("params") or {})) for op in (delta.ops if delta else ())
         ]
-        try:
-            raw = self.db.run_rolled_back(ops, list(queries), timeout_s=self.timeout_s)
-        except Exception as exc:  # an op failed: no query of this delta has a result
-            line = " ".join(str(getattr(exc, "message", None) or exc).split())
-            return [Outcome(error=f"delta failed: {line}") for _ in queries]
+        for attempt in range(RETRIES + 1):
+            try:
+                raw = self.db.run_rolled_back(ops, list(queries), timeout_s=self.timeout_s)
+            except Exception as exc:  # an op failed: no query of this delta has a result
+                if isinstance(exc, neo4j.exceptions.TransientError) and attempt < RETRIES:
+                    # a lock held by a concurrent rolled-back delta (a deadlock the server
+                    # broke): not a property of this delta, so try again
+                    continue
+                line = " ".join(str(getattr(exc, "message", None) or exc).split())
+                return [Outcome(error=f"delta failed: {line}") for _ in queries]
+            if attempt < RETRIES and any(
+                isinstance(r, neo4j.exceptions.TransientError) for r in raw
+            ):
+                continue
+            break
         out = []
         for r in raw:
             if isinstance(r, BaseException):
@@ -578,7 +594,8 @@ def score_test_suite(
     in-memory one when None) or are distilled. Only a prediction with EX 1 is run on the
     suite (a prediction identical to the gold scores 1 without running; one refused by the
     read-only gate has EX 0 and is never run). The gold's results on each suite delta are
-    computed once per gold. Predictions are scored on ``workers`` threads.
+    computed once per gold (not at all for a suite distilled in this call). Missing suites are
+    distilled, and predictions scored, on ``workers`` threads.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -593,21 +610,19 @@ def score_test_suite(
     )
 
     cache = cache if cache is not None else SuiteCache()
-    suites = {}
-    for t in result.records:
-        gold = t["gold_cypher"]
-        if gold not in suites:
-            suites[gold] = cache.suite_for(
-                backend,
-                gold,
-                scope=scope or str(t.get("graph", "")),
-                max_size=max_size,
-                seed=seed,
-                candidates=candidates,
-            )
+    suites = cache.suites_for(
+        backend,
+        [(scope or str(t.get("graph", "")), t["gold_cypher"]) for t in result.records],
+        max_size=max_size,
+        seed=seed,
+        candidates=candidates,
+        workers=workers,
+    )
 
     def gold_results(gold: str) -> list[Any]:
         suite = suites[gold]
+        if suite.gold_results is not None:  # distilled in this run: already known
+            return list(suite.gold_results)
         out = backend.run_with(None, [gold])
         for d in suite.deltas:
             out += backend.run_with(d, [gold])
