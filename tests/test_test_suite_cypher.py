@@ -430,3 +430,71 @@ def test_suite_backend_on_the_mini_company_graph() -> None:
         assert db.counts() == before
     finally:
         db.stop()
+
+
+@pytest.mark.neo4j
+def test_cli_test_suite_with_several_prediction_files(
+    neo4j_server: Any, neo4j_load: Any, tmp_path: Path
+) -> None:
+    """`--test-suite` with two `--predictions NAME=FILE`: each gold's suite is distilled once
+    (by the first run) and reused by the second from the one cache; each run's files hold its
+    own TS-EX, EX-1-TS-0 list and counters, and the leaderboard adds TS-EX."""
+    from kgbench.cli import main
+
+    graph = DATA / "graphs" / "mini_company.json"
+    neo4j_load(graph)
+    nobody = "MATCH (c:Company {name: 'Nobody'})-[:foundedBy]->(p:Person) RETURN p.name"
+    google = "MATCH (c:Company {name: 'Google'})-[:foundedBy]->(p:Person) RETURN p.name"
+    tasks = [
+        {"qid": "nobody", "graph": "mini_company", "gold_cypher": nobody},
+        {"qid": "google", "graph": "mini_company", "gold_cypher": google},
+    ]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks), encoding="utf-8")
+    runs = {
+        # empty against empty by coincidence (TS-EX 0); an equivalent rewrite (TS-EX 1)
+        "a": {
+            "nobody": nobody.replace("-[:foundedBy]->", "<-[:foundedBy]-"),
+            "google": "MATCH (p:Person)<-[:foundedBy]-(x:Company) WHERE x.name = 'Google' "
+            "RETURN p.name",
+        },
+        # the gold itself (TS-EX 1); wrong on the graph already (EX 0, TS-EX 0)
+        "b": {"nobody": nobody, "google": google + " LIMIT 0"},
+    }
+    args = ["evaluate", "--tasks", str(tmp_path / "tasks.json"), "--uri", neo4j_server.uri]
+    for name, preds in runs.items():
+        with (tmp_path / f"{name}.jsonl").open("w", encoding="utf-8") as f:
+            for qid, pred in preds.items():
+                f.write(json.dumps({"qid": qid, "pred_cypher": pred}) + "\n")
+        args += ["--predictions", f"{name}={tmp_path / f'{name}.jsonl'}"]
+    out = tmp_path / "out"
+    args += ["--metrics", "ex", "--test-suite", "4", "--suite-graph", str(graph)]
+    assert main([*args, "--out", str(out)]) == 0
+    expected = {
+        "a": ({"nobody": 1.0, "google": 1.0}, {"nobody": 0.0, "google": 1.0}),
+        "b": ({"nobody": 1.0, "google": 0.0}, {"nobody": 1.0, "google": 0.0}),
+    }
+    suites = {}
+    for name, (ex, ts) in expected.items():
+        recs = json.loads((out / name / "result_with_metrics.json").read_text(encoding="utf-8"))
+        agg = json.loads((out / name / "aggregated_metrics.json").read_text(encoding="utf-8"))
+        assert {r["qid"]: r["metrics"]["execution_accuracy"] for r in recs} == ex
+        assert {r["qid"]: r["metrics"]["ts_execution_accuracy"] for r in recs} == ts
+        assert agg["ts_execution_accuracy"] == sum(ts.values()) / 2
+        listed = [e["qid"] for e in agg["test_suite"]["ex_not_ts_tasks"]]
+        assert listed == (["nobody"] if name == "a" else [])
+        suites[name] = agg["test_suite"]["suites"]
+        for r in recs:  # the same suite for both runs
+            assert r["test_suite"]["size"] >= 0 and r["test_suite"]["neighbours"] > 0
+    assert suites == {
+        "a": {"reused": 0, "distilled": 2, "rebuilt": 0},
+        "b": {"reused": 2, "distilled": 0, "rebuilt": 0},
+    }
+    cache = json.loads((out / "test_suite_cache.json").read_text(encoding="utf-8"))
+    assert len(cache["entries"]) == 2
+    board = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert board["metrics"] == ["execution_accuracy", "ts_execution_accuracy"]
+    overall = {r["name"]: r["overall"]["ts_execution_accuracy"] for r in board["runs"]}
+    assert overall == {"a": 0.5, "b": 0.5}
+    (pair,) = board["pairs"]
+    ts_pair = pair["metrics"]["ts_execution_accuracy"]
+    assert ts_pair["difference"] == 0.0 and ts_pair["a_only"] == ts_pair["b_only"] == 1
