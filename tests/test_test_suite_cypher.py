@@ -498,3 +498,43 @@ def test_cli_test_suite_with_several_prediction_files(
     (pair,) = board["pairs"]
     ts_pair = pair["metrics"]["ts_execution_accuracy"]
     assert ts_pair["difference"] == 0.0 and ts_pair["a_only"] == ts_pair["b_only"] == 1
+
+
+@pytest.mark.neo4j
+def test_relationship_property_deltas_separate_a_coinciding_filter() -> None:
+    """A filter on a relationship property (`hasCEO.start_year`) that coincides on the graph
+    (no CEO started in 2017: `> 2016` and `> 2017` give the same rows) is told apart only
+    by a delta on the relationship's property; the relationships are restored."""
+    from kgbench.evaluate.test_suite import distil, ts_verdict
+    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, open_suite_graph
+
+    db, graph, fingerprint = open_suite_graph(DATA / "graphs" / "mini_company.json")
+    try:
+        backend = CypherSuiteBackend(db, graph, fingerprint, neighbours=24)
+        before = backend.run_with(
+            None, ["MATCH ()-[r:hasCEO]->() RETURN r.rid, r.start_year ORDER BY r.rid"]
+        )
+        gold = "MATCH (c:Company)-[r:hasCEO]->(p:Person) WHERE r.start_year > 2016 RETURN p.name"
+        wrong = gold.replace("> 2016", "> 2017")
+        g, w = backend.run_with(None, [gold, wrong])
+        assert backend.same(gold, g, w) and g.rows  # EX 1, not empty against empty
+        pool = backend.candidate_deltas(gold, 0, 64)
+        rel = [d for d in pool if d.kind == "set_relationship_property"]
+        assert rel and all("start_year" in d.description for d in rel)
+        suite = distil(backend, gold, max_size=8, seed=0, candidates=64)
+        verdict = ts_verdict(backend, suite, gold, wrong)
+        assert verdict.on_original and not verdict.correct
+        assert verdict.separated_by is not None
+        assert verdict.separated_by.kind == "set_relationship_property"
+        assert "start_year = 2017" in verdict.separated_by.description
+        # a gold naming no relationship property gets no such delta
+        plain = "MATCH (c:Company {name: 'Google'})-[:foundedBy]->(p:Person) RETURN p.name"
+        assert all(
+            d.kind != "set_relationship_property" for d in backend.candidate_deltas(plain, 0, 64)
+        )
+        after = backend.run_with(
+            None, ["MATCH ()-[r:hasCEO]->() RETURN r.rid, r.start_year ORDER BY r.rid"]
+        )
+        assert after == before
+    finally:
+        db.stop()

@@ -13,7 +13,9 @@ of a property graph loaded into a disposable Neo4j (spec ``test-suite.md``; issu
   ``duplicate_relationship``, ``add_relationship`` (same type, between existing nodes of the
   schema's labels), ``set_property`` (a boundary value around the gold's constants, or a
   duplicate of another node's value), ``add_node`` (a copy of a matched node with its
-  relationships), ``delete_node`` (``DETACH``). Each delta's ops are parameterised Cypher write
+  relationships), ``delete_node`` (``DETACH``), ``set_relationship_property`` (a property of
+  a relationship at the matched nodes that the gold names: removed, or a boundary value
+  around the gold's constants). Each delta's ops are parameterised Cypher write
   statements ``{"query", "params"}`` addressing nodes by ``eid`` and relationships by ``rid``
   (the loader's stable ids), so a cached suite applies to any database loaded from the same
   graph.
@@ -53,6 +55,7 @@ DELTA_KINDS = (
     "duplicate_relationship",
     "add_relationship",
     "delete_node",
+    "set_relationship_property",
 )
 
 
@@ -257,6 +260,7 @@ class CypherSuiteBackend:
             "add_node": [self._add_node(n, rels) for n in nodes],
             "set_property": self._set_properties(gold, nodes, keys, seed),
             "add_relationship": self._add_relationships(nodes, types, seed),
+            "set_relationship_property": self._set_rel_properties(gold, rels),
         }
         for kind, pool in pools.items():
             random.Random(f"{seed}\0{gold}\0{kind}").shuffle(pool)
@@ -444,6 +448,60 @@ class CypherSuiteBackend:
                     )
                     ops = [{"query": q, "params": {"s": s, "o": o, "rid": f"ts~{s}~{t}~{o}"}}]
                     out.append(("add_relationship", ops, f"add ({s})-[:{t}]->({o})"))
+        return out
+
+    def _set_rel_properties(
+        self, gold: str, rels: list[tuple[str, str, str, str, str, str]]
+    ) -> list[tuple[str, list[dict[str, Any]], str]]:
+        """Relationship properties the gold names, on the relationships at its nodes (at most
+        24, those of its types first): removed, or set to the gold's constants or ±1 around a
+        number (±1 day around a date), within the property's datatype in the schema."""
+        names = {m.group(1).strip("`") for m in _NAME.finditer(gold)}
+        names |= {m.group(1).strip("`") for m in _KEY.finditer(gold)}
+        props = self.schema["relationship_properties"]
+        if not any(k in names for p in props.values() for k in p):
+            return []
+        numbers = sorted({float(m.group(0)) for m in _NUMBER.finditer(gold)})
+        strings = sorted({m.group(1) or m.group(2) or "" for m in _STRING.finditer(gold)})
+        dates = [x for x in strings if re.fullmatch(r"\d{4}-\d{2}-\d{2}", x)]
+        plain = [x for x in strings if x not in dates]
+        out = []
+        for r in rels[:24]:
+            rid, t = r[0], r[1]
+            for key, dtype in sorted(props.get(t, {}).items()):
+                if key not in names:
+                    continue
+                lower = dtype.lower()
+                values: list[tuple[str, Any, str]] = [("null", None, "")]
+                if "date" in lower:
+                    values += [
+                        (f"date('{d}'){how} (constant)", _shift(d, k), "date")
+                        for d in dates
+                        for k, how in ((0, ""), (-1, " - 1 day"), (1, " + 1 day"))
+                    ]
+                elif lower.startswith(("int", "float", "num", "double", "long", "quantity")):
+                    is_int = lower.startswith(("int", "long"))
+                    for x in numbers:
+                        for v in (x - 1, x, x + 1):
+                            val: Any = int(v) if is_int else v
+                            values.append((f"{val!r} (constant)", val, ""))
+                elif "list" not in lower:
+                    values += [(f"{x!r} (constant)", x, "") for x in plain]
+                for shown, v, conv in values:
+                    if v is None:
+                        q = self._rel_match(r) + f"REMOVE r.{_q(key)}"
+                    else:
+                        q = self._rel_match(r) + f"SET r.{_q(key)} = {conv}($v)"
+                    params: dict[str, Any] = {"s": r[2], "o": r[4], "rid": rid}
+                    if v is not None:
+                        params["v"] = v
+                    out.append(
+                        (
+                            "set_relationship_property",
+                            [{"query": q, "params": params}],
+                            f"set ({r[2]})-[:{t} rid {rid}]->({r[4]}).{key} = {shown}",
+                        )
+                    )
         return out
 
     def _set_properties(
