@@ -631,3 +631,70 @@ def test_report_in_headless_chromium(
         assert server.requests == ["/report.html"]
     finally:
         server.close()
+
+
+@pytest.mark.neo4j
+def test_report_lists_cypher_tasks_with_ex_1_and_ts_ex_0(
+    neo4j_server: Any, neo4j_load: Any, tmp_path: Path
+) -> None:
+    """A Cypher run with ``--test-suite``: the HTML report shows TS-EX beside EX and lists the
+    task whose prediction coincides with the gold on the graph (empty against empty) with the
+    neighbour graph (delta) that separated it, as it does for SPARQL; an equivalent rewrite
+    is not listed."""
+    graph = DATA / "graphs" / "mini_company.json"
+    neo4j_load(graph)
+    tasks = [
+        {
+            "qid": "nobody",
+            "graph": "mini_company",
+            "gold_cypher": "MATCH (c:Company {name: 'Nobody'})-[:foundedBy]->(p:Person) "
+            "RETURN p.name",
+        },
+        {
+            "qid": "google",
+            "graph": "mini_company",
+            "gold_cypher": "MATCH (c:Company {name: 'Google'})-[:foundedBy]->(p:Person) "
+            "RETURN p.name",
+        },
+    ]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks), encoding="utf-8")
+    preds = [
+        {
+            "qid": "nobody",
+            "pred_cypher": "MATCH (c:Company {name: 'Nobody'})<-[:foundedBy]-(p:Person) "
+            "RETURN p.name",
+        },
+        {
+            "qid": "google",
+            "pred_cypher": "MATCH (p:Person)<-[:foundedBy]-(x:Company) WHERE x.name = 'Google' "
+            "RETURN p.name",
+        },
+    ]
+    _write_jsonl(tmp_path / "preds.jsonl", preds)
+    out = tmp_path / "run"
+    _run(
+        "evaluate", "--tasks", str(tmp_path / "tasks.json"),
+        "--predictions", str(tmp_path / "preds.jsonl"), "--uri", neo4j_server.uri,
+        "--metrics", "ex", "--test-suite", "4", "--suite-graph", str(graph), "--out", str(out),
+    )  # fmt: skip
+    agg = json.loads((out / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    (listed,) = agg["test_suite"]["ex_not_ts_tasks"]
+    assert listed["qid"] == "nobody"
+    sep = listed["separated_by"]
+    text, inputs = render_report([out], title="cypher test suite")
+    (run,) = inputs.runs
+    assert run.kind == "evaluate (CypherBench)"
+    assert [m.label for m in run.metrics][:2] == ["EX", "TS-EX"]
+    assert run.overall["ts_execution_accuracy"] == agg["ts_execution_accuracy"] == 0.5
+    assert {r.qid: r.metrics["ts_execution_accuracy"] for r in run.rows} == {
+        "nobody": 0.0,
+        "google": 1.0,
+    }
+    (note,) = [n for n in run.notes if "EX 1 but TS-EX 0" in n]
+    assert note.startswith("1 task(s) with EX 1 but TS-EX 0")
+    assert f"mini_company/nobody (by {sep['id']}, {sep['kind']}: {sep['description']})" in note
+    assert "google" not in note and "'Nobody'" in sep["description"]
+    # the same line in the HTML (escaped)
+    import html
+
+    assert html.escape(note) in text or html.escape(note, quote=False) in text

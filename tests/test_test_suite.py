@@ -304,3 +304,82 @@ def test_task_records_and_aggregate() -> None:
     assert [x["qid"] for x in listed] == ["1"]
     assert listed[0]["separated_by"] == records[1]["test_suite"]["separated_by"]
     json.dumps(agg)  # JSON-serialisable
+
+
+def test_distillation_runs_only_what_is_still_undistinguished() -> None:
+    """Each candidate runs the gold with only the neighbours no earlier candidate told apart,
+    candidates stop once none is left, and the gold's results on the kept deltas stay with
+    the suite (equal to running the gold there again)."""
+    calls: list[tuple[Delta | None, list[str]]] = []
+
+    class Logged(TableBackend):
+        def run_with(self, delta: Delta | None, queries: Sequence[str]) -> list[Any]:
+            calls.append((delta, list(queries)))
+            return super().run_with(delta, queries)
+
+    be = Logged(PEOPLE)
+    pool = be.candidate_deltas(GOLD, 4, 200)
+    suite = distil(be, GOLD, max_size=8, seed=4, candidates=200)
+    original, *on_deltas = calls
+    assert original[0] is None and original[1][0] == GOLD
+    assert on_deltas and all(c[1][0] == GOLD for c in on_deltas)
+    told: set[str] = set()
+    for delta, queries in on_deltas:
+        assert delta is not None
+        assert not told & set(queries[1:])  # a neighbour told apart is never run again
+        res = be.run_with(delta, queries)
+        told |= {x for x, r in zip(queries[1:], res[1:], strict=True) if r != res[0]}
+    left = [q for q in original[1][1:] if q not in told]
+    if len(on_deltas) < len(pool):  # stopped early: nothing was left to tell apart
+        assert all(be.run_with(None, [GOLD, x])[1] != be.run_with(None, [GOLD])[0] for x in left)
+    assert len(on_deltas) <= len(pool)
+    assert sum(len(c[1]) for c in on_deltas) < len(pool) * len(original[1])
+    assert suite.gold_results is not None
+    assert suite.gold_results == [be.run_with(None, [GOLD])[0]] + [
+        be.run_with(d, [GOLD])[0] for d in suite.deltas
+    ]
+    # not stored: a suite read back from the cache has none and is otherwise equal
+    back = Suite.from_json(json.loads(json.dumps(suite.to_json())))
+    assert back.gold_results is None and back == suite
+
+
+def test_suites_for_on_threads_gives_the_same_cache(tmp_path: Path) -> None:
+    """Distilling the missing suites on several threads stores the same suites, file and
+    counters as one thread; a gold repeated is distilled once; a cached one is reused."""
+    golds = [GOLD, GE, GOLD, q([["city", "=", "Lima"]]), GT29]
+    texts = []
+    for workers in (1, 4):
+        cache = SuiteCache.load(tmp_path / f"c{workers}.json")
+        cache.suite_for(TableBackend(PEOPLE), GT29, scope="people", seed=1)
+        got = cache.suites_for(
+            TableBackend(PEOPLE), [("people", g) for g in golds], seed=1, workers=workers
+        )
+        assert list(got) == [GOLD, GE, q([["city", "=", "Lima"]]), GT29]
+        assert got[GOLD] == distil(TableBackend(PEOPLE), GOLD, seed=1)
+        assert cache.counts() == {"reused": 1, "distilled": 4, "rebuilt": 0}
+        texts.append(cache.save().read_text())
+    assert texts[0] == texts[1]
+
+
+@pytest.mark.parametrize("language", ["cypher", "sparql"])
+def test_cli_test_suite_n_below_one_is_refused_for_every_language(
+    language: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One rule for N in Cypher and SPARQL: ``--test-suite 0`` is a one-line error naming
+    N >= 1, before anything is scored or written."""
+    from kgbench.cli import main
+
+    (tmp_path / "t.json").write_text("[]", encoding="utf-8")
+    where = ["--uri", "bolt://127.0.0.1:1"] if language == "cypher" else ["--rdf-dir", "r"]
+    for n in ("0", "-2"):
+        code = main(
+            [
+                "evaluate", "--language", language, "--tasks", str(tmp_path / "t.json"), *where,
+                "--test-suite", n, "--out", str(tmp_path / "o"),
+            ]
+        )  # fmt: skip
+        err = capsys.readouterr().err.strip()
+        assert code == 1
+        assert len(err.splitlines()) == 1 and "--test-suite" in err and ">= 1" in err
+        assert f"not {n}" in err
+        assert not (tmp_path / "o").exists()

@@ -430,3 +430,111 @@ def test_suite_backend_on_the_mini_company_graph() -> None:
         assert db.counts() == before
     finally:
         db.stop()
+
+
+@pytest.mark.neo4j
+def test_cli_test_suite_with_several_prediction_files(
+    neo4j_server: Any, neo4j_load: Any, tmp_path: Path
+) -> None:
+    """`--test-suite` with two `--predictions NAME=FILE`: each gold's suite is distilled once
+    (by the first run) and reused by the second from the one cache; each run's files hold its
+    own TS-EX, EX-1-TS-0 list and counters, and the leaderboard adds TS-EX."""
+    from kgbench.cli import main
+
+    graph = DATA / "graphs" / "mini_company.json"
+    neo4j_load(graph)
+    nobody = "MATCH (c:Company {name: 'Nobody'})-[:foundedBy]->(p:Person) RETURN p.name"
+    google = "MATCH (c:Company {name: 'Google'})-[:foundedBy]->(p:Person) RETURN p.name"
+    tasks = [
+        {"qid": "nobody", "graph": "mini_company", "gold_cypher": nobody},
+        {"qid": "google", "graph": "mini_company", "gold_cypher": google},
+    ]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks), encoding="utf-8")
+    runs = {
+        # empty against empty by coincidence (TS-EX 0); an equivalent rewrite (TS-EX 1)
+        "a": {
+            "nobody": nobody.replace("-[:foundedBy]->", "<-[:foundedBy]-"),
+            "google": "MATCH (p:Person)<-[:foundedBy]-(x:Company) WHERE x.name = 'Google' "
+            "RETURN p.name",
+        },
+        # the gold itself (TS-EX 1); wrong on the graph already (EX 0, TS-EX 0)
+        "b": {"nobody": nobody, "google": google + " LIMIT 0"},
+    }
+    args = ["evaluate", "--tasks", str(tmp_path / "tasks.json"), "--uri", neo4j_server.uri]
+    for name, preds in runs.items():
+        with (tmp_path / f"{name}.jsonl").open("w", encoding="utf-8") as f:
+            for qid, pred in preds.items():
+                f.write(json.dumps({"qid": qid, "pred_cypher": pred}) + "\n")
+        args += ["--predictions", f"{name}={tmp_path / f'{name}.jsonl'}"]
+    out = tmp_path / "out"
+    args += ["--metrics", "ex", "--test-suite", "4", "--suite-graph", str(graph)]
+    assert main([*args, "--out", str(out)]) == 0
+    expected = {
+        "a": ({"nobody": 1.0, "google": 1.0}, {"nobody": 0.0, "google": 1.0}),
+        "b": ({"nobody": 1.0, "google": 0.0}, {"nobody": 1.0, "google": 0.0}),
+    }
+    suites = {}
+    for name, (ex, ts) in expected.items():
+        recs = json.loads((out / name / "result_with_metrics.json").read_text(encoding="utf-8"))
+        agg = json.loads((out / name / "aggregated_metrics.json").read_text(encoding="utf-8"))
+        assert {r["qid"]: r["metrics"]["execution_accuracy"] for r in recs} == ex
+        assert {r["qid"]: r["metrics"]["ts_execution_accuracy"] for r in recs} == ts
+        assert agg["ts_execution_accuracy"] == sum(ts.values()) / 2
+        listed = [e["qid"] for e in agg["test_suite"]["ex_not_ts_tasks"]]
+        assert listed == (["nobody"] if name == "a" else [])
+        suites[name] = agg["test_suite"]["suites"]
+        for r in recs:  # the same suite for both runs
+            assert r["test_suite"]["size"] >= 0 and r["test_suite"]["neighbours"] > 0
+    assert suites == {
+        "a": {"reused": 0, "distilled": 2, "rebuilt": 0},
+        "b": {"reused": 2, "distilled": 0, "rebuilt": 0},
+    }
+    cache = json.loads((out / "test_suite_cache.json").read_text(encoding="utf-8"))
+    assert len(cache["entries"]) == 2
+    board = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert board["metrics"] == ["execution_accuracy", "ts_execution_accuracy"]
+    overall = {r["name"]: r["overall"]["ts_execution_accuracy"] for r in board["runs"]}
+    assert overall == {"a": 0.5, "b": 0.5}
+    (pair,) = board["pairs"]
+    ts_pair = pair["metrics"]["ts_execution_accuracy"]
+    assert ts_pair["difference"] == 0.0 and ts_pair["a_only"] == ts_pair["b_only"] == 1
+
+
+@pytest.mark.neo4j
+def test_relationship_property_deltas_separate_a_coinciding_filter() -> None:
+    """A filter on a relationship property (`hasCEO.start_year`) that coincides on the graph
+    (no CEO started in 2017: `> 2016` and `> 2017` give the same rows) is told apart only
+    by a delta on the relationship's property; the relationships are restored."""
+    from kgbench.evaluate.test_suite import distil, ts_verdict
+    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, open_suite_graph
+
+    db, graph, fingerprint = open_suite_graph(DATA / "graphs" / "mini_company.json")
+    try:
+        backend = CypherSuiteBackend(db, graph, fingerprint, neighbours=24)
+        before = backend.run_with(
+            None, ["MATCH ()-[r:hasCEO]->() RETURN r.rid, r.start_year ORDER BY r.rid"]
+        )
+        gold = "MATCH (c:Company)-[r:hasCEO]->(p:Person) WHERE r.start_year > 2016 RETURN p.name"
+        wrong = gold.replace("> 2016", "> 2017")
+        g, w = backend.run_with(None, [gold, wrong])
+        assert backend.same(gold, g, w) and g.rows  # EX 1, not empty against empty
+        pool = backend.candidate_deltas(gold, 0, 64)
+        rel = [d for d in pool if d.kind == "set_relationship_property"]
+        assert rel and all("start_year" in d.description for d in rel)
+        suite = distil(backend, gold, max_size=8, seed=0, candidates=64)
+        verdict = ts_verdict(backend, suite, gold, wrong)
+        assert verdict.on_original and not verdict.correct
+        assert verdict.separated_by is not None
+        assert verdict.separated_by.kind == "set_relationship_property"
+        assert "start_year = 2017" in verdict.separated_by.description
+        # a gold naming no relationship property gets no such delta
+        plain = "MATCH (c:Company {name: 'Google'})-[:foundedBy]->(p:Person) RETURN p.name"
+        assert all(
+            d.kind != "set_relationship_property" for d in backend.candidate_deltas(plain, 0, 64)
+        )
+        after = backend.run_with(
+            None, ["MATCH ()-[r:hasCEO]->() RETURN r.rid, r.start_year ORDER BY r.rid"]
+        )
+        assert after == before
+    finally:
+        db.stop()

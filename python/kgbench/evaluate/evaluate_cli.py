@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -284,6 +285,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             "--samples must be >= 1 and is for --family cypherbench, gtsqa and ngdbench tasks"
         )
+    if args.test_suite is not None and args.test_suite < 1:
+        # one rule for Cypher and SPARQL: a suite of 0 neighbour graphs is plain EX
+        raise InputError(
+            f"--test-suite N: N is the largest suite per task and must be >= 1, not "
+            f"{args.test_suite} (without --test-suite, only EX is scored)"
+        )
     if args.family == "text2cypher":
         from kgbench.evaluate.translation import evaluate_translation
 
@@ -321,13 +328,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--clean-graph is for --family ngdbench (management predictions)")
     if args.language == "sparql":
         return _run_sparql(args)
-    if args.test_suite is not None and (args.test_suite < 1 or args.suite_graph is None):
+    if args.test_suite is not None and args.suite_graph is None:
         raise InputError(
-            "--test-suite N needs N >= 1 and, for Cypher, --suite-graph (the graph.json or "
-            "convert directory of the graph under test, loaded into a disposable Neo4j)"
+            "--test-suite for Cypher needs --suite-graph (the graph.json or convert "
+            "directory of the graph under test, loaded into a disposable Neo4j)"
         )
-    if args.test_suite is not None and several:
-        raise InputError("--test-suite scores one prediction file; give --predictions once")
     if args.timeout is None:
         args.timeout = 120.0
     if args.uri is None and args.graph_uris is None:
@@ -370,8 +375,6 @@ def run(args: argparse.Namespace) -> int:
         else (args.cache or args.gold_cache or args.out / "cache"),
         "keep_going": args.keep_going,
     }
-    if several:
-        return _run_leaderboard(args, specs, metrics, agg_name, common)
     suite_db = None
     if args.test_suite is not None:
         if "execution_accuracy" not in metrics:
@@ -382,6 +385,13 @@ def run(args: argparse.Namespace) -> int:
         suite_db, suite_data, suite_fp = open_suite_graph(
             args.suite_graph, version=args.neo4j_version
         )
+    if several:
+        try:
+            suite = None if suite_db is None else (suite_db, suite_data, suite_fp)
+            return _run_leaderboard(args, specs, metrics, agg_name, common, suite)
+        finally:
+            if suite_db is not None:
+                suite_db.stop()
     try:
         result = evaluate(
             args.tasks,
@@ -429,9 +439,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _score_suites(
-    args: argparse.Namespace, result: Any, db: Any, data: Any, fingerprint: str
+    args: argparse.Namespace,
+    result: Any,
+    db: Any,
+    data: Any,
+    fingerprint: str,
+    runs: Sequence[tuple[str, Any]] = (),
 ) -> None:
-    """``--test-suite`` for Cypher: test-suite EX on the disposable database ``db``."""
+    """``--test-suite`` for Cypher: test-suite EX on the disposable database ``db``, of
+    ``result`` or, with several prediction files, of each ``(name, result)`` of ``runs``:
+    each gold's suite is distilled once (the first run) and reused by the others from the
+    one cache; each run's counters are its own."""
     from kgbench.evaluate.test_suite import SuiteCache
     from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, score_test_suite
     from kgbench.neo4j.executor import cypher_dialect
@@ -441,22 +459,25 @@ def _score_suites(
     backend = CypherSuiteBackend(
         db, data, fingerprint, dialect=cypher_dialect(db.driver), timeout_s=args.timeout
     )
-    score_test_suite(
-        result,
-        backend,
-        max_size=args.test_suite,
-        seed=args.seed,
-        cache=cache,
-        scope=str(Path(args.suite_graph).resolve()),
-        workers=min(args.workers, 4),
-    )
+    for name, one in runs or [("", result)]:
+        cache.reset_counts()
+        score_test_suite(
+            one,
+            backend,
+            max_size=args.test_suite,
+            seed=args.seed,
+            cache=cache,
+            scope=str(Path(args.suite_graph).resolve()),
+            workers=min(args.workers, 4),
+        )
+        c = cache.counts()
+        print(
+            f"{f'[{name}] ' if name else ''}test-suite cache {cache_path}: {c['reused']} "
+            f"suites reused, {c['distilled']} distilled ({c['rebuilt']} rebuilt: made for "
+            "another graph content or version)",
+            file=sys.stderr,
+        )
     cache.save(cache_path)
-    c = cache.counts()
-    print(
-        f"test-suite cache {cache_path}: {c['reused']} suites reused, {c['distilled']} "
-        f"distilled ({c['rebuilt']} rebuilt: made for another graph content or version)",
-        file=sys.stderr,
-    )
 
 
 def _run_sparql(args: argparse.Namespace) -> int:
@@ -478,8 +499,6 @@ def _run_sparql(args: argparse.Namespace) -> int:
     if args.test_suite is not None:
         from kgbench.evaluate.test_suite import SuiteCache
 
-        if args.test_suite < 0:
-            raise InputError("--test-suite N needs N >= 0")
         if args.suite_graph is not None:
             raise InputError("--suite-graph is for --language cypher; SPARQL uses --rdf-dir")
         cache = SuiteCache.load(args.suite_cache or args.out / "test_suite_cache.json")
@@ -584,10 +603,13 @@ def _run_leaderboard(
     metrics: tuple[str, ...],
     agg_name: str,
     common: dict[str, Any],
+    suite: tuple[Any, Any, str] | None = None,
 ) -> int:
     """``kgbench evaluate`` with several ``--predictions``: one pass, one leaderboard
-    (:mod:`kgbench.evaluate.multirun`)."""
-    from kgbench.evaluate.multirun import evaluate_runs, parse_run_specs
+    (:mod:`kgbench.evaluate.multirun`). With ``--test-suite`` (``suite``: the disposable
+    database, graph and fingerprint of :func:`open_suite_graph`), every run gets test-suite
+    EX from suites distilled once per gold, and the leaderboard adds TS-EX."""
+    from kgbench.evaluate.multirun import evaluate_runs, leaderboard, parse_run_specs
     from kgbench.evaluate.runner import ConnectionLostError
 
     runs = parse_run_specs(specs)
@@ -595,6 +617,11 @@ def _run_leaderboard(
         result = evaluate_runs(
             args.tasks, runs, metrics=metrics, metric_for_agg=agg_name, progress=True, **common
         )
+        if suite is not None:
+            _score_suites(args, None, *suite, runs=list(result.runs.items()))
+            result.leaderboard = leaderboard(
+                result.runs, dict(runs), result.queries_sent, result.unmatched
+            )
     except ConnectionLostError as exc:
         raise ConnectionLostError(f"{exc}. No result files were written to {args.out}") from exc
     board = result.write(args.out)

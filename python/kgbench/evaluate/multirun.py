@@ -231,6 +231,10 @@ def paired_comparison(
     }
 
 
+#: Metric keys the leaderboard places test-suite EX by.
+EX, TS_EX = "execution_accuracy", "ts_execution_accuracy"
+
+
 def leaderboard(
     runs: Mapping[str, EvaluationResult],
     files: Mapping[str, Path],
@@ -240,9 +244,20 @@ def leaderboard(
     """The ``leaderboard.json`` object of a pass (module docstring): ``{"metrics", "tasks",
     "queries_sent", "runs": [{"name", "predictions", "overall", "ci95", "scored",
     "unmatched_qids"}], "pairs": [{"a", "b", "tasks", "metrics": {metric:
-    paired_comparison}}]}``; pairs in the order of the runs, over the tasks both scored."""
+    paired_comparison}}]}``; pairs in the order of the runs, over the tasks both scored. When
+    every run has test-suite EX (``--test-suite``), ``ts_execution_accuracy`` follows
+    ``execution_accuracy`` among the metrics."""
     first = next(iter(runs.values()))
     metrics = list(first.metrics)
+    if all(r.test_suite for r in runs.values()) and TS_EX not in metrics:
+        metrics.insert(metrics.index(EX) + 1 if EX in metrics else len(metrics), TS_EX)
+
+    def overall(result: EvaluationResult) -> dict[str, Any]:
+        out = dict(result.aggregated["overall"])
+        if TS_EX in metrics:
+            out[TS_EX] = result.test_suite["ts_execution_accuracy"]
+        return out
+
     board: dict[str, Any] = {
         "metrics": metrics,
         "tasks": first.counts.get("tasks", len(first.records)),
@@ -251,7 +266,7 @@ def leaderboard(
             {
                 "name": name,
                 "predictions": str(files[name]),
-                "overall": result.aggregated["overall"],
+                "overall": overall(result),
                 "ci95": result.ci95,
                 "scored": len(result.records),
                 "unmatched_qids": unmatched.get(name, 0),

@@ -198,8 +198,8 @@ def evaluate_sparql(
     excluded: list[dict[str, Any]] = []
     errors: dict[str, int] = {}
     done = 0
-    if test_suite is not None and test_suite < 0:
-        raise InputError(f"--test-suite must be >= 0, not {test_suite}")
+    if test_suite is not None and test_suite < 1:
+        raise InputError(f"--test-suite N must be >= 1, not {test_suite}")
     if test_suite is not None and suite_cache is None:
         suite_cache = SuiteCache()
     for graph, group in by_graph.items():

@@ -10,11 +10,16 @@ Neo4j; SPARQL: triples inserted / deleted in the embedded store, then restored).
 2. **Candidate deltas** (:meth:`SuiteBackend.candidate_deltas`): seeded changes near the
    gold's matched subgraph.
 3. **Distillation** (:func:`distil`): the original graph distinguishes the neighbours whose
-   result differs there; then, greedily, the candidate delta that distinguishes the most
-   neighbours not yet distinguished is kept (ties: the earlier candidate), until every
-   neighbour some candidate distinguishes is distinguished or the suite holds ``max_size``
-   deltas. A candidate on which the gold's own result is not comparable (it failed: ``same``
-   of the gold's result with itself is false) is never kept.
+   result differs there. The candidate deltas are then tried in order, each in ONE run of the
+   gold and of the neighbours that no earlier candidate distinguished (a neighbour already
+   told apart is not run again), until every neighbour is distinguished or the candidates
+   are spent. Then, greedily, the tried candidate that distinguishes the most neighbours
+   not yet distinguished is kept (ties: the earlier candidate), until every neighbour some
+   candidate distinguishes is distinguished or the suite holds ``max_size`` deltas. A
+   candidate on which the gold's own result is not comparable (it failed: ``same`` of the
+   gold's result with itself is false) is never kept. The gold's results on the kept deltas
+   stay with the suite (:attr:`Suite.gold_results`), so the first scoring run does not
+   run the gold again.
 4. **Test-suite EX** (:func:`ts_verdict`): a prediction is correct iff its result equals the
    gold's (the backend's ``same``, EX's rule) on the original graph and on every delta of the
    suite.
@@ -37,7 +42,7 @@ from typing import Any, Protocol
 from kgbench.errors import InputError
 
 #: Version of the suite construction; a cache entry of another version is rebuilt.
-SUITE_VERSION = "1"
+SUITE_VERSION = "2"
 
 #: The largest suite per task when ``--test-suite`` is given without a number.
 DEFAULT_SUITE_SIZE = 8
@@ -131,6 +136,9 @@ class Suite:
     max_size: int = DEFAULT_SUITE_SIZE
     candidates: int = 32
     version: str = SUITE_VERSION
+    #: The gold's results on the original graph and on each delta, in order, when this run
+    #: distilled the suite (not stored in the cache: results are the backend's objects).
+    gold_results: list[Any] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON object (:meth:`from_json` reads it back)."""
@@ -189,8 +197,10 @@ def distil(
 ) -> Suite:
     """Distil the test suite of ``gold`` on ``backend``'s graph (module docstring, step 3).
 
-    Neighbour queries equal to the gold (text) or repeated are dropped. Deterministic for
-    the same backend content, gold and seed.
+    Neighbour queries equal to the gold (text) or repeated are dropped. Cost: one run of the
+    gold and all neighbours on the original graph, then per candidate tried one run of the
+    gold and the neighbours still undistinguished. Deterministic for the same backend
+    content, gold and seed.
 
     Raises:
         ValueError: ``max_size`` or ``candidates`` below 0."""
@@ -202,24 +212,29 @@ def distil(
     # the original graph is always in the suite: what it separates needs no delta
     remaining = [i for i, res in enumerate(original[1:]) if backend.same(gold, gold_res, res)]
     pool = backend.candidate_deltas(gold, seed, candidates) if remaining and max_size else []
+    # 1. each candidate runs the gold and only the neighbours no earlier candidate separated,
+    #    all in one transaction; candidates stop once every neighbour is separated
+    untried = list(remaining)
     separates: list[set[int]] = []
+    on_delta: list[Any] = []
     for delta in pool:
-        if not remaining:
-            separates.append(set())
-            continue
-        res = backend.run_with(delta, [gold, *(neighbours[i] for i in remaining)])
+        if not untried:
+            break
+        res = backend.run_with(delta, [gold, *(neighbours[i] for i in untried)])
+        on_delta.append(res[0])
         if not backend.same(gold, res[0], res[0]):
             separates.append(set())  # the gold itself fails on this delta: never kept
             continue
-        separates.append(
-            {
-                i
-                for i, r in zip(remaining, res[1:], strict=True)
-                if not backend.same(gold, res[0], r)
-            }
-        )
+        sep = {
+            i for i, r in zip(untried, res[1:], strict=True) if not backend.same(gold, res[0], r)
+        }
+        separates.append(sep)
+        untried = [i for i in untried if i not in sep]
+    # 2. greedy cover: the candidate separating the most neighbours still left, ties to the
+    #    earlier one, until none is left or the suite holds max_size deltas
     left = set(remaining)
     kept: list[Delta] = []
+    kept_results = [gold_res]
     used: set[int] = set()
     while left and len(kept) < max_size:
         best, gain = -1, 0
@@ -233,6 +248,7 @@ def distil(
             break
         used.add(best)
         kept.append(pool[best])
+        kept_results.append(on_delta[best])
         left -= separates[best]
     return Suite(
         fingerprint=backend.fingerprint(),
@@ -245,6 +261,7 @@ def distil(
         seed=seed,
         max_size=max_size,
         candidates=candidates,
+        gold_results=kept_results,
     )
 
 
@@ -398,6 +415,55 @@ class SuiteCache:
             self.reused += 1
             return suite
         suite = distil(backend, gold, max_size=max_size, seed=seed, candidates=candidates)
+        self._store(scope, fp, suite)
+        return suite
+
+    def suites_for(
+        self,
+        backend: SuiteBackend,
+        golds: Sequence[tuple[str, str]],
+        *,
+        max_size: int = DEFAULT_SUITE_SIZE,
+        seed: int = 0,
+        candidates: int = 32,
+        workers: int = 1,
+    ) -> dict[str, Suite]:
+        """:meth:`suite_for` of every ``(scope, gold)`` pair (a gold repeated later is taken
+        from the first), gold -> suite in the order of ``golds``. The missing suites are
+        distilled on ``workers`` threads (the backend must allow concurrent
+        :meth:`SuiteBackend.run_with` calls when ``workers > 1``) and stored in the given
+        order, so the cache and its counters are the same for any ``workers``."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        fp = backend.fingerprint()
+        out: dict[str, Suite] = {}
+        todo: list[tuple[str, str]] = []
+        pending: set[str] = set()
+        for scope, gold in golds:
+            if gold in out or gold in pending:
+                continue
+            suite = self.get(scope, fp, gold, max_size, seed, candidates)
+            if suite is not None:
+                self.reused += 1
+                out[gold] = suite
+            else:
+                todo.append((scope, gold))
+                pending.add(gold)
+
+        def one(item: tuple[str, str]) -> Suite:
+            return distil(backend, item[1], max_size=max_size, seed=seed, candidates=candidates)
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            made = list(pool.map(one, todo))
+        for (scope, gold), suite in zip(todo, made, strict=True):
+            self._store(scope, fp, suite)
+            out[gold] = suite
+        return {gold: out[gold] for _, gold in golds}
+
+    def _store(self, scope: str, fp: str, suite: Suite) -> None:
+        """Store a freshly distilled suite, dropping a stale entry of the same scope and gold
+        (counted in ``distilled`` and ``rebuilt``)."""
+        gold, max_size, seed, candidates = suite.gold, suite.max_size, suite.seed, suite.candidates
         self.distilled += 1
         skey = _scope_key(scope, gold, max_size, seed, candidates)
         stale = [
@@ -420,7 +486,11 @@ class SuiteCache:
             "scope": scope,
             "suite": suite.to_json(),
         }
-        return suite
+
+    def reset_counts(self) -> None:
+        """Set ``reused``, ``distilled`` and ``rebuilt`` to 0 (the entries stay): the
+        counters of the next run scored with this cache are its own."""
+        self.reused = self.distilled = self.rebuilt = 0
 
     def counts(self) -> dict[str, int]:
         """``{reused, distilled, rebuilt}``."""

@@ -13,7 +13,9 @@ of a property graph loaded into a disposable Neo4j (spec ``test-suite.md``; issu
   ``duplicate_relationship``, ``add_relationship`` (same type, between existing nodes of the
   schema's labels), ``set_property`` (a boundary value around the gold's constants, or a
   duplicate of another node's value), ``add_node`` (a copy of a matched node with its
-  relationships), ``delete_node`` (``DETACH``). Each delta's ops are parameterised Cypher write
+  relationships), ``delete_node`` (``DETACH``), ``set_relationship_property`` (a property of
+  a relationship at the matched nodes that the gold names: removed, or a boundary value
+  around the gold's constants). Each delta's ops are parameterised Cypher write
   statements ``{"query", "params"}`` addressing nodes by ``eid`` and relationships by ``rid``
   (the loader's stable ids), so a cached suite applies to any database loaded from the same
   graph.
@@ -43,6 +45,8 @@ from kgbench.evaluate.test_suite import Delta
 NEIGHBOURS = 48
 #: Nodes of the provenance subgraph the deltas are drawn from (by ``eid`` order).
 MAX_NODES = 200
+#: Attempts again of a rolled-back transaction that a concurrent one's locks broke.
+RETRIES = 5
 #: Kinds of delta, in the order candidates are drawn in turn.
 DELTA_KINDS = (
     "set_property",
@@ -51,6 +55,7 @@ DELTA_KINDS = (
     "duplicate_relationship",
     "add_relationship",
     "delete_node",
+    "set_relationship_property",
 )
 
 
@@ -180,17 +185,31 @@ class CypherSuiteBackend:
 
     def run_with(self, delta: Delta | None, queries: Sequence[str]) -> list[Outcome]:
         """Each query's :class:`Outcome` on the graph with ``delta`` applied, in one rolled-back
-        transaction (module docstring). A delta whose ops fail gives every query an error."""
+        transaction (module docstring). A delta whose ops fail gives every query an error. A
+        transaction that a concurrent one's locks broke (a ``TransientError``) is run again,
+        up to :data:`RETRIES` times."""
+        import neo4j.exceptions
+
         from kgbench.neo4j.executor import to_plain
 
         ops = [
             (str(op["query"]), dict(op.get("params") or {})) for op in (delta.ops if delta else ())
         ]
-        try:
-            raw = self.db.run_rolled_back(ops, list(queries), timeout_s=self.timeout_s)
-        except Exception as exc:  # an op failed: no query of this delta has a result
-            line = " ".join(str(getattr(exc, "message", None) or exc).split())
-            return [Outcome(error=f"delta failed: {line}") for _ in queries]
+        for attempt in range(RETRIES + 1):
+            try:
+                raw = self.db.run_rolled_back(ops, list(queries), timeout_s=self.timeout_s)
+            except Exception as exc:  # an op failed: no query of this delta has a result
+                if isinstance(exc, neo4j.exceptions.TransientError) and attempt < RETRIES:
+                    # a lock held by a concurrent rolled-back delta (a deadlock the server
+                    # broke): not a property of this delta, so try again
+                    continue
+                line = " ".join(str(getattr(exc, "message", None) or exc).split())
+                return [Outcome(error=f"delta failed: {line}") for _ in queries]
+            if attempt < RETRIES and any(
+                isinstance(r, neo4j.exceptions.TransientError) for r in raw
+            ):
+                continue
+            break
         out = []
         for r in raw:
             if isinstance(r, BaseException):
@@ -241,6 +260,7 @@ class CypherSuiteBackend:
             "add_node": [self._add_node(n, rels) for n in nodes],
             "set_property": self._set_properties(gold, nodes, keys, seed),
             "add_relationship": self._add_relationships(nodes, types, seed),
+            "set_relationship_property": self._set_rel_properties(gold, rels),
         }
         for kind, pool in pools.items():
             random.Random(f"{seed}\0{gold}\0{kind}").shuffle(pool)
@@ -427,6 +447,60 @@ class CypherSuiteBackend:
                     out.append(("add_relationship", ops, f"add ({s})-[:{t}]->({o})"))
         return out
 
+    def _set_rel_properties(
+        self, gold: str, rels: list[tuple[str, str, str, str, str, str]]
+    ) -> list[tuple[str, list[dict[str, Any]], str]]:
+        """Relationship properties the gold names, on the relationships at its nodes (at most
+        24, those of its types first): removed, or set to the gold's constants or ±1 around a
+        number (±1 day around a date), within the property's datatype in the schema."""
+        names = {m.group(1).strip("`") for m in _NAME.finditer(gold)}
+        names |= {m.group(1).strip("`") for m in _KEY.finditer(gold)}
+        props = self.schema["relationship_properties"]
+        if not any(k in names for p in props.values() for k in p):
+            return []
+        numbers = sorted({float(m.group(0)) for m in _NUMBER.finditer(gold)})
+        strings = sorted({m.group(1) or m.group(2) or "" for m in _STRING.finditer(gold)})
+        dates = [x for x in strings if re.fullmatch(r"\d{4}-\d{2}-\d{2}", x)]
+        plain = [x for x in strings if x not in dates]
+        out = []
+        for r in rels[:24]:
+            rid, t = r[0], r[1]
+            for key, dtype in sorted(props.get(t, {}).items()):
+                if key not in names:
+                    continue
+                lower = dtype.lower()
+                values: list[tuple[str, Any, str]] = [("null", None, "")]
+                if "date" in lower:
+                    values += [
+                        (f"date('{d}'){how} (constant)", _shift(d, k), "date")
+                        for d in dates
+                        for k, how in ((0, ""), (-1, " - 1 day"), (1, " + 1 day"))
+                    ]
+                elif lower.startswith(("int", "float", "num", "double", "long", "quantity")):
+                    is_int = lower.startswith(("int", "long"))
+                    for x in numbers:
+                        for v in (x - 1, x, x + 1):
+                            val: Any = int(v) if is_int else v
+                            values.append((f"{val!r} (constant)", val, ""))
+                elif "list" not in lower:
+                    values += [(f"{x!r} (constant)", x, "") for x in plain]
+                for shown, v, conv in values:
+                    if v is None:
+                        q = self._rel_match(r) + f"REMOVE r.{_q(key)}"
+                    else:
+                        q = self._rel_match(r) + f"SET r.{_q(key)} = {conv}($v)"
+                    params: dict[str, Any] = {"s": r[2], "o": r[4], "rid": rid}
+                    if v is not None:
+                        params["v"] = v
+                    out.append(
+                        (
+                            "set_relationship_property",
+                            [{"query": q, "params": params}],
+                            f"set ({r[2]})-[:{t} rid {rid}]->({r[4]}).{key} = {shown}",
+                        )
+                    )
+        return out
+
     def _set_properties(
         self, gold: str, nodes: list[tuple[str, str]], keys: list[str], seed: int
     ) -> list[tuple[str, list[dict[str, Any]], str]]:
@@ -576,7 +650,8 @@ def score_test_suite(
     in-memory one when None) or are distilled. Only a prediction with EX 1 is run on the
     suite (a prediction identical to the gold scores 1 without running; one refused by the
     read-only gate has EX 0 and is never run). The gold's results on each suite delta are
-    computed once per gold. Predictions are scored on ``workers`` threads.
+    computed once per gold (not at all for a suite distilled in this call). Missing suites are
+    distilled, and predictions scored, on ``workers`` threads.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -591,21 +666,19 @@ def score_test_suite(
     )
 
     cache = cache if cache is not None else SuiteCache()
-    suites = {}
-    for t in result.records:
-        gold = t["gold_cypher"]
-        if gold not in suites:
-            suites[gold] = cache.suite_for(
-                backend,
-                gold,
-                scope=scope or str(t.get("graph", "")),
-                max_size=max_size,
-                seed=seed,
-                candidates=candidates,
-            )
+    suites = cache.suites_for(
+        backend,
+        [(scope or str(t.get("graph", "")), t["gold_cypher"]) for t in result.records],
+        max_size=max_size,
+        seed=seed,
+        candidates=candidates,
+        workers=workers,
+    )
 
     def gold_results(gold: str) -> list[Any]:
         suite = suites[gold]
+        if suite.gold_results is not None:  # distilled in this run: already known
+            return list(suite.gold_results)
         out = backend.run_with(None, [gold])
         for d in suite.deltas:
             out += backend.run_with(d, [gold])

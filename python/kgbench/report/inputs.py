@@ -557,7 +557,11 @@ def _test_suite(run: Run, records: Sequence[Any], agg: Mapping[str, Any]) -> Non
         f"({suites.get('rebuilt', '?')} rebuilt for a changed graph), "
         f"{suites.get('reused', '?')} reused"
     )
-    listed = agg.get("ex_not_ts") or []
+    # SPARQL runs list the tasks at the top level (``ex_not_ts``), Cypher runs in the
+    # test-suite object (``test_suite.ex_not_ts_tasks``; its ``ex_not_ts`` is the count)
+    listed = agg.get("ex_not_ts")
+    if not isinstance(listed, list):
+        listed = summary.get("ex_not_ts_tasks") or []
     if isinstance(listed, list) and listed:
         items = []
         for item in listed:
