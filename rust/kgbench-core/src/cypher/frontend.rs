@@ -630,6 +630,9 @@ mod tests {
             "MATCH (n) WHERE NOT n.x IS NULL AND n.y IS NOT NULL RETURN n",
             "MATCH (n) RETURN CASE WHEN n.x > 1 THEN +1 ELSE -1 END AS s ORDER BY NOT n.y",
             "MATCH (n) WHERE n.x IS NOT :: INTEGER RETURN [x IN [null, true] | x] AS l",
+            // A keyword-named variable after NOT (the fuzz target's `detach`).
+            "MATCH (detach) WHERE NOT detach.set IS NULL AND NOT set.x RETURN detach",
+            "MATCH (n) WHERE NOT delete = 1 RETURN n",
         ] {
             parses(q).unwrap_or_else(|e| panic!("{q}: {e}"));
             assert!(crate::cypher::write_clauses(q).is_empty(), "{q}");

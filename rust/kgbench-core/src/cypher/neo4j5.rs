@@ -369,6 +369,17 @@ fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
     }
     if matches!(this, K::Keyword(Keyword::Case | Keyword::Is | Keyword::Not))
         && matches!(next, Some(K::Keyword(k)) if CLAUSE_AFTER_NAME.contains(&k))
+        // The keyword after is no name itself (`NOT detach.set`, `NOT set = 1`); at the
+        // end only a sort direction (`ORDER BY case DESC`).
+        && match tokens.get(i + 2) {
+            None => matches!(
+                next,
+                Some(K::Keyword(
+                    Keyword::Desc | Keyword::Asc | Keyword::Descending | Keyword::Ascending
+                ))
+            ),
+            Some(_) => !followed_like_a_name(query, tokens, i + 1),
+        }
     {
         return true;
     }
