@@ -38,3 +38,77 @@ impl Dialect {
         }
     }
 }
+
+/// A form whose verdict the front end takes from the dialect's rules ([`Dialect::accepts`]):
+/// the refusal pass of [`super::frontend`] and the rewrites of [`super::gql`] consult these
+/// instead of branching on the dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `[:A|:B]`: a colon before each alternative relationship type, without a variable,
+    /// properties or a variable length (deprecated in Neo4j 5).
+    ColonTypeAlternation,
+    /// A query whose first character is a `\uXXXX` escape (`\u004dERGE ...`).
+    LeadingEscape,
+    /// The `ALL` set quantifier of a projection: `RETURN ALL x`, `WITH ALL x`.
+    ProjectionAll,
+    /// The match modes `MATCH REPEATABLE ELEMENTS` / `MATCH DIFFERENT RELATIONSHIPS`.
+    MatchMode,
+    /// `LET x = expr`.
+    Let,
+    /// `FILTER predicate` after a `MATCH` pattern or a `WITH`.
+    Filter,
+    /// A conditional query `WHEN cond THEN query [WHEN ...] [ELSE query]`.
+    ConditionalQuery,
+    /// `RETURN ... GROUP BY ...`.
+    GroupBy,
+}
+
+/// One row of [`RULES`]: a form and whether each dialect accepts it.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// The form.
+    pub form: Form,
+    /// Accepted under Cypher 5 (Neo4j 5.26.30's verdict).
+    pub cypher5: bool,
+    /// Accepted under Cypher 25 (Neo4j 2026.08.1's verdict).
+    pub cypher25: bool,
+}
+
+/// The per-dialect rules, each from the server verdicts of the differential corpus
+/// (`tests/data/cypher/neo4j`, `EXPLAIN` on Neo4j 5.26.30 and on 2026.08.1 with Cypher 25).
+pub const RULES: &[Rule] = &[
+    // Both accept `[:A|:B]`; both refuse `[r:A|:B]` (a refusal in every dialect).
+    rule(Form::ColonTypeAlternation, true, true),
+    // 5.26: "Invalid input 'dERGE'"; 2026.08.1 decodes it and plans the write.
+    rule(Form::LeadingEscape, false, true),
+    // 5.26: "Invalid input 'all': expected an expression" (`RETURN all all(...)`).
+    rule(Form::ProjectionAll, false, true),
+    rule(Form::MatchMode, false, true),
+    rule(Form::Let, false, true),
+    rule(Form::Filter, false, true),
+    rule(Form::ConditionalQuery, false, true),
+    rule(Form::GroupBy, false, true),
+];
+
+const fn rule(form: Form, cypher5: bool, cypher25: bool) -> Rule {
+    Rule {
+        form,
+        cypher5,
+        cypher25,
+    }
+}
+
+impl Dialect {
+    /// Whether this dialect accepts `form` (its row of [`RULES`]; a form without a row is
+    /// refused).
+    #[must_use]
+    pub fn accepts(self, form: Form) -> bool {
+        RULES
+            .iter()
+            .find(|r| r.form == form)
+            .is_some_and(|r| match self {
+                Self::Cypher5 => r.cypher5,
+                Self::Cypher25 => r.cypher25,
+            })
+    }
+}

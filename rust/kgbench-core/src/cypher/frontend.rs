@@ -21,9 +21,12 @@
 //!    properties or a variable length (`[r:A|:B]`, `[:A|:B*]`), in both
 //!    dialects (Neo4j 2026.08.1 with Cypher 25 still accepts `[:A|:B]`). All
 //!    checked against Neo4j 5.26 with `EXPLAIN` (`exists(<pattern>)`,
-//!    deprecated, is still accepted there). Forms only Cypher 25 accepts
-//!    (`LET`, `FILTER`, match modes; [`super::gql`]) are refused under
-//!    [`Dialect::Cypher5`].
+//!    deprecated, is still accepted there). Where the dialects differ, the
+//!    pass consults the dialect's rules ([`super::dialect::RULES`]): a leading
+//!    `\uXXXX` escape and `RETURN ALL x` / `WITH ALL x` are refused under
+//!    [`Dialect::Cypher5`], `[:A|:B]` is accepted by both; forms only Cypher 25
+//!    accepts (`LET`, `FILTER`, match modes, `GROUP BY`, `WHEN ... THEN`;
+//!    [`super::gql`]) are rewritten only where the rules accept them.
 //! 4. **Errors.** One type, [`CypherError`]; its `Display` is the one line
 //!    that ledgers and result files show: `Cypher syntax error at byte
 //!    <offset>: <reason>` (whitespace runs of the reason collapsed), the
@@ -32,11 +35,12 @@
 //! Write clauses are detected once ([`Front::write_clauses`]; for text the
 //! front end cannot parse, [`super::gate::unparsed_write_clauses`]).
 
-use open_cypher::ast::visit::{walk_expr, Visitor};
-use open_cypher::ast::{Expr, ExprKind};
+use open_cypher::ast::visit::{walk_clause, walk_expr, Visitor};
+use open_cypher::ast::{Clause, ClauseKind, Expr, ExprKind, SetQuantifier};
 use open_cypher::{lex, TokenKind};
 
 pub use super::dialect::Dialect;
+use super::dialect::Form;
 use super::gate::{
     add_escaped_rounds, decode_unicode_escapes, unparsed_write_clauses, write_clauses_of,
 };
@@ -183,7 +187,7 @@ where
     // Neo4j 5.26 refuses a query whose first character is an escape
     // (`\u004dERGE ...`: "Invalid input 'dERGE'"; the differential corpus),
     // while it decodes escapes anywhere else; 2026.08.1 (Cypher 25) accepts it.
-    if dialect == Dialect::Cypher5
+    if !dialect.accepts(Form::LeadingEscape)
         && source.has_escapes()
         && source.text().chars().next() != query.chars().next()
     {
@@ -209,7 +213,7 @@ where
     let blanked = blank_prefixes(text);
     let text = blanked.as_deref().unwrap_or(text);
     with_parsed_names(text, Recovery::Deny, Names::Neutralize, dialect, |parsed| {
-        if let Some(error) = refused_in_tree(parsed, 0) {
+        if let Some(error) = refused_in_tree(parsed, 0, dialect) {
             return Err(error);
         }
         Ok(f(&Front {
@@ -347,7 +351,7 @@ fn legacy_alternation_not_allowed(tokens: &[open_cypher::Token], p: usize) -> bo
 /// or a variable length (Neo4j 5 refuses it: "The semantics of using colon in
 /// the separation of alternative relationship types ... is no longer
 /// supported"; Neo4j 2026.08.1 with Cypher 25 says the same).
-fn refused_tokens(text: &str, _dialect: Dialect) -> Option<CypherError> {
+fn refused_tokens(text: &str, dialect: Dialect) -> Option<CypherError> {
     let bang = text.contains("!=");
     let legacy = has_pipe_colon(text);
     if !bang && !legacy {
@@ -369,14 +373,23 @@ fn refused_tokens(text: &str, _dialect: Dialect) -> Option<CypherError> {
             && t.kind == TokenKind::Pipe
             && tokens.get(i + 1).map(|n| n.kind) == Some(TokenKind::Colon)
             && super::neo4j5::in_relationship_types(&tokens, i)
-            && legacy_alternation_not_allowed(&tokens, i)
         {
-            return Some(CypherError::Syntax {
-                offset: t.span.start,
-                message: "`|:` between relationship types is not allowed with a variable, \
+            if legacy_alternation_not_allowed(&tokens, i) {
+                return Some(CypherError::Syntax {
+                    offset: t.span.start,
+                    message: "`|:` between relationship types is not allowed with a variable, \
                           properties or a variable length; write `[r:A|B]`"
-                    .to_string(),
-            });
+                        .to_string(),
+                });
+            }
+            if !dialect.accepts(Form::ColonTypeAlternation) {
+                return Some(CypherError::Syntax {
+                    offset: t.span.start,
+                    message: "`|:` between relationship types is not Cypher ".to_string()
+                        + dialect.name()
+                        + "; write `[:A|B]`",
+                });
+            }
         }
     }
     None
@@ -385,9 +398,33 @@ fn refused_tokens(text: &str, _dialect: Dialect) -> Option<CypherError> {
 /// `size(<pattern>)` anywhere in `parsed` (offsets in the top-level text;
 /// `base` is that of `parsed`). (`exists(<pattern>)` is deprecated, but Neo4j
 /// 5.26 accepts it: checked with `EXPLAIN`.)
-fn refused_in_tree(parsed: &Parsed, base: usize) -> Option<CypherError> {
-    struct Find(Option<(usize, String)>);
+fn refused_in_tree(parsed: &Parsed, base: usize, dialect: Dialect) -> Option<CypherError> {
+    struct Find(Option<(usize, String)>, Dialect);
     impl<'ast> Visitor<'ast> for Find {
+        fn visit_clause(&mut self, node: &'ast Clause) {
+            if self.0.is_some() {
+                return;
+            }
+            let projection = match &node.kind {
+                ClauseKind::Return(r) => Some(&r.projection),
+                ClauseKind::With(w) => Some(&w.projection),
+                _ => None,
+            };
+            if let Some(q) = projection.and_then(|p| p.quantifier.as_ref()) {
+                if q.kind == SetQuantifier::All && !self.1.accepts(Form::ProjectionAll) {
+                    self.0 = Some((
+                        q.span.start,
+                        format!(
+                            "`ALL` after RETURN / WITH is not Cypher {} (Neo4j 5 refuses it)",
+                            self.1.name()
+                        ),
+                    ));
+                    return;
+                }
+            }
+            walk_clause(self, node);
+        }
+
         fn visit_expr(&mut self, node: &'ast Expr) {
             if self.0.is_some() {
                 return;
@@ -410,7 +447,7 @@ fn refused_in_tree(parsed: &Parsed, base: usize) -> Option<CypherError> {
             walk_expr(self, node);
         }
     }
-    let mut find = Find(None);
+    let mut find = Find(None, dialect);
     find.visit_program(&parsed.program.program);
     if let Some((at, message)) = find.0 {
         return Some(CypherError::Syntax {
@@ -422,7 +459,7 @@ fn refused_in_tree(parsed: &Parsed, base: usize) -> Option<CypherError> {
         .subqueries
         .iter()
         .chain(&parsed.expression_subqueries)
-        .find_map(|s| refused_in_tree(&s.body, base + s.body_offset))
+        .find_map(|s| refused_in_tree(&s.body, base + s.body_offset, dialect))
 }
 
 /// The write clauses of `query`, in order of first appearance, without
@@ -574,6 +611,47 @@ mod tests {
         assert_eq!(Dialect::from_name("25"), Ok(Dialect::Cypher25));
         assert_eq!(Dialect::from_name("CYPHER 5"), Ok(Dialect::Cypher5));
         assert!(Dialect::from_name("4").is_err());
+    }
+
+    #[test]
+    fn literal_and_operator_keywords_as_names() {
+        // Neo4j 5.26.30 and 2026.08.1 accept all of these (the differential corpus).
+        for q in [
+            "UNWIND [1, 2, 3] AS is WITH is WHERE is > 1 RETURN is",
+            "UNWIND [1, 2, 3] AS case WITH case WHERE case > 1 RETURN case",
+            "UNWIND [1, 2, 3] AS not WITH not WHERE not > 1 RETURN not",
+            "RETURN [null IN range(1, 3) | null * 2] AS l",
+            "RETURN [null IN range(1, 3) WHERE null > 1] AS l",
+            "RETURN [true IN range(1, 3) WHERE true > 1] AS l",
+            "MATCH (then:Team) WHERE EXISTS { MATCH (:Player)-[:playsFor]->(then) } RETURN then.name",
+            "MATCH (t:Team) WITH t.name AS not ORDER BY not LIMIT 2 RETURN not",
+            "MATCH (t:Team) WITH t.name AS case ORDER BY case DESC RETURN case",
+            // The keywords themselves still work.
+            "MATCH (n) WHERE NOT n.x IS NULL AND n.y IS NOT NULL RETURN n",
+            "MATCH (n) RETURN CASE WHEN n.x > 1 THEN +1 ELSE -1 END AS s ORDER BY NOT n.y",
+            "MATCH (n) WHERE n.x IS NOT :: INTEGER RETURN [x IN [null, true] | x] AS l",
+            // A keyword-named variable after NOT (the fuzz target's `detach`).
+            "MATCH (detach) WHERE NOT detach.set IS NULL AND NOT set.x RETURN detach",
+            "MATCH (n) WHERE NOT delete = 1 RETURN n",
+        ] {
+            parses(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+            assert!(crate::cypher::write_clauses(q).is_empty(), "{q}");
+            assert!(crate::cypher::analyze::analyze(q).syntax_valid, "{q}");
+        }
+    }
+
+    #[test]
+    fn projection_all_follows_the_dialect() {
+        // 5.26.30 refuses `RETURN all all(...)`; 2026.08.1 (Cypher 25) accepts it.
+        let q = "RETURN all all(null IN [1, 2] WHERE null > 0) AS ok";
+        assert!(matches!(
+            parses(q),
+            Err(CypherError::Syntax { offset: 7, .. })
+        ));
+        with_front(q, Dialect::Cypher25, |_| ()).unwrap();
+        parses("RETURN all(x IN [1, 2] WHERE x > 0) AS ok").unwrap();
+        assert!(!Dialect::Cypher5.accepts(Form::ProjectionAll));
+        assert!(Dialect::Cypher5.accepts(Form::ColonTypeAlternation));
     }
 
     /// Words models use as names, in every kind of name position (issue 29).

@@ -30,14 +30,23 @@
 //! - A standalone `ORDER BY ... [SKIP ..] [LIMIT ..]` after `MATCH` (GQL;
 //!   Neo4j 5.26 accepts `MATCH (n) ORDER BY n.x RETURN n`): blanked (the
 //!   order does not change what the query reads or writes).
-//! - Cypher 25 only ([`Dialect::Cypher25`]): match modes `MATCH REPEATABLE
-//!   ELEMENTS` / `MATCH DIFFERENT RELATIONSHIPS` (blanked), `LET x = e`
-//!   (becomes `WITH x = e`: `x` is then no declared variable) and `FILTER`
-//!   after a `MATCH` pattern (becomes `WHERE`). Neo4j 5.26 refuses all three.
+//! - Cypher 25 only (the dialect's rules, [`Dialect::accepts`]): match modes
+//!   `MATCH REPEATABLE ELEMENTS` / `MATCH DIFFERENT RELATIONSHIPS` (blanked),
+//!   `LET x = e, ...` (becomes `SET x = e, ...`, form `LET`: no write for the
+//!   gate, the analysis declares each `x`), `FILTER` after a `MATCH` pattern or after a `WITH`
+//!   without a `WHERE` (becomes `WHERE`), `RETURN ... GROUP BY keys`
+//!   (blanked: Cypher groups implicitly) and the conditional query `WHEN cond
+//!   THEN query [WHEN ...] [ELSE query]` (one placeholder, form `WHEN`, each
+//!   branch parsed as a subquery; the conditions are not parsed). Neo4j 5.26
+//!   refuses all of them.
+//!
+//! [`rewrite`] is skipped when a cheap byte scan finds none of its trigger
+//! words (`load` and `foreach` count only as `LOAD CSV` and `FOREACH (`, as
+//! both are common names).
 
 use open_cypher::{lex, Token, TokenKind};
 
-use super::dialect::Dialect;
+use super::dialect::{Dialect, Form};
 
 /// A text rewritten by [`rewrite`].
 #[derive(Debug)]
@@ -59,6 +68,8 @@ fn may_apply(src: &str) -> bool {
         return true;
     }
     let mut projected = false;
+    // A conditional query starts with `WHEN`.
+    let start = b.iter().position(|c| !c.is_ascii_whitespace());
     b.windows(4).enumerate().any(|(i, w)| {
         let mut l = [0u8; 4];
         for (d, s) in l.iter_mut().zip(w) {
@@ -71,15 +82,35 @@ fn may_apply(src: &str) -> bool {
             }
             b"orde" => !projected,
             // `CASE x WHEN > 1`: an operator after WHEN.
+            b"when" if Some(i) == start => true,
             b"when" => b[i + 4..]
                 .iter()
                 .find(|c| !c.is_ascii_whitespace())
                 .is_some_and(|c| matches!(c, b'<' | b'>' | b'=')),
-            b"show" | b"inse" | b"odet" | b"load" | b"trim" | b"fini" | b"filt" | b"repe"
-            | b"diff" | b"let " | b"fore" => true,
+            // `LOAD CSV`, `FOREACH (`: `load` and `foreach` are common names.
+            b"load" => next_word_is(b, i + 4, b"csv"),
+            b"fore" => {
+                b.get(i + 4..i + 7)
+                    .is_some_and(|r| r.eq_ignore_ascii_case(b"ach"))
+                    && next_word_is(b, i + 7, b"(")
+            }
+            b"show" | b"inse" | b"odet" | b"trim" | b"fini" | b"filt" | b"repe" | b"diff"
+            | b"let " | b"grou" => true,
             _ => false,
         }
     })
+}
+
+/// Whether the first non-space bytes of `b` from `at` are `word` (ASCII, any case).
+fn next_word_is(b: &[u8], at: usize, word: &[u8]) -> bool {
+    let rest = b.get(at..).unwrap_or_default();
+    let skip = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    // A comment in between: let the rewrite decide.
+    if rest.get(skip) == Some(&b'/') {
+        return true;
+    }
+    rest.get(skip..skip + word.len())
+        .is_some_and(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// `src` with the forms of the module documentation rewritten for
@@ -250,7 +281,33 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
                     continue;
                 }
             }
-            "MATCH" if dialect == Dialect::Cypher25 => {
+            "WHEN" if k == 0 && dialect.accepts(Form::ConditionalQuery) => {
+                // `WHEN cond THEN query [WHEN cond THEN query]* [ELSE query]`: one
+                // placeholder, each branch parsed as a subquery.
+                if let Some(bodies) = conditional_bodies(&tokens, &word) {
+                    let end = tokens[tokens.len() - 1].span.end;
+                    if end - t.span.start >= PLACEHOLDER.len() {
+                        put_placeholder(&mut text, t.span.start, end);
+                        forms.push((t.span.start, "WHEN"));
+                        for (from, to) in bodies {
+                            foreach.push((t.span.start, from, to));
+                        }
+                        break;
+                    }
+                }
+            }
+            "GROUP"
+                if word(k + 1).as_deref() == Some("BY")
+                    && dialect.accepts(Form::GroupBy)
+                    && clause_position(k) =>
+            {
+                // `RETURN ... GROUP BY keys`: the grouping is implicit in Cypher.
+                let end = clause_end(&tokens, &word, k + 2, GROUP_BY_END);
+                blank(&mut text, t.span.start, tokens[end - 1].span.end);
+                k = end;
+                continue;
+            }
+            "MATCH" if dialect.accepts(Form::MatchMode) => {
                 if matches!(
                     (word(k + 1).as_deref(), word(k + 2).as_deref()),
                     (Some("REPEATABLE"), Some("ELEMENTS" | "ELEMENT"))
@@ -262,7 +319,7 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
                 }
             }
             "LET"
-                if dialect == Dialect::Cypher25
+                if dialect.accepts(Form::Let)
                     && clause_position(k)
                     && matches!(
                         kind(k + 1),
@@ -270,15 +327,19 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
                     )
                     && kind(k + 2) == Some(TokenKind::Equal) =>
             {
-                text.replace_range(t.span.start..t.span.end, "WITH");
+                // `LET x = e, y = f` becomes `SET x = e, y = f` (same length; the
+                // form tells the gate it writes nothing, the analysis declares
+                // each variable).
+                text.replace_range(t.span.start..t.span.end, "SET");
+                forms.push((t.span.start, "LET"));
             }
-            "FILTER" if dialect == Dialect::Cypher25 && clause_position(k) => {
+            "FILTER" if dialect.accepts(Form::Filter) && clause_position(k) => {
                 let after_pattern = k > 0
                     && matches!(
                         kind(k - 1),
                         Some(TokenKind::RightParen | TokenKind::RightBracket)
                     );
-                if after_pattern {
+                if after_pattern || ends_a_with(&tokens, &word, k) {
                     text.replace_range(t.span.start..t.span.end, "WHERE ");
                 }
             }
@@ -291,6 +352,132 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
         forms,
         foreach,
     })
+}
+
+/// Words that end a `GROUP BY` list (besides [`CLAUSE_WORDS`]).
+const GROUP_BY_END: &[&str] = &["ORDER", "SKIP", "OFFSET", "LIMIT"];
+
+/// The index of the first token from `from` on that is, outside brackets, one of
+/// [`CLAUSE_WORDS`] or `extra` (not after `.` or `:`), or that closes a bracket opened
+/// before `from`; the number of tokens when none.
+fn clause_end(
+    tokens: &[Token],
+    word: &dyn Fn(usize) -> Option<String>,
+    from: usize,
+    extra: &[&str],
+) -> usize {
+    let mut depth = 0i32;
+    let mut j = from;
+    while j < tokens.len() {
+        match tokens[j].kind {
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => depth += 1,
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    break;
+                }
+            }
+            _ if depth == 0
+                && word(j).is_some_and(|w| {
+                    CLAUSE_WORDS.contains(&w.as_str()) || extra.contains(&w.as_str())
+                })
+                && !matches!(tokens[j - 1].kind, TokenKind::Dot | TokenKind::Colon) =>
+            {
+                break;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    j
+}
+
+/// Whether the `FILTER` at token `k` follows the projection of a `WITH` (without a `WHERE`
+/// of its own), so that it can stand as that `WITH`'s `WHERE`.
+fn ends_a_with(tokens: &[Token], word: &dyn Fn(usize) -> Option<String>, k: usize) -> bool {
+    let mut depth = 0i32;
+    for p in (0..k).rev() {
+        match tokens[p].kind {
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => depth += 1,
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ if depth == 0
+                && p > 0
+                && matches!(tokens[p - 1].kind, TokenKind::Dot | TokenKind::Colon) => {}
+            _ if depth == 0 => match word(p).as_deref() {
+                Some("WITH") => return true,
+                Some("WHERE" | "FILTER") => return false,
+                Some(w) if CLAUSE_WORDS.contains(&w) => return false,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The branches of a conditional query starting at token 0 (`WHEN cond THEN query [WHEN
+/// cond THEN query]* [ELSE query]`, Cypher 25): the byte range of each branch's query, or
+/// `None` when the text is not of that shape. `WHEN` / `THEN` / `ELSE` of `CASE`
+/// expressions and inside brackets are not branch words.
+fn conditional_bodies(
+    tokens: &[Token],
+    word: &dyn Fn(usize) -> Option<String>,
+) -> Option<Vec<(usize, usize)>> {
+    let mut bodies = Vec::new();
+    let (mut depth, mut cases) = (0i32, 0usize);
+    // The token after the current branch's THEN / ELSE, and whether an ELSE was seen.
+    let mut body: Option<usize> = None;
+    let mut in_condition = true;
+    let mut seen_else = false;
+    for j in 1..tokens.len() {
+        match tokens[j].kind {
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => depth += 1,
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    return None;
+                }
+            }
+            _ if depth == 0 => {
+                let after_dot = matches!(tokens[j - 1].kind, TokenKind::Dot | TokenKind::Colon);
+                match word(j).as_deref() {
+                    _ if after_dot => {}
+                    Some("CASE") => cases += 1,
+                    Some("END") if cases > 0 => cases -= 1,
+                    Some("THEN") if cases == 0 && in_condition => {
+                        in_condition = false;
+                        body = Some(j + 1);
+                    }
+                    Some(w @ ("WHEN" | "ELSE")) if cases == 0 && !in_condition && !seen_else => {
+                        let from = body.take()?;
+                        if from >= j {
+                            return None;
+                        }
+                        bodies.push((tokens[from].span.start, tokens[j - 1].span.end));
+                        if w == "ELSE" {
+                            seen_else = true;
+                            body = Some(j + 1);
+                        } else {
+                            in_condition = true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    let from = body?;
+    if in_condition || from >= tokens.len() {
+        return None;
+    }
+    bodies.push((tokens[from].span.start, tokens[tokens.len() - 1].span.end));
+    Some(bodies)
 }
 
 /// Clause keywords that end a standalone `ORDER BY ... [SKIP ..] [LIMIT ..]`.
@@ -621,6 +808,52 @@ mod tests {
         assert_eq!(p[0].match_cypher, "MATCH (n:Player)");
         // A `$` parameter is no dynamic label.
         assert!(parses("MATCH (n {name: $x}) RETURN n", Dialect::Cypher5));
+    }
+
+    #[test]
+    fn conditional_queries_and_group_by_follow_the_dialect() {
+        // 2026.08.1 (Cypher 25) accepts both; 5.26.30 refuses both (the differential corpus).
+        for q in [
+            "WHEN true THEN RETURN 1 AS x ELSE RETURN 2 AS x",
+            "WHEN CASE WHEN 1 > 2 THEN true END THEN MATCH (n:Player) RETURN n.name AS x \
+             WHEN false THEN RETURN 'a' AS x",
+            "MATCH (p:Player) RETURN p.name GROUP BY p.name",
+            "MATCH (p:Player) RETURN p.name, count(*) AS c GROUP BY p.name ORDER BY c LIMIT 2",
+            "MATCH (n:Player) WITH n FILTER n.name = 'x' RETURN n.name",
+        ] {
+            assert!(parses(q, Dialect::Cypher25), "{q}");
+            assert!(!parses(q, Dialect::Cypher5), "{q}");
+        }
+        // A `LET` variable is declared: later references are variables.
+        let a = analysis(
+            "MATCH (n:Player) LET x = n.name, y = 1 RETURN x, y",
+            Dialect::Cypher25,
+        );
+        assert!(a.syntax_valid, "{:?}", a.syntax_error);
+        assert!(
+            a.signature
+                .ends_with("let <var> = <var> . name , <var> = <num> return <var> , <var>"),
+            "{}",
+            a.signature
+        );
+        // A write in a branch is found.
+        assert_eq!(
+            write_clauses_in(
+                "WHEN true THEN MATCH (n) RETURN n ELSE CREATE (m:P) RETURN m",
+                Dialect::Cypher25
+            ),
+            ["CREATE"]
+        );
+        assert!(!parses("WHEN true THEN ELSE RETURN 1", Dialect::Cypher25));
+        assert!(!parses("WHEN true RETURN 1", Dialect::Cypher25));
+        // `load` and `foreach` as names need no rewrite.
+        assert!(!super::may_apply(
+            "MATCH (load:Create)-[foreach]->(m) RETURN load.foreach"
+        ));
+        assert!(super::may_apply("LOAD  csv FROM 'x' AS r RETURN r"));
+        assert!(super::may_apply(
+            "MATCH (n) FOREACH (x IN [1] | SET n.x = x)"
+        ));
     }
 
     #[test]

@@ -48,8 +48,10 @@
 //!   (consumers read names from the text at their spans), `|` becomes `&`
 //!   (and the colon after it a space), and the pattern predicates are cut out
 //!   and parsed as `RETURN <predicate>` ([`neo4j5::neutralize_names`],
-//!   [`parse::Names::Neutralize`]). Known gap: `all`, `is` and `case` as a
-//!   name before `ORDER BY`-style keywords (`ORDER BY case DESC`).
+//!   [`parse::Names::Neutralize`]). `case`, `is`, `not` and `then` are names
+//!   where no expression can continue (`WITH case WHERE`, `AS not ORDER BY not
+//!   LIMIT 2`); `null`, `true` and `false` only as a list variable (`[null IN
+//!   l | ...]`), literals elsewhere.
 //! - `\uXXXX` escapes, which Neo4j decodes before tokenizing (even in strings
 //!   and comments): decoded first ([`frontend::Source`]).
 //! - `SHOW` commands, `INSERT`, `NODETACH DELETE`, `LOAD CSV`, `FOREACH`,
@@ -57,8 +59,10 @@
 //!   `FINISH` and the Cypher 25 forms `LET`, `FILTER` and match modes:
 //!   rewritten to openCypher of the same length before parsing, the form
 //!   recorded for the gate ([`gql`]).
-//! - `ORDER BY ... NULLS FIRST/LAST`, a standalone `ORDER BY` after `MATCH`,
-//!   Cypher 25's conditional `WHEN ... THEN ... ELSE` queries, administration
+//! - Where the dialects differ (`RETURN ALL x`, a leading `\uXXXX` escape,
+//!   Cypher 25's clause forms), the front end consults the dialect's rules
+//!   ([`dialect::RULES`], [`Dialect::accepts`]), one row per form.
+//! - `ORDER BY ... NULLS FIRST/LAST`, administration
 //!   commands (`CREATE INDEX`): do not parse. The gate then uses its lexical scan (all of the writing ones are
 //!   reported); provenance queries take the MATCH part when the error lies
 //!   after it, else raise [`CypherError::Syntax`] (PSJS 0, error class

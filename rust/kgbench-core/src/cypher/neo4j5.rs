@@ -303,6 +303,47 @@ const STRICT_NAME_KEYWORDS: &[Keyword] = &[
     Keyword::In,
     Keyword::Is,
     Keyword::As,
+    Keyword::Not,
+    Keyword::Then,
+    Keyword::Null,
+    Keyword::True,
+    Keyword::False,
+];
+
+/// Literal keywords (`null`, `true`, `false`) are names only where they declare a list
+/// variable (`[null IN l | ...]`, `all(true IN l WHERE ...)`; Neo4j 5.26 and 2026.08.1
+/// accept them, the differential corpus); elsewhere they stay literals.
+const LITERAL_KEYWORDS: &[Keyword] = &[Keyword::Null, Keyword::True, Keyword::False];
+
+/// Keywords that cannot start an expression nor continue one after `CASE`, `IS` or `NOT`: a
+/// `CASE`, `IS` or `NOT` before one of them is a name (`WITH case WHERE case > 1`, `AS not
+/// ORDER BY not LIMIT 2`; Neo4j 5.26 accepts them, the differential corpus).
+const CLAUSE_AFTER_NAME: &[Keyword] = &[
+    Keyword::Where,
+    Keyword::Return,
+    Keyword::With,
+    Keyword::Order,
+    Keyword::Skip,
+    Keyword::Limit,
+    Keyword::Offset,
+    Keyword::As,
+    Keyword::And,
+    Keyword::Or,
+    Keyword::Xor,
+    Keyword::Desc,
+    Keyword::Asc,
+    Keyword::Descending,
+    Keyword::Ascending,
+    Keyword::Union,
+    Keyword::Match,
+    Keyword::Optional,
+    Keyword::Unwind,
+    Keyword::Create,
+    Keyword::Merge,
+    Keyword::Set,
+    Keyword::Delete,
+    Keyword::Detach,
+    Keyword::Remove,
 ];
 
 /// A name position judged only from a `.`, `:` or `::` before, an `AS`
@@ -310,6 +351,38 @@ const STRICT_NAME_KEYWORDS: &[Keyword] = &[
 fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
     use TokenKind as K;
     let next = tokens.get(i + 1).map(|t| t.kind);
+    let this = tokens[i].kind;
+    if let K::Keyword(k) = this {
+        if LITERAL_KEYWORDS.contains(&k) {
+            // `[null IN l | ...]`: a list variable; any other `null` is the literal.
+            return next == Some(K::Keyword(Keyword::In))
+                && matches!(
+                    i.checked_sub(1).map(|p| tokens[p].kind),
+                    Some(K::LeftBracket | K::LeftParen)
+                );
+        }
+    }
+    let previous = i.checked_sub(1).map(|p| tokens[p].kind);
+    // `IS NOT NULL`, `IS NOT :: T`: the operator.
+    if this == K::Keyword(Keyword::Not) && previous == Some(K::Keyword(Keyword::Is)) {
+        return false;
+    }
+    if matches!(this, K::Keyword(Keyword::Case | Keyword::Is | Keyword::Not))
+        && matches!(next, Some(K::Keyword(k)) if CLAUSE_AFTER_NAME.contains(&k))
+        // The keyword after is no name itself (`NOT detach.set`, `NOT set = 1`); at the
+        // end only a sort direction (`ORDER BY case DESC`).
+        && match tokens.get(i + 2) {
+            None => matches!(
+                next,
+                Some(K::Keyword(
+                    Keyword::Desc | Keyword::Asc | Keyword::Descending | Keyword::Ascending
+                ))
+            ),
+            Some(_) => !followed_like_a_name(query, tokens, i + 1),
+        }
+    {
+        return true;
+    }
     if let Some(p) = i.checked_sub(1).and_then(|p| tokens.get(p)) {
         match p.kind {
             K::Dot | K::Colon | K::DoubleColon => return true,
@@ -326,8 +399,10 @@ fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
                 | Keyword::Xor,
             )
             | K::Comma
-                if matches!(tokens[i].kind, K::Keyword(Keyword::In | Keyword::By))
-                    && !previous_is_name(query, tokens, i - 1, MAX_NAME_CHAIN) =>
+                if matches!(
+                    tokens[i].kind,
+                    K::Keyword(Keyword::In | Keyword::By | Keyword::Is)
+                ) && !previous_is_name(query, tokens, i - 1, MAX_NAME_CHAIN) =>
             {
                 return true;
             }
@@ -338,7 +413,7 @@ fn is_strict_name_position(query: &str, tokens: &[Token], i: usize) -> bool {
             // `ORDER BY all DESC`, `BY is,`: a sort key (not `BY case WHEN`,
             // not a call `BY all(...)`).
             K::Keyword(Keyword::By)
-                if !matches!(tokens[i].kind, K::Keyword(Keyword::Case))
+                if !matches!(tokens[i].kind, K::Keyword(Keyword::Case | Keyword::Not))
                     && !is_name_position(query, tokens, i - 1)
                     && !matches!(next, Some(K::LeftParen | K::LeftBrace)) =>
             {
@@ -431,7 +506,7 @@ pub(crate) fn in_relationship_types(tokens: &[Token], p: usize) -> bool {
 
 /// Clause keywords an expression with a unary `+` may follow.
 const SIGNED_AFTER: &[&str] = &[
-    "RETURN", "WITH", "WHERE", "LIMIT", "SKIP", "OFFSET", "UNWIND", "YIELD",
+    "RETURN", "WITH", "WHERE", "LIMIT", "SKIP", "OFFSET", "UNWIND", "YIELD", "THEN", "ELSE", "NOT",
 ];
 
 /// Keywords after which a word is an expression (a variable), never a clause.

@@ -554,6 +554,10 @@ DIALECT = [
     "MATCH (n)-[r:$all(['{R}'])]->() RETURN r",
     "MATCH (n:{S}) RETURN n[$key] AS v",
     "MATCH (n:{S}) RETURN n['name'] AS v",
+    # added in session 14 (issue 29): FILTER after WITH, LET variables referenced later
+    "MATCH (n:{S}) WITH n FILTER n.name = '{sn}' RETURN n.name",
+    "MATCH (n:{S}) LET x = n.name, y = 1 RETURN x, y",
+    "MATCH (n:{S}) LET x = n.name WITH x FILTER x IS NOT NULL RETURN x",
 ]
 
 
