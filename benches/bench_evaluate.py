@@ -40,7 +40,7 @@ from typing import Any
 
 from kgbench.convert import convert
 from kgbench.evaluate.multirun import evaluate_runs
-from kgbench.evaluate.runner import METRICS, _plan, evaluate, parse_metrics
+from kgbench.evaluate.runner import METRICS, evaluate, parse_metrics, plan_scoring
 from kgbench.evaluate.tasks import clean_prediction, load_predictions
 from kgbench.generate import generate_cypherbench
 from kgbench.neo4j import LocalNeo4j, load_graph
@@ -87,7 +87,7 @@ def prediction_files(
 
 def planned_queries(tasks: list[dict[str, Any]], path: Path) -> set[tuple[str, str]]:
     """(graph, query) of every query an evaluation of the prediction file ``path`` sends
-    (its plan, ``kgbench.evaluate.runner._plan``, with the default metrics)."""
+    (its plan, ``kgbench.evaluate.runner.plan_scoring``, with the default metrics)."""
     preds = {
         q: None if p is None else clean_prediction(p) for q, p in load_predictions(path).items()
     }
@@ -97,7 +97,7 @@ def planned_queries(tasks: list[dict[str, Any]], path: Path) -> set[tuple[str, s
         by_graph.setdefault(t["graph"], []).append(t)
     out: set[tuple[str, str]] = set()
     for graph, graph_tasks in by_graph.items():
-        plan = _plan(graph_tasks, preds, metrics, "5", "5")
+        plan = plan_scoring(graph_tasks, preds, metrics, "5", "5")
         for queries in (
             plan.gold,
             plan.identical_gold,

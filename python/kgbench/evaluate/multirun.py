@@ -41,12 +41,12 @@ from kgbench.evaluate.runner import (
     ExecutorFactory,
     ExecutorLike,
     GraphTarget,
-    _by_graph,
-    _neo4j_executor_factory,
-    _plan,
     evaluate,
     graph_executors,
+    neo4j_executor_factory,
     parse_metrics,
+    plan_scoring,
+    tasks_by_graph,
 )
 from kgbench.evaluate.tasks import clean_prediction
 
@@ -313,7 +313,7 @@ def run_phases(
     scoring (which reports it), and the phases stop at the first connection failure.
     """
     metrics = parse_metrics(options.get("metrics", METRICS))
-    by_graph = _by_graph(
+    by_graph = tasks_by_graph(
         tasks,
         options.get("graph_uris"),
         options.get("uri"),
@@ -335,7 +335,7 @@ def run_phases(
         except ConnectionLostError:
             continue
         dialects = (dialect_of(pred), dialect_of(gold))
-        plans = [_plan(graph_tasks, p, metrics, *dialects) for p in predictions]
+        plans = [plan_scoring(graph_tasks, p, metrics, *dialects) for p in predictions]
         work.append((graph, gold, pred, plans))
     Side = Callable[[Any], list[str]]
     phases: tuple[tuple[str, Side, Side], ...] = (
@@ -383,7 +383,7 @@ def evaluate_runs(
             :func:`kgbench.evaluate.evaluate` raises for bad input (naming the file).
         ConnectionLostError: as :func:`kgbench.evaluate.evaluate`.
     """
-    from kgbench.evaluate.runner import _as_tasks
+    from kgbench.evaluate.runner import as_task_list
     from kgbench.evaluate.tasks import load_predictions
 
     if not runs:
@@ -394,12 +394,12 @@ def evaluate_runs(
         files = [str(f) for n, f in runs if n == dup]
         raise InputError(f"two prediction files are named {dup!r}: {' and '.join(files)}")
     emit = log or (lambda msg: print(msg, file=sys.stderr))
-    task_list = _as_tasks(tasks)
+    task_list = as_task_list(tasks)
     qids = {t["qid"] for t in task_list}
     base, close = (
         (executor_factory, lambda: None)
         if executor_factory is not None
-        else _neo4j_executor_factory()
+        else neo4j_executor_factory()
     )
     shared: dict[tuple[str, GraphTarget, float, str | None], SharedExecutor] = {}
 

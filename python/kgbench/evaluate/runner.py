@@ -292,7 +292,7 @@ def load_graph_targets(
 ExecutorFactory = Callable[[str, GraphTarget, float, int, Path | None], ExecutorLike]
 
 
-def _neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
+def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
     """Executors of ``kgbench.neo4j.QueryExecutor`` over shared drivers, and a closer.
 
     A new driver is checked with ``verify_connectivity`` (an unreachable server raises
@@ -362,7 +362,12 @@ def _neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
     return make, close
 
 
-def _as_tasks(tasks: str | Path | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def as_task_list(tasks: str | Path | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``tasks`` as normalised task records: a task file read (:func:`load_tasks`) or a
+    sequence of records normalised (named ``task i`` in errors).
+
+    Raises:
+        InputError: a file or record that is not a task (naming it)."""
     if isinstance(tasks, (str, Path)):
         return load_tasks(tasks)
     return normalize_tasks((f"task {i}", t) for i, t in enumerate(tasks))
@@ -403,7 +408,7 @@ def _lost(results: Iterable[QueryResultLike | None]) -> Failure | None:
 
 
 @dataclass
-class _Plan:
+class ScoringPlan:
     """The queries scoring one graph's tasks needs, per phase, and what they derive from:
     each task's prediction (``pred_of``), why it cannot run (``blocked``), the gold and
     predicted queries to run, the gold queries Exec needs for predictions identical to their
@@ -428,13 +433,13 @@ class _Plan:
         return [q for p in self.pred_prov.values() for q in p.queries]
 
 
-def _plan(
+def plan_scoring(
     tasks: Sequence[Mapping[str, Any]],
     preds: Mapping[str, str | None],
     metrics: tuple[str, ...],
     pred_dialect: str,
     gold_dialect: str,
-) -> _Plan:
+) -> ScoringPlan:
     """What :func:`_score_graph` runs for ``tasks`` (one graph) and cleaned ``preds``."""
     want_ex = "execution_accuracy" in metrics or "ex_set" in metrics
     pred_of = {t["qid"]: preds.get(t["qid"]) for t in tasks}
@@ -457,7 +462,7 @@ def _plan(
                 gold_prov[t["gold_cypher"]] = provenance_of(t["gold_cypher"], gold_dialect)
             if blocked[t["qid"]] is None and pred is not None and pred not in pred_prov:
                 pred_prov[pred] = provenance_of(pred, pred_dialect)
-    return _Plan(
+    return ScoringPlan(
         pred_of=pred_of,
         blocked=blocked,
         gold=[t["gold_cypher"] for t in tasks] if want_ex else [],
@@ -517,7 +522,7 @@ def _score_graph(
         )
     want_exec = "executable" in metrics
     want_psjs = "psjs" in metrics
-    plan = _plan(tasks, preds, metrics, dialect_of(pred_exec), dialect_of(gold_exec))
+    plan = plan_scoring(tasks, preds, metrics, dialect_of(pred_exec), dialect_of(gold_exec))
     pred_of, blocked = plan.pred_of, plan.blocked
 
     gold_results = run(gold_exec, plan.gold, "gold queries", "gold")
@@ -730,7 +735,7 @@ def _cache_note(graph: str, report: Any, fingerprint: Any) -> str:
     return f"{where}: new (for the database's current content{content})"
 
 
-def _by_graph(
+def tasks_by_graph(
     task_list: Sequence[dict[str, Any]],
     graph_uris: str | Path | Mapping[str, Any] | None,
     uri: str | None,
@@ -825,7 +830,7 @@ def evaluate(
     metric_names = parse_metrics(metrics)
     if metric_for_agg not in metric_names:
         metric_for_agg = metric_names[0]
-    task_list = _as_tasks(tasks)
+    task_list = as_task_list(tasks)
     if not task_list:
         where = f"{tasks}: " if isinstance(tasks, (str, Path)) else ""
         raise InputError(f"{where}no task records: nothing to score")
@@ -842,12 +847,12 @@ def evaluate(
     if unknown:
         emit(f"warning: {len(unknown)} prediction(s) for unknown qids ignored, e.g. {unknown[0]!r}")
 
-    by_graph = _by_graph(task_list, graph_uris, uri, database, user, password)
+    by_graph = tasks_by_graph(task_list, graph_uris, uri, database, user, password)
 
     close: Callable[[], None] = lambda: None  # noqa: E731
     factory = executor_factory
     if factory is None:
-        factory, close = _neo4j_executor_factory()
+        factory, close = neo4j_executor_factory()
     if cache_dir is None:
         cache_dir = gold_cache_dir
     excluded: dict[str, dict[str, Any]] = {}
