@@ -260,6 +260,89 @@ def test_gtsqa_bad_input(gtsqa_items: Path, tmp_path: Path) -> None:
         )
 
 
+WD50K_SCHEMA = DATA / "wd50k" / "wd50k.wd2neo4j.json"
+WRITE = "MATCH (n) DETACH DELETE n RETURN 1 AS answer"
+
+
+@pytest.mark.neo4j
+def test_gtsqa_cypher_on_neo4j(
+    tmp_path: Path, neo4j_server: Any, neo4j_driver: Any, neo4j_load: Any
+) -> None:
+    """gtsqa with --uri: the items' own Cypher on kgbench's conversion of the WD50K dump
+    they were generated on, loaded into the session Neo4j, gives their answers and full
+    answer subgraphs (the relationships the MATCH part matched, read back as [QID, PID,
+    QID]); a wrong query scores low; a write query is refused and never runs."""
+    from kgbench.convert import convert
+
+    if not WD50K.is_file():
+        pytest.skip("the shared WD50K dump is absent")
+    convert(str(WD50K_SCHEMA), [str(WD50K)], str(tmp_path / "g"))
+    neo4j_load(tmp_path / "g" / "graph.json")
+    n_before = neo4j_driver.execute_query("MATCH (n) RETURN count(n) AS c")[0][0]["c"]
+    items = [i for i in _jsonl(ITEMS) if i["cypher_query"]]  # 124 of 300 have a Cypher form
+    items_path = tmp_path / "items.jsonl"
+    items_path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    by_question = {i["question"]: i for i in items}
+    wrong, write = items[1], items[2]
+
+    def reply(messages: Messages) -> str:
+        text = last_user_content(messages)
+        item = by_question[text.rsplit("Question: ", 1)[1].split("\n", 1)[0]]
+        if item is wrong:  # another item's query
+            return f"```cypher\n{items[0]['cypher_query']}\n```"
+        if item is write:
+            return f"```cypher\n{WRITE}\n```"
+        return f"```cypher\n{item['cypher_query']}\n```<|eot_id|>"
+
+    with ChatCompletionsTestDouble(reply=reply) as double:
+        res = predict(
+            "gtsqa",
+            items_path,
+            base_url=double.url,
+            model="m",
+            out_dir=tmp_path / "p",
+            uri=neo4j_server.uri,
+            schema=WD50K_SCHEMA,
+            concurrency=1,
+            **FAST,
+        )
+        prompt = last_user_content(double.requests[0]["messages"])
+    assert "Graph schema:" in prompt and "hasComposer" in prompt
+    assert json.loads(res.run_path.read_text())["prompt"]["name"] == "gtsqa_cypher"
+    n_after = neo4j_driver.execute_query("MATCH (n) RETURN count(n) AS c")[0][0]["c"]
+    assert n_after == n_before > 0  # the write query never ran
+    recs = json.loads(res.predictions_path.read_text())
+    by_id = {r["id"]: r for r in recs}
+    assert by_id[write["id"]]["error"].startswith("write:")
+    assert by_id[write["id"]]["pred_answers"] == []
+    assert by_id[write["id"]]["retrieved_triples"] == []
+    assert sorted(by_id[wrong["id"]]["pred_answers"]) != sorted(wrong["all_answers_wikidata"])
+    exact = [
+        i
+        for i in items
+        if i not in (wrong, write)
+        and sorted(by_id[i["id"]]["pred_answers"]) == sorted(i["all_answers_wikidata"])
+    ]
+    # where the gold Cypher reaches the item's answers on the conversion, the relationships
+    # its MATCH part matched are exactly the item's full answer subgraph
+    assert exact
+    for i in exact:
+        got = by_id[i["id"]]["retrieved_triples"]
+        assert got == sorted(list(t) for t in i["full_answer_subgraph_wikidata"]), i["id"]
+    out = tmp_path / "ev"
+    argv = ["evaluate", "--family", "gtsqa", "--tasks", str(items_path)]
+    argv += ["--predictions", str(res.predictions_path), "--out", str(out)]
+    assert main(argv) == 0
+    scored = json.loads((out / "result_with_metrics.json").read_text())
+    per = {r["id"]: r["metrics"] for r in scored}
+    agg = json.loads((out / "aggregated_metrics.json").read_text())["overall"]
+    print("gtsqa --uri:", len(exact), "of", len(items), "exact;", agg)
+    assert per[wrong["id"]]["hits"] == 0 and per[write["id"]]["hits"] == 0
+    assert per[wrong["id"]]["triple_f1"] == 0
+    for i in exact:
+        assert per[i["id"]]["hits"] == 1 and per[i["id"]]["triple_f1"] == 1
+
+
 def test_run_gtsqa_end_to_end(
     gtsqa_items: Path,
     gtsqa_double: ChatCompletionsTestDouble,

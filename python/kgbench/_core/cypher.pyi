@@ -82,7 +82,10 @@ def gate_and_provenance(
 def provenance_details(query: str, dialect: str = "5") -> list[dict[str, object]]:
     """Like :func:`provenance_queries`; each item has ``cypher`` (str),
     ``match_cypher`` (str, the MATCH part with fresh variables on anonymous nodes)
-    and ``node_variables`` (list[str]).
+    , ``node_variables`` (list[str]) and ``relationship_cypher`` (str, the MATCH part
+    with fresh variables ``__kgb_r<i>`` on anonymous relationships too, returning the
+    distinct element ids of the matched relationships in the column ``element_id``;
+    variable-length relationship lists unwound).
 
     Raises:
         CypherSyntaxError: the query does not parse.

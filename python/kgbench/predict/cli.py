@@ -97,6 +97,13 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         ".gz/.bz2 too; repeat for several files)",
     )
     p.add_argument(
+        "--schema",
+        type=Path,
+        metavar="FILE",
+        help="gtsqa with --uri (and no --kg): the .wd2neo4j.json conversion schema of the "
+        "KG loaded on --uri (relationship types back to PIDs)",
+    )
+    p.add_argument(
         "--uri",
         default=os.environ.get("KGBENCH_NEO4J_URI") or None,
         help="cypherbench, ngdbench: Bolt URI of the server of graphs without a schema file "
@@ -205,6 +212,7 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
         password=args.password or os.environ.get("NEO4J_PASSWORD"),
         database=args.database,
         kg=args.kg,
+        schema=args.schema,
         price_in=args.price_in,
         price_out=args.price_out,
         max_retries=args.retries,

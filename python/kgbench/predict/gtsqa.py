@@ -35,6 +35,18 @@ object are IRIs, as ``[subject, predicate, object]`` ids (the last IRI segment: 
 
 A query that does not parse or fails gives no answers and no triples, with ``error`` set.
 
+**Cypher with ``--uri``** (no ``--kg``; :class:`CypherGraph`): the KG is its Neo4j conversion
+(``kgbench convert`` with a ``.wd2neo4j.json`` schema, then ``kgbench load``; nodes carry
+``eid`` = ``Label#QID``), ``--schema`` names that conversion schema. The default prompt
+``gtsqa_cypher`` has ``{question}``, ``{seed_entities}`` and ``{schema}`` (the server's
+schema as the ``cypherbench`` family writes it). The reply (post-processed as above) goes
+through the evaluation read-only gate (a write query is refused, never sent) and runs in a
+read session; its ``answer`` column (else its first) gives ``pred_answers`` (eids as QIDs);
+the relationships its MATCH part matched (Rust's provenance queries, anonymous and
+variable-length relationships included) are read back as ``[head QID, PID, tail QID]``
+(types to PIDs through the schema) into ``retrieved_triples``. Records carry
+``pred_cypher`` instead of ``pred_sparql``.
+
 Output ``predictions.jsonl``: one record per task ``{id, question, pred_sparql,
 pred_answers, retrieved_triples, error}`` in task order; formats.md §15. With samples (``--samples
 K``), ``pred_sparql_samples`` holds the K queries and ``pred_answers_samples`` the answers of
@@ -106,12 +118,15 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
 
 
 def prompt_values(task: Mapping[str, Any], relations: str) -> dict[str, str]:
-    """The placeholder values of one task."""
+    """The placeholder values of one task; ``relations`` is the KG's text, the relation
+    list on the RDF dump or the schema text with ``--uri`` (given as both ``{relations}``
+    and ``{schema}``)."""
     seeds = task["record"].get("seed_entities", [])
     return {
         "question": str(task["question"]),
         "seed_entities": "\n".join(seeds),
         "relations": relations,
+        "schema": relations,
     }
 
 
@@ -337,20 +352,29 @@ def _answers(store: Any, query: str) -> list[str] | str:
 def records(
     tasks: Sequence[Mapping[str, Any]],
     preds: Sequence[Sequence[str]],
-    kg: KnowledgeGraph,
+    kg: KnowledgeGraph | CypherGraph,
 ) -> list[dict[str, Any]]:
-    """The prediction records (module docstring): the first sample of each task executed."""
+    """The prediction records (module docstring): the first sample of each task executed,
+    on the RDF store (``pred_sparql``) or, with a :class:`CypherGraph`, on Neo4j
+    (``pred_cypher``)."""
+
+    def run(query: str) -> dict[str, Any]:
+        if isinstance(kg, CypherGraph):
+            return kg.execute(query)
+        return execute(kg.store, query)
+
     out = []
     for task, samples in zip(tasks, preds, strict=True):
         query = samples[0] if samples else ""
         rec: dict[str, Any] = {"id": task["qid"], "question": task["question"]}
-        rec["pred_sparql"] = query
+        field = "pred_cypher" if isinstance(kg, CypherGraph) else "pred_sparql"
+        rec[field] = query
         if len(samples) > 1:
-            rec["pred_sparql_samples"] = list(samples)
-        rec.update(execute(kg.store, query))
+            rec[f"{field}_samples"] = list(samples)
+        rec.update(run(query))
         if len(samples) > 1:
             rec["pred_answers_samples"] = [rec["pred_answers"]] + [
-                execute(kg.store, q)["pred_answers"] for q in samples[1:]
+                run(q)["pred_answers"] for q in samples[1:]
             ]
         out.append(rec)
     return out
@@ -363,3 +387,149 @@ def kg_paths(value: str | Path | Iterable[str | Path] | None) -> list[str | Path
     if isinstance(value, (str, Path)):
         return [value]
     return list(value)
+
+
+# --------------------------------------------------------------------------- Cypher (--uri)
+
+#: Placeholders of the family's prompt with ``--uri`` (default prompt ``gtsqa_cypher``).
+CYPHER_PLACEHOLDERS = ("question", "seed_entities", "schema")
+
+_EID = re.compile(r"^[^#]+#(Q\d+)$")
+
+
+def wikidata_id(value: Any) -> str:
+    """The Wikidata form of a Cypher value: an eid ``Label#QID`` (or a node dict with an
+    ``eid`` property, as :func:`kgbench.neo4j.executor.to_plain` writes nodes) as its QID,
+    other values as their string."""
+    if isinstance(value, dict):
+        props = value.get("properties")
+        if isinstance(props, dict) and "eid" in props:
+            value = props["eid"]
+    text = str(value)
+    m = _EID.match(text)
+    return m.group(1) if m else text
+
+
+class CypherGraph:
+    """The Neo4j conversion of the KG (``kgbench convert`` with a ``.wd2neo4j.json``
+    schema, loaded by ``kgbench load``) that predicted Cypher runs on, read-only, through
+    :class:`kgbench.neo4j.QueryExecutor` (its read-only gate refuses write queries before
+    sending them). ``schema`` is the conversion schema: its ``relations`` map relationship
+    types back to PIDs (``label`` -> ``wd_source``; the first PID in file order when a
+    type has several). The prompt's ``{schema}`` is the server's schema as the
+    ``cypherbench`` family writes it.
+
+    Raises:
+        InputError: unreadable schema file, or the server cannot be reached."""
+
+    def __init__(
+        self,
+        uri: str,
+        schema: str | Path,
+        *,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        timeout_s: float = 120.0,
+    ) -> None:
+        import json
+
+        import neo4j
+
+        from kgbench.neo4j.executor import QueryExecutor
+
+        try:
+            data = json.loads(Path(schema).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"--schema {schema}: {' '.join(str(exc).split())}") from exc
+        rels = data.get("relations") if isinstance(data, dict) else None
+        if not isinstance(rels, list):
+            raise InputError(f"--schema {schema}: field 'relations' must be a list")
+        self.pid_of: dict[str, str] = {}
+        for i, rel in enumerate(rels):
+            if not isinstance(rel, dict) or "label" not in rel or "wd_source" not in rel:
+                raise InputError(f"--schema {schema}: relations[{i}] needs label and wd_source")
+            self.pid_of.setdefault(str(rel["label"]), str(rel["wd_source"]))
+        self.uri = uri
+        self.database = database
+        auth = (user, password or "") if user else None
+        self.driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+        self.executor = QueryExecutor(self.driver, database, timeout_s=timeout_s, workers=1)
+
+    def close(self) -> None:
+        """Close the driver."""
+        self.driver.close()
+
+    def schema_text(self) -> str:
+        """The ``{schema}`` placeholder: CypherBench's schema text of the server's graph.
+
+        Raises:
+            InputError: the schema cannot be read from the server."""
+        import neo4j
+
+        from kgbench.neo4j.schema import fetch_schema
+        from kgbench.predict.cypherbench import schema_text
+
+        try:
+            data = fetch_schema(self.driver, name="wikidata", database=self.database)
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise InputError(f"could not fetch the schema from {self.uri}: {reason}") from exc
+        return schema_text(data, where=f"schema of {self.uri}", graph="wikidata")
+
+    def execute(self, query: str) -> dict[str, Any]:
+        """Run a predicted Cypher query read-only: ``{pred_answers, retrieved_triples,
+        error}``. Answers are the values of the column ``answer`` when returned, else of
+        the first column (:func:`wikidata_id`), deduplicated in first-seen order. The
+        answer subgraph: the relationships the query's MATCH part matched (the
+        ``relationship_cypher`` of :func:`kgbench._core.cypher.provenance_details`, every
+        UNION branch), read back as ``[head QID, PID, tail QID]`` (types mapped through the
+        conversion schema, a type it lacks kept as is), sorted. A write query is refused
+        before sending (``error`` says so); a failing query gives no answers and no
+        triples. Never raises for a bad query."""
+        from kgbench._core.cypher import CypherSyntaxError, provenance_details
+        from kgbench.generate.synth.neo4j_kg import cypher_string
+
+        out: dict[str, Any] = {"pred_answers": [], "retrieved_triples": [], "error": None}
+        if not query.strip():
+            out["error"] = "empty prediction"
+            return out
+        res = self.executor.run(query)
+        if not res.ok:
+            out["error"] = f"{res.error_class}: {res.error}"
+            return out
+        cols = list(res.columns)
+        if cols:
+            col = cols.index("answer") if "answer" in cols else 0
+            answers: dict[str, None] = {}
+            for row in res.rows:
+                if row[col] is not None:
+                    answers.setdefault(wikidata_id(row[col]), None)
+            out["pred_answers"] = list(answers)
+        try:
+            branches = provenance_details(query, self.executor.dialect)
+        except CypherSyntaxError as exc:
+            out["error"] = f"answer subgraph: {' '.join(str(exc).split())}"
+            return out
+        ids: set[str] = set()
+        for branch in branches:
+            got = self.executor.run(str(branch["relationship_cypher"]))
+            if not got.ok:
+                out["error"] = f"answer subgraph: {got.error_class}: {got.error}"
+                return out
+            ids.update(str(r[0]) for r in got.rows)
+        if ids:
+            listed = ", ".join(cypher_string(i) for i in sorted(ids))
+            got = self.executor.run(
+                f"MATCH (a)-[r]->(b) WHERE elementId(r) IN [{listed}] "
+                "RETURN a.eid AS head, type(r) AS type, b.eid AS tail"
+            )
+            if not got.ok:
+                out["error"] = f"answer subgraph: {got.error_class}: {got.error}"
+                return out
+            triples = {
+                (wikidata_id(h), self.pid_of.get(str(t), str(t)), wikidata_id(o))
+                for h, t, o in got.rows
+            }
+            out["retrieved_triples"] = [list(t) for t in sorted(triples)]
+        return out

@@ -92,7 +92,8 @@ def _graph_contexts(
     if family == "text2cypher":  # each record carries its own schema
         return {g: "" for g in graphs}
     if family == "gtsqa":
-        return {g: kg.relations_text() for g in graphs}
+        text = kg.schema_text() if hasattr(kg, "schema_text") else kg.relations_text()
+        return {g: text for g in graphs}
     if family == "spider4sparql":
         from kgbench.predict.spider4sparql import load_ontologies
 
@@ -111,6 +112,13 @@ def _graph_contexts(
             for g in graphs:
                 targets.setdefault(g, GraphTarget(uri, database, user, password))
     return load_schema_texts(graphs, schema_dir=schema_dir, targets=targets, fetch=_fetch_schema)
+
+
+def kg_paths_given(kg: Any) -> bool:
+    """True when ``--kg`` names at least one file."""
+    from kgbench.predict.gtsqa import kg_paths
+
+    return bool(kg_paths(kg))
 
 
 def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
@@ -294,6 +302,7 @@ def predict(
     password: str | None = None,
     database: str | None = None,
     kg: str | Path | Sequence[str | Path] | None = None,
+    schema: str | Path | None = None,
     price_in: float | None = None,
     price_out: float | None = None,
     max_retries: int = 4,
@@ -311,7 +320,10 @@ def predict(
     predicted SPARQL runs on: :mod:`kgbench.predict.gtsqa`) or ``ngdbench`` (NGDBench tasks;
     schema as ``cypherbench``: :mod:`kgbench.predict.ngdbench`). ``prompt``: a shipped prompt
     name or a template file (default: the family's published prompt); ``kg``: ``gtsqa``'s
-    dump file(s). The API key is read from the environment variable
+    dump file(s); without ``kg``, ``gtsqa`` with ``uri`` asks for Cypher on the KG's Neo4j
+    conversion (default prompt ``gtsqa_cypher``) with ``schema`` the conversion schema
+    (``.wd2neo4j.json``, types back to PIDs): :class:`kgbench.predict.gtsqa.CypherGraph`.
+    The API key is read from the environment variable
     ``api_key_env`` and never written. ``samples`` replies per task (each its own cache
     entry); ``limit`` the first N tasks; ``replay_only`` answers from the cache only;
     ``seed`` is sent to the endpoint; ``price_in`` / ``price_out`` in currency per million
@@ -347,12 +359,22 @@ def predict(
         task_list = task_list[:limit]
     if not task_list:
         raise InputError(f"{tasks}: no tasks")
-    template = load_prompt(prompt or DEFAULT_PROMPTS[family], _placeholders(family))
-    graph_kg = None
+    graph_kg: Any = None
+    placeholders, default_prompt = _placeholders(family), DEFAULT_PROMPTS[family]
     if family == "gtsqa":
-        from kgbench.predict.gtsqa import KnowledgeGraph, kg_paths
+        from kgbench.predict import gtsqa as gt
 
-        graph_kg = KnowledgeGraph(kg_paths(kg))
+        if not kg_paths_given(kg) and uri is not None:
+            if schema is None:
+                raise InputError(
+                    "--family gtsqa with --uri needs --schema FILE (the .wd2neo4j.json "
+                    "conversion schema, to map relationship types back to PIDs)"
+                )
+            placeholders, default_prompt = gt.CYPHER_PLACEHOLDERS, "gtsqa_cypher"
+            graph_kg = gt.CypherGraph(uri, schema, user=user, password=password, database=database)
+        else:
+            graph_kg = gt.KnowledgeGraph(gt.kg_paths(kg))
+    template = load_prompt(prompt or default_prompt, placeholders)
     contexts = _graph_contexts(
         family,
         task_list,
@@ -510,6 +532,10 @@ def predict(
             f"{error} ({received} of {len(jobs)} replies received, all kept in {cache}; rerun "
             "the same command to resume)"
         )
-    records = _records(family, task_list, prompts, preds, graph_kg)
+    try:
+        records = _records(family, task_list, prompts, preds, graph_kg)
+    finally:
+        if hasattr(graph_kg, "close"):
+            graph_kg.close()
     pred_path = write_json_atomic(out / out_name, records)
     return PredictResult(out, pred_path, run_path, records, run)

@@ -137,8 +137,9 @@ fn provenance_queries(
     }
 }
 
-/// Like `provenance_queries`, as dicts with keys `cypher`, `match_cypher`
-/// and `node_variables`.
+/// Like `provenance_queries`, as dicts with keys `cypher`, `match_cypher`,
+/// `node_variables` and `relationship_cypher` (the element ids of the
+/// relationships the MATCH part matched, column `element_id`).
 #[pyfunction]
 #[pyo3(signature = (query, dialect="5"))]
 fn provenance_details<'py>(
@@ -158,6 +159,7 @@ fn provenance_details<'py>(
             d.set_item("cypher", p.cypher)?;
             d.set_item("match_cypher", p.match_cypher)?;
             d.set_item("node_variables", p.node_variables)?;
+            d.set_item("relationship_cypher", p.relationship_cypher)?;
             Ok(d)
         })
         .collect()

@@ -52,8 +52,8 @@
 //! `EXPLAIN` prefix is blanked by the front end.)
 
 use open_cypher::ast::{
-    ClauseKind, ExprKind, MatchClause, NodePattern, PathFactorKind, PathPattern,
-    ProjectionItemKind, QueryKind, SingleQuery, StatementKind, WithClause,
+    ClauseKind, ExprKind, MatchClause, Name, PathFactorKind, PathPattern, ProjectionItemKind,
+    QueryKind, SingleQuery, StatementKind, WithClause,
 };
 use open_cypher::{lex, Keyword, Span, Token, TokenKind};
 
@@ -77,6 +77,13 @@ pub struct ProvenanceQuery {
     /// quoted when needed), single-node variables first, then list variables
     /// of quantified path patterns.
     pub node_variables: Vec<String>,
+    /// Cypher returning the distinct element ids (column [`ELEMENT_ID_COLUMN`])
+    /// of the relationships matched by this branch's MATCH part: the MATCH part
+    /// with fresh variables `__kgb_r<i>` on anonymous relationship patterns too
+    /// (an abbreviated `-->` becomes `-[__kgb_r<i>]->`); variable-length and
+    /// quantified relationship variables are lists and contribute every element.
+    /// Not used by PSJS (which counts nodes only).
+    pub relationship_cypher: String,
 }
 
 /// The provenance queries of `query` for a Cypher 5 server
@@ -331,9 +338,11 @@ fn collect_single(
             }
         }
     }
-    let mut nodes = NodeVars::new(fresh);
-    // (text, is a bare `WITH *` that may be dropped when trailing)
-    let mut pieces: Vec<(String, bool)> = Vec::new();
+    let mut nodes = NodeVars::new(fresh, "n");
+    let mut rels = NodeVars::new(fresh, "r");
+    // (text, text with relationship variables, is a bare `WITH *` that may be
+    // dropped when trailing)
+    let mut pieces: Vec<(String, String, bool)> = Vec::new();
     for (i, clause) in clauses.iter().enumerate() {
         let in_match_part = match &clause.kind {
             ClauseKind::Match(_) => true,
@@ -342,45 +351,58 @@ fn collect_single(
         };
         match &clause.kind {
             ClauseKind::Match(m) => {
-                pieces.push((match_text(clause.span, m, src, &mut nodes), false));
+                let (text, with_rels) = match_text(clause.span, m, src, &mut nodes, &mut rels);
+                pieces.push((text, with_rels, false));
             }
             ClauseKind::With(w) if in_match_part => match &w.where_clause {
-                Some(predicate) => pieces.push((
-                    format!("WITH * WHERE {}", span_text(src, predicate.span)),
-                    false,
-                )),
-                None => pieces.push(("WITH *".to_string(), true)),
+                Some(predicate) => {
+                    let text = format!("WITH * WHERE {}", span_text(src, predicate.span));
+                    pieces.push((text.clone(), text, false));
+                }
+                None => pieces.push(("WITH *".to_string(), "WITH *".to_string(), true)),
             },
             _ => break,
         }
     }
-    while pieces.last().is_some_and(|(_, bare)| *bare) {
+    while pieces.last().is_some_and(|(_, _, bare)| *bare) {
         pieces.pop();
     }
     if pieces.is_empty() {
         return;
     }
     let match_cypher = pieces
-        .into_iter()
-        .map(|(text, _)| text)
+        .iter()
+        .map(|(text, _, _)| text.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    let row = format!("{fresh}_node");
-    let mut list = format!("[{}]", nodes.singles.join(", "));
-    for group in &nodes.groups {
-        list.push_str(&format!(" + coalesce({group}, [])"));
-    }
-    let cypher = format!(
-        "{match_cypher} UNWIND {list} AS {row} WITH {row} WHERE {row} IS NOT NULL \
-         RETURN DISTINCT elementId({row}) AS {ELEMENT_ID_COLUMN}"
-    );
+    let rel_match = pieces
+        .iter()
+        .map(|(_, text, _)| text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let cypher = element_id_query(&match_cypher, &nodes, &format!("{fresh}_node"));
+    let relationship_cypher = element_id_query(&rel_match, &rels, &format!("{fresh}_rel"));
     let mut node_variables = nodes.singles;
     node_variables.extend(nodes.groups);
     out.push(ProvenanceQuery {
         cypher,
         match_cypher,
         node_variables,
+        relationship_cypher,
     });
+}
+
+/// `<match part> UNWIND [singles] + coalesce(group, []) ... AS row WITH row
+/// WHERE row IS NOT NULL RETURN DISTINCT elementId(row) AS element_id`.
+fn element_id_query(match_part: &str, vars: &NodeVars, row: &str) -> String {
+    let mut list = format!("[{}]", vars.singles.join(", "));
+    for group in &vars.groups {
+        list.push_str(&format!(" + coalesce({group}, [])"));
+    }
+    format!(
+        "{match_part} UNWIND {list} AS {row} WITH {row} WHERE {row} IS NOT NULL \
+         RETURN DISTINCT elementId({row}) AS {ELEMENT_ID_COLUMN}"
+    )
 }
 
 /// A WITH that only passes variables on: items are `*` or bare variables
@@ -405,12 +427,41 @@ fn span_text(src: &str, span: Span) -> &str {
 }
 
 /// The source text of a MATCH clause with fresh variables inserted into its
-/// anonymous node patterns; records the node variables in `nodes`.
-fn match_text(span: Span, clause: &MatchClause, src: &str, nodes: &mut NodeVars) -> String {
+/// anonymous node patterns, and the same with fresh variables in its anonymous
+/// relationship patterns too; records the variables in `nodes` and `rels`.
+fn match_text(
+    span: Span,
+    clause: &MatchClause,
+    src: &str,
+    nodes: &mut NodeVars,
+    rels: &mut NodeVars,
+) -> (String, String) {
     let mut inserts: Vec<(usize, String)> = Vec::new();
+    let mut rel_inserts: Vec<(usize, String)> = Vec::new();
     for part in &clause.pattern.parts {
-        walk_path(&part.kind.path, false, src, nodes, &mut inserts);
+        let mut vars = Vars {
+            nodes: &mut *nodes,
+            rels: &mut *rels,
+            inserts: &mut inserts,
+            rel_inserts: &mut rel_inserts,
+        };
+        walk_path(&part.kind.path, false, src, &mut vars);
     }
+    let text = splice(span, src, inserts.clone());
+    inserts.extend(rel_inserts);
+    (text, splice(span, src, inserts))
+}
+
+/// Variables and text insertions collected while walking a MATCH pattern.
+struct Vars<'a> {
+    nodes: &'a mut NodeVars,
+    rels: &'a mut NodeVars,
+    inserts: &'a mut Vec<(usize, String)>,
+    rel_inserts: &'a mut Vec<(usize, String)>,
+}
+
+/// The source text of `span` with `inserts` (position, text) inserted.
+fn splice(span: Span, src: &str, mut inserts: Vec<(usize, String)>) -> String {
     inserts.sort_by_key(|(at, _)| *at);
     let mut text = String::new();
     let mut pos = span.start;
@@ -426,20 +477,37 @@ fn match_text(span: Span, clause: &MatchClause, src: &str, nodes: &mut NodeVars)
     text
 }
 
-fn walk_path(
-    path: &PathPattern,
-    in_group: bool,
-    src: &str,
-    nodes: &mut NodeVars,
-    inserts: &mut Vec<(usize, String)>,
-) {
+fn walk_path(path: &PathPattern, in_group: bool, src: &str, vars: &mut Vars<'_>) {
     for factor in &path.kind.factors {
         match &factor.kind {
             PathFactorKind::Node(pattern) => {
-                nodes.add(pattern, factor.span, in_group, src, inserts);
+                let open = open_after(src, factor.span, "(");
+                vars.nodes
+                    .add(pattern.variable.as_ref(), open, in_group, src, vars.inserts);
             }
             PathFactorKind::QuantifiedNode { pattern, .. } => {
-                nodes.add(pattern, factor.span, true, src, inserts);
+                let open = open_after(src, factor.span, "(");
+                vars.nodes
+                    .add(pattern.variable.as_ref(), open, true, src, vars.inserts);
+            }
+            PathFactorKind::Relationship(pattern) => {
+                let list = in_group
+                    || pattern.legacy_quantifier.is_some()
+                    || pattern.graph_quantifier.is_some();
+                let text = src.get(factor.span.start..factor.span.end).unwrap_or("");
+                if pattern.variable.is_some() || text.contains('[') {
+                    let open = open_after(src, factor.span, "[");
+                    vars.rels
+                        .add(pattern.variable.as_ref(), open, list, src, vars.rel_inserts);
+                } else {
+                    // Abbreviated `-->`, `<--`, `--`: `[v]` after the first `-`.
+                    let at = open_after(src, factor.span, "-");
+                    let before = vars.rel_inserts.len();
+                    vars.rels.add(None, at, list, src, vars.rel_inserts);
+                    if let Some((_, name)) = vars.rel_inserts.get_mut(before) {
+                        *name = format!("[{name}]");
+                    }
+                }
             }
             PathFactorKind::Parenthesized {
                 pattern,
@@ -450,61 +518,62 @@ fn walk_path(
                 pattern,
                 quantifier,
                 ..
-            } => walk_path(
-                pattern,
-                in_group || quantifier.is_some(),
-                src,
-                nodes,
-                inserts,
-            ),
+            } => walk_path(pattern, in_group || quantifier.is_some(), src, vars),
             PathFactorKind::LegacyShortest { pattern, .. } => {
-                walk_path(pattern, in_group, src, nodes, inserts);
+                walk_path(pattern, in_group, src, vars);
             }
             _ => {}
         }
     }
 }
 
-/// Node variables of one branch: single nodes and lists (quantified groups).
+/// The position right after the first `open` in the text of `span`.
+fn open_after(src: &str, span: Span, open: &str) -> Option<usize> {
+    src.get(span.start..span.end)
+        .and_then(|t| t.find(open))
+        .map(|i| span.start + i + open.len())
+}
+
+/// Node (or relationship) variables of one branch: single elements and lists
+/// (quantified groups, variable-length relationships).
 struct NodeVars {
     fresh: String,
+    tag: &'static str,
     counter: usize,
     singles: Vec<String>,
     groups: Vec<String>,
 }
 
 impl NodeVars {
-    fn new(fresh: &str) -> Self {
+    fn new(fresh: &str, tag: &'static str) -> Self {
         Self {
             fresh: fresh.to_string(),
+            tag,
             counter: 0,
             singles: Vec::new(),
             groups: Vec::new(),
         }
     }
 
+    /// Record `variable`, or a fresh one inserted at `open` (the position
+    /// after the pattern's opening bracket) when it is anonymous.
     fn add(
         &mut self,
-        pattern: &NodePattern,
-        span: Span,
+        variable: Option<&Name>,
+        open: Option<usize>,
         group: bool,
         src: &str,
         inserts: &mut Vec<(usize, String)>,
     ) {
-        let name = match &pattern.variable {
+        let name = match variable {
             // As written: the tree may hold a renamed keyword (`Names::Neutralize`).
             Some(variable) => match src.get(variable.span.start..variable.span.end) {
                 Some(text) if !text.starts_with('`') => render_identifier(text),
                 _ => render_identifier(&variable.kind.text),
             },
             None => {
-                let name = format!("{}_n{}", self.fresh, self.counter);
+                let name = format!("{}_{}{}", self.fresh, self.tag, self.counter);
                 self.counter += 1;
-                // Insert right after the node pattern's opening parenthesis.
-                let open = src
-                    .get(span.start..span.end)
-                    .and_then(|t| t.find('('))
-                    .map(|i| span.start + i + 1);
                 let Some(at) = open else { return };
                 inserts.push((at, name.clone()));
                 name
@@ -598,6 +667,29 @@ mod tests {
         let p = prov("MATCH (__kgb_x)-->() RETURN 1");
         assert_eq!(p[0].node_variables, ["__kgb_x", "___kgb_n0"]);
         assert!(p[0].cypher.contains("AS ___kgb_node"));
+    }
+
+    #[test]
+    fn relationship_queries_name_anonymous_relationships() {
+        let p = prov(
+            "MATCH (c:Character)-[:hasFather]->(:Character), ( )<--()-[r]-(d), (x)-[*1..2]->(y) \
+             WITH DISTINCT c WHERE c.x > 1 RETURN c.name",
+        );
+        assert_eq!(
+            p[0].match_cypher,
+            "MATCH (c:Character)-[:hasFather]->(__kgb_n0:Character), \
+             (__kgb_n1 )<--(__kgb_n2)-[r]-(d), (x)-[*1..2]->(y) WITH * WHERE c.x > 1"
+        );
+        assert_eq!(
+            p[0].relationship_cypher,
+            "MATCH (c:Character)-[__kgb_r0:hasFather]->(__kgb_n0:Character), \
+             (__kgb_n1 )<-[__kgb_r1]-(__kgb_n2)-[r]-(d), (x)-[__kgb_r2*1..2]->(y) WITH * WHERE c.x > 1 \
+             UNWIND [__kgb_r0, __kgb_r1, r] + coalesce(__kgb_r2, []) AS __kgb_rel \
+             WITH __kgb_rel WHERE __kgb_rel IS NOT NULL \
+             RETURN DISTINCT elementId(__kgb_rel) AS element_id"
+        );
+        // PSJS's node query is unchanged by the relationship variables.
+        assert!(!p[0].cypher.contains("__kgb_r"));
     }
 
     #[test]
