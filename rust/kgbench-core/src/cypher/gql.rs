@@ -515,28 +515,7 @@ fn standalone_order_by(
             _ => {}
         }
     }
-    let mut depth = 0i32;
-    let mut j = k + 2;
-    while j < tokens.len() {
-        match tokens[j].kind {
-            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => depth += 1,
-            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
-                depth -= 1;
-                if depth < 0 {
-                    break;
-                }
-            }
-            _ if depth == 0
-                && word(j).is_some_and(|w| CLAUSE_WORDS.contains(&w.as_str()))
-                && !matches!(tokens[j - 1].kind, TokenKind::Dot | TokenKind::Colon) =>
-            {
-                break;
-            }
-            _ => {}
-        }
-        j += 1;
-    }
-    Some(j)
+    Some(clause_end(tokens, word, k + 2, &[]))
 }
 
 /// What a `SHOW` command shows (Neo4j 5 Cypher manual and Operations
