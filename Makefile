@@ -100,7 +100,7 @@ test-rust:
 
 # tests/test_pip_install.py installs the wheel into a fresh virtual environment.
 test-python: setup wheel
-	KGBENCH_TEST_WHEEL_DIR=$(WHEEL_DIR) $(PY) -m pytest -q
+	KGBENCH_TEST_WHEEL_DIR=$(WHEEL_DIR) $(PY) -m pytest -q --durations=25
 
 test: setup lint test-rust test-python
 

@@ -150,6 +150,7 @@ def main() -> int:
         f"neighbours {ts['neighbours']} ({ts['distinguished']} distinguished), "
         f"suites {ts['suites']}"
     )
+    print(f"reads and transactions run again after a lost connection: {backend.reconnects}")
     print(f"plain EX equals the TS runs' EX: {plain.aggregated == again.aggregated}")
     print(f"per-task metrics identical (first vs cached): {same}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")

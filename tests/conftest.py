@@ -15,6 +15,9 @@ Neo4j (used by every test marked ``@pytest.mark.neo4j``):
   Cypher 25 as its default language; its jars come with ``make neo4j`` (``make test``'s set-up).
 - :func:`start_session_server` — the function behind both servers, for other versions.
 - ``mini_company_graph`` — the small hand-written graph ``tests/data/graphs/mini_company.json``.
+- ``wd50k_cypherbench`` (session) — the shared WD50K statements converted with the tests'
+  schema, loaded into a disposable Neo4j that stays up for the session, and the CypherBench
+  tasks generated on it once (skips when the dump is absent); see its docstring.
 
 The test server limits one transaction to 256 MiB (``db.memory.transaction.max``).
 The server is built with Maven on first use (``make neo4j``) and started once per test session.
@@ -136,3 +139,45 @@ def mini_company_graph() -> dict[str, Any]:
     with open(GRAPHS / "mini_company.json", encoding="utf-8") as f:
         graph: dict[str, Any] = json.load(f)
     return graph
+
+
+#: The shared WD50K statements (read in place; tests/data/wd50k/NOTICE).
+WD50K_DUMP = DATA.parent.parent.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
+
+
+@pytest.fixture(scope="session")
+def wd50k_cypherbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """WD50K converted with ``tests/data/wd50k/wd50k.wd2neo4j.json`` (``dir/graph.json``),
+    loaded into a disposable Neo4j (``open_suite_graph``: ``db``, ``graph``, ``fingerprint``)
+    and the CypherBench tasks generated on it with ``wd50k.traits.json`` (``tasks``, the
+    generator's ``report``, ``generate_s`` seconds). Generated once per session: the tests
+    of generation, test-suite EX and PSJS share it. Read-only for its users (test-suite
+    deltas are rolled back)."""
+    import time
+
+    if not WD50K_DUMP.exists():
+        pytest.skip(f"the shared WD50K dump is absent ({WD50K_DUMP})")
+    from kgbench.convert import convert
+    from kgbench.evaluate.test_suite_cypher import open_suite_graph
+    from kgbench.generate import generate_cypherbench
+
+    work = tmp_path_factory.mktemp("wd50k-cypherbench")
+    convert(str(DATA / "wd50k" / "wd50k.wd2neo4j.json"), [str(WD50K_DUMP)], str(work / "g"))
+    db, graph, fingerprint = open_suite_graph(work / "g")
+    try:
+        t0 = time.perf_counter()
+        res = generate_cypherbench(
+            db.uri, None, DATA / "wd50k" / "wd50k.traits.json", "wd50k", work / "out"
+        )
+        yield {
+            "dir": work / "g",
+            "out": work / "out",
+            "db": db,
+            "graph": graph,
+            "fingerprint": fingerprint,
+            "tasks": res.tasks,
+            "report": res.report,
+            "generate_s": time.perf_counter() - t0,
+        }
+    finally:
+        db.stop()

@@ -331,26 +331,13 @@ def test_llm_rewrite_through_the_chat_completions_test_double(
     assert [t["nl_question"] for t in again.tasks] == [t["nl_question"] for t in res.tasks]
 
 
-WD50K_DUMP = DATA.parent.parent.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
-
-
 @pytest.mark.neo4j
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not WD50K_DUMP.exists(), reason=f"the shared WD50K dump is absent ({WD50K_DUMP})"
-)
-def test_generates_on_real_wikidata_statements(
-    neo4j_server: Any, neo4j_load: Any, tmp_path: Path
-) -> None:
-    """Real data: WD50K's Wikidata statements converted with the project's schema."""
-    from kgbench.convert import convert
-
-    convert(str(DATA / "wd50k" / "wd50k.wd2neo4j.json"), [str(WD50K_DUMP)], str(tmp_path / "g"))
-    neo4j_load(tmp_path / "g" / "graph.json")
-    res = generate_cypherbench(
-        neo4j_server.uri, None, DATA / "wd50k" / "wd50k.traits.json", "wd50k", tmp_path / "out"
-    )
-    report = res.report
+def test_generates_on_real_wikidata_statements(wd50k_cypherbench: dict[str, Any]) -> None:
+    """Real data: WD50K's Wikidata statements converted with the project's schema (the
+    session's generation, conftest ``wd50k_cypherbench``)."""
+    report = wd50k_cypherbench["report"]
+    tasks = wd50k_cypherbench["tasks"]
     assert report["graph_size"]["nodes"] == 4789
     assert report["tasks"] >= 300
     assert len(report["tasks_by_match_category"]) >= 9
@@ -358,5 +345,6 @@ def test_generates_on_real_wikidata_statements(
     # the realism filters fire on real relations (mandatory/one-sided traits)
     assert report["rejections"]["realism_c_leaf"] + report["rejections"]["realism_d_group_by"] > 0
     assert report["timing"]["neo4j_s"] > report["timing"]["kgbench_s"]
-    for t in res.tasks:
+    assert len(tasks) == report["tasks"]
+    for t in tasks:
         assert json.loads(t["answer_json"])

@@ -32,7 +32,6 @@ pytestmark = [pytest.mark.neo4j, pytest.mark.slow, pytest.mark.realdata]
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
-WD50K = ROOT.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
 
 #: Clause keywords as the generated gold queries write them (upper case).
 _CLAUSE = re.compile(r"\b(OPTIONAL MATCH|MATCH|WHERE|WITH|UNWIND|CALL|RETURN|UNION)\b")
@@ -74,23 +73,12 @@ def typo_after_match_part(query: str) -> bool | None:
 
 
 @pytest.fixture(scope="module")
-def wd50k(neo4j_driver: Any, neo4j_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """WD50K converted with the tests' schema, loaded into the session server (wiped first)
-    and the CypherBench tasks generated on it."""
-    if not WD50K.exists():
-        pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
-    from kgbench.convert import convert
-    from kgbench.generate import generate_cypherbench
-    from kgbench.neo4j import load_graph
-
-    work = tmp_path_factory.mktemp("wd50k-psjs")
-    convert(str(DATA / "wd50k" / "wd50k.wd2neo4j.json"), [str(WD50K)], str(work / "g"))
-    load_graph(str(work / "g" / "graph.json"), neo4j_driver, wipe=True, progress=False)
-    res = generate_cypherbench(
-        neo4j_server.uri, None, DATA / "wd50k" / "wd50k.traits.json", "wd50k", None
-    )
-    assert len(res.tasks) > 100
-    return res.tasks
+def wd50k(wd50k_cypherbench: dict[str, Any]) -> list[dict[str, Any]]:
+    """The CypherBench tasks generated on the session's WD50K conversion (conftest
+    ``wd50k_cypherbench``); they are scored on its disposable Neo4j, read only."""
+    tasks: list[dict[str, Any]] = wd50k_cypherbench["tasks"]
+    assert len(tasks) > 100
+    return tasks
 
 
 def _score(tasks: list[dict[str, Any]], preds: dict[str, str], uri: str) -> dict[str, Any]:
@@ -103,7 +91,9 @@ def _score(tasks: list[dict[str, Any]], preds: dict[str, str], uri: str) -> dict
 
 
 @pytest.fixture(scope="module")
-def scored(wd50k: list[dict[str, Any]], neo4j_server: Any) -> Iterator[dict[str, Any]]:
+def scored(
+    wd50k: list[dict[str, Any]], wd50k_cypherbench: dict[str, Any]
+) -> Iterator[dict[str, Any]]:
     tasks = wd50k
     gold = {t["qid"]: t["gold_cypher"] for t in tasks}
     # another task's gold as the prediction, with and without the typo after its MATCH part
@@ -119,7 +109,7 @@ def scored(wd50k: list[dict[str, Any]], neo4j_server: Any) -> Iterator[dict[str,
         "tasks": tasks,
         "gold": gold,
         "other_preds": other,
-        **{k: _score(tasks, preds, neo4j_server.uri) for k, preds in kinds.items()},
+        **{k: _score(tasks, preds, wd50k_cypherbench["db"].uri) for k, preds in kinds.items()},
     }
 
 

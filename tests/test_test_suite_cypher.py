@@ -11,8 +11,9 @@ TS-EX 0; truly equivalent rewrites (alias names, the pattern written the other w
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,26 +60,14 @@ def test_neighbour_queries_binding_is_seeded_and_read_only() -> None:
 
 
 @pytest.fixture(scope="module")
-def wd50k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """WD50K converted with the tests' schema, loaded into a disposable Neo4j, and the
-    CypherBench tasks generated on it."""
-    if not WD50K.exists():
-        pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
-    from kgbench.convert import convert
-    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, open_suite_graph
-    from kgbench.generate import generate_cypherbench
+def wd50k(wd50k_cypherbench: dict[str, Any]) -> dict[str, Any]:
+    """The session's WD50K conversion in its disposable Neo4j and the CypherBench tasks
+    generated on it (conftest ``wd50k_cypherbench``), with a suite backend on it."""
+    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend
 
-    work = tmp_path_factory.mktemp("wd50k-ts")
-    convert(str(DATA / "wd50k" / "wd50k.wd2neo4j.json"), [str(WD50K)], str(work / "g"))
-    db, graph, fingerprint = open_suite_graph(work / "g")
-    try:
-        res = generate_cypherbench(
-            db.uri, None, DATA / "wd50k" / "wd50k.traits.json", "wd50k", None
-        )
-        backend = CypherSuiteBackend(db, graph, fingerprint)
-        yield {"db": db, "backend": backend, "tasks": res.tasks, "work": work}
-    finally:
-        db.stop()
+    env = wd50k_cypherbench
+    backend = CypherSuiteBackend(env["db"], env["graph"], env["fingerprint"])
+    return {"db": env["db"], "backend": backend, "tasks": env["tasks"], "dir": env["dir"]}
 
 
 def _coinciding(
@@ -336,8 +325,8 @@ def test_cli_test_suite_scores_caches_and_refuses_writes(
     second run, a write prediction never run."""
     from kgbench.cli import main
 
-    work = wd50k["work"]
-    neo4j_load(work / "g" / "graph.json")
+    graph_dir = wd50k["dir"]
+    neo4j_load(graph_dir / "graph.json")
     tasks = []
     preds = []
     wrong = _pairs(wd50k, _count_pair, limit=1)
@@ -357,7 +346,7 @@ def test_cli_test_suite_scores_caches_and_refuses_writes(
     args = [
         "evaluate", "--tasks", str(tmp_path / "tasks.json"),
         "--predictions", str(tmp_path / "preds.jsonl"), "--uri", neo4j_server.uri,
-        "--metrics", "ex", "--test-suite", "4", "--suite-graph", str(work / "g"),
+        "--metrics", "ex", "--test-suite", "4", "--suite-graph", str(graph_dir),
     ]  # fmt: skip
     assert main([*args, "--out", str(tmp_path / "out1")]) == 0
     agg = json.loads((tmp_path / "out1" / "aggregated_metrics.json").read_text())
@@ -402,12 +391,19 @@ def test_cli_test_suite_without_suite_graph_is_one_line(
 
 
 @pytest.mark.neo4j
-def test_suite_backend_on_the_mini_company_graph() -> None:
+def test_suite_backend_on_the_mini_company_graph(monkeypatch: pytest.MonkeyPatch) -> None:
     """A quick end-to-end check on the shipped mini_company graph: empty versus empty falls to
     TS-EX 0 (a company renamed to the gold's constant separates them), an equivalent rewrite
-    keeps TS-EX 1, and every delta is rolled back."""
+    keeps TS-EX 1, and every delta is rolled back. Then the server's process is killed: a
+    read is tried again after each wait and ends in ConnectionLostError, and a rolled-back
+    transaction is refused (never scored as a differing result or a failed delta)."""
+    import signal
+
+    from kgbench.evaluate import ConnectionLostError
+    from kgbench.evaluate import test_suite_cypher as tsc
     from kgbench.evaluate.test_suite import distil, ts_verdict
     from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, open_suite_graph
+    from kgbench.neo4j.disposable import WriteRefusedError
 
     db, graph, fingerprint = open_suite_graph(DATA / "graphs" / "mini_company.json")
     try:
@@ -428,6 +424,15 @@ def test_suite_backend_on_the_mini_company_graph() -> None:
         assert ts_verdict(backend, suite, gold, same).correct
         assert distil(backend, gold, max_size=8, seed=0, candidates=16) == suite
         assert db.counts() == before
+        assert backend.reconnects == 0
+        monkeypatch.setattr(tsc, "RECONNECT_WAITS_S", (0.01, 0.02))
+        os.kill(db.server.pid, signal.SIGKILL)
+        db.server._proc.wait(timeout=60)
+        with pytest.raises(ConnectionLostError, match="lost 3 times in a row"):
+            backend.candidate_deltas(gold, 0, 16)
+        assert backend.reconnects == 2
+        with pytest.raises(WriteRefusedError, match="not running"):
+            backend.run_with(None, [gold])
     finally:
         db.stop()
 

@@ -474,7 +474,12 @@ def _score_suites(
         print(
             f"{f'[{name}] ' if name else ''}test-suite cache {cache_path}: {c['reused']} "
             f"suites reused, {c['distilled']} distilled ({c['rebuilt']} rebuilt: made for "
-            "another graph content or version)",
+            "another graph content or version)"
+            + (
+                f"; {backend.reconnects} reads run again after a lost connection"
+                if backend.reconnects
+                else ""
+            ),
             file=sys.stderr,
         )
     cache.save(cache_path)

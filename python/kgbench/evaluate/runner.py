@@ -69,6 +69,7 @@ from kgbench.evaluate.tasks import (
     normalize_tasks,
     read_records,
 )
+from kgbench.neo4j.executor import ConnectionLostError
 
 #: CypherBench's metric names, in its default order, then PIPE-Cypher's EX_set (not a
 #: default: ``--metrics ex_set``).
@@ -90,11 +91,6 @@ CONNECTION = "connection"
 
 #: ``excluded[].reason`` of a task whose gold query (or gold provenance query) failed.
 GOLD_FAILED = "gold_failed"
-
-
-class ConnectionLostError(KgbenchError):
-    """The Neo4j server of a graph could not be reached, or the connection was lost during
-    the evaluation (raised unless ``keep_going``). The message says where and what to do."""
 
 
 #: Short names accepted by ``--metrics`` and ``evaluate(metrics=...)``.
@@ -309,7 +305,6 @@ def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
         classify,
         database_fingerprint,
     )
-    from kgbench.neo4j.executor import ConnectionLostError as ExecutorConnectionLost
 
     drivers: dict[tuple[str, str | None, str | None], Any] = {}
 
@@ -338,8 +333,8 @@ def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
         if cache is not None:
             try:
                 fingerprint = database_fingerprint(driver, target.database, timeout_s=timeout_s)
-            except ExecutorConnectionLost as exc:
-                raise ConnectionLostError(str(exc)) from exc
+            except ConnectionLostError:
+                raise
             except KgbenchError as exc:
                 refused = str(exc)
         executor = QueryExecutor(

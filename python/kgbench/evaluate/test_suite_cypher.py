@@ -34,12 +34,15 @@ import hashlib
 import json
 import random
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kgbench.evaluate.test_suite import Delta
+from kgbench.neo4j.disposable import WriteRefusedError
+from kgbench.neo4j.executor import ConnectionLostError
 
 #: Neighbour queries per gold (the Rust generator's budget).
 NEIGHBOURS = 48
@@ -47,6 +50,9 @@ NEIGHBOURS = 48
 MAX_NODES = 200
 #: Attempts again of a rolled-back transaction that a concurrent one's locks broke.
 RETRIES = 5
+#: Waits (seconds) before each new attempt of a read or rolled-back transaction whose
+#: connection to the server was lost (a socket timeout while the server is busy).
+RECONNECT_WAITS_S = (2.0, 5.0, 10.0, 20.0, 40.0)
 #: Kinds of delta, in the order candidates are drawn in turn.
 DELTA_KINDS = (
     "set_property",
@@ -159,6 +165,8 @@ class CypherSuiteBackend:
         self._fingerprint = fingerprint
         self.dialect = dialect
         self.neighbours = neighbours
+        #: Reads and transactions run again after a lost connection (:meth:`_again`).
+        self.reconnects = 0
         self.timeout_s = timeout_s
         self._relations = [
             (str(r["label"]), str(r["subj_label"]), str(r["obj_label"]))
@@ -187,27 +195,34 @@ class CypherSuiteBackend:
         """Each query's :class:`Outcome` on the graph with ``delta`` applied, in one rolled-back
         transaction (module docstring). A delta whose ops fail gives every query an error. A
         transaction that a concurrent one's locks broke (a ``TransientError``) is run again,
-        up to :data:`RETRIES` times."""
-        import neo4j.exceptions
+        up to :data:`RETRIES` times; one whose connection was lost is run again after the
+        waits of :data:`RECONNECT_WAITS_S`.
 
+        Raises:
+            ConnectionLostError: the server was still unreachable after the last wait (a lost
+                connection is never scored as a differing result or a failed delta).
+            WriteRefusedError: the disposable database is no longer running.
+        """
         from kgbench.neo4j.executor import to_plain
 
         ops = [
             (str(op["query"]), dict(op.get("params") or {})) for op in (delta.ops if delta else ())
         ]
-        for attempt in range(RETRIES + 1):
+        attempt = 0
+        while True:
             try:
                 raw = self.db.run_rolled_back(ops, list(queries), timeout_s=self.timeout_s)
+            except WriteRefusedError:  # the server stopped: not a property of this delta
+                raise
             except Exception as exc:  # an op failed: no query of this delta has a result
-                if isinstance(exc, neo4j.exceptions.TransientError) and attempt < RETRIES:
-                    # a lock held by a concurrent rolled-back delta (a deadlock the server
-                    # broke): not a property of this delta, so try again
+                if self._again(exc, attempt):
+                    attempt += 1
                     continue
                 line = " ".join(str(getattr(exc, "message", None) or exc).split())
                 return [Outcome(error=f"delta failed: {line}") for _ in queries]
-            if attempt < RETRIES and any(
-                isinstance(r, neo4j.exceptions.TransientError) for r in raw
-            ):
+            broken = next((r for r in raw if isinstance(r, BaseException) and _retried(r)), None)
+            if broken is not None and self._again(broken, attempt):
+                attempt += 1
                 continue
             break
         out = []
@@ -301,7 +316,38 @@ class CypherSuiteBackend:
         return labels, types, keys
 
     def _read(self, query: str, **params: Any) -> list[list[Any]]:
-        return self.db.read_rows(query, params)[1]
+        """The rows of a read-only query, run again when its connection was lost
+        (:meth:`_again`)."""
+        attempt = 0
+        while True:
+            try:
+                return self.db.read_rows(query, params)[1]
+            except Exception as exc:
+                if not _lost(exc) or not self._again(exc, attempt):
+                    raise
+                attempt += 1
+
+    def _again(self, exc: BaseException, attempt: int) -> bool:
+        """Whether the transaction that raised ``exc`` on attempt ``attempt`` (0-based) runs
+        again: a ``TransientError`` up to :data:`RETRIES` times, a lost connection after each
+        wait of :data:`RECONNECT_WAITS_S` (slept here; counted in :attr:`reconnects`).
+
+        Raises:
+            ConnectionLostError: a lost connection after the last wait.
+        """
+        if _lost(exc):
+            if attempt >= len(RECONNECT_WAITS_S):
+                raise ConnectionLostError(
+                    f"the connection to the suite graph's Neo4j at {self.db.uri} was lost "
+                    f"{attempt + 1} times in a row ({type(exc).__name__}: {exc}); is the "
+                    "server out of memory? Rerun with a larger KGBENCH_NEO4J_HEAP"
+                ) from exc
+            self.reconnects += 1
+            time.sleep(RECONNECT_WAITS_S[attempt])
+            return True
+        import neo4j.exceptions
+
+        return isinstance(exc, neo4j.exceptions.TransientError) and attempt < RETRIES
 
     def _provenance_nodes(
         self, gold: str, labels: list[str], types: list[str]
@@ -319,6 +365,8 @@ class CypherSuiteBackend:
         for q in queries:
             try:
                 ids.update(str(row[0]) for row in self._read(q))
+            except ConnectionLostError:
+                raise
             except Exception:  # the gold's provenance fails: fall back to its labels
                 continue
         rows: list[list[Any]] = []
@@ -593,6 +641,20 @@ def _shift(day: str, k: int) -> str:
     except (ValueError, OverflowError):
         return day
     return d.isoformat()
+
+
+def _lost(exc: BaseException) -> bool:
+    """Whether ``exc`` is the driver's lost or unreachable connection."""
+    import neo4j.exceptions
+
+    return isinstance(exc, (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired))
+
+
+def _retried(exc: BaseException) -> bool:
+    """Whether a query that raised ``exc`` is run again (:meth:`CypherSuiteBackend._again`)."""
+    import neo4j.exceptions
+
+    return _lost(exc) or isinstance(exc, neo4j.exceptions.TransientError)
 
 
 def open_suite_graph(

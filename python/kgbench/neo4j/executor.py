@@ -92,7 +92,9 @@ def client_deadline_s(timeout_s: float | None) -> float | None:
 
 
 class ConnectionLostError(KgbenchError):
-    """The Neo4j server could not be reached, or the connection to it was lost."""
+    """The Neo4j server of a graph could not be reached, or the connection to it was lost
+    (during an evaluation: raised unless ``keep_going``; also
+    ``kgbench.evaluate.ConnectionLostError``). The message says where and what to do."""
 
 
 _SEMANTIC_CODES = (

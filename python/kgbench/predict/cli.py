@@ -160,6 +160,13 @@ def register(subparsers: Any) -> None:
         "loaded into a disposable local Neo4j to run the predicted management steps",
     )
     r.add_argument(
+        "--neo4j-version",
+        default=None,
+        metavar="V",
+        help="ngdbench: the Neo4j release of the disposable local Neo4j started for "
+        "--clean-graph, as `kgbench neo4j start --version` (default: the 5.26 LTS)",
+    )
+    r.add_argument(
         "--gold",
         choices=("clean", "noisy"),
         default="clean",
@@ -295,6 +302,7 @@ def run_all(args: argparse.Namespace) -> int:
             database=args.database,
             timeout=args.eval_timeout,
             clean_graph=args.clean_graph,
+            neo4j_version=_resolved_version(args.neo4j_version),
             language="cypher",
             samples=samples,
             out=eval_dir,
@@ -366,6 +374,19 @@ def run_all(args: argparse.Namespace) -> int:
     evaluation.write(eval_dir)
     print(evaluation.table())
     return _write_report(args, out, eval_dir)
+
+
+def _resolved_version(version: str | None) -> str | None:
+    """The Neo4j release named by ``--neo4j-version`` (None: the default LTS).
+
+    Raises:
+        UnknownNeo4jVersionError: the release is not one kgbench offers (one line listing them).
+    """
+    if version is None:
+        return None
+    from kgbench.neo4j.versions import resolve_version
+
+    return resolve_version(version)
 
 
 def _predicted_tasks(args: argparse.Namespace, out: Path) -> Path:
