@@ -326,6 +326,25 @@ def test_gtsqa_cypher_on_neo4j(
     # where the gold Cypher reaches the item's answers on the conversion, the relationships
     # its MATCH part matched are exactly the item's full answer subgraph
     assert exact
+    # the items were generated on the whole dump; those whose every statement was converted
+    # (the schema converts 15 entity classes) must all be answered exactly
+    pid_of = {r["label"]: r["wd_source"] for r in json.loads(WD50K_SCHEMA.read_text())["relations"]}
+    converted = {
+        (h.split("#")[-1], pid_of[t], o.split("#")[-1])
+        for h, t, o in (
+            tuple(r.values())
+            for r in neo4j_driver.execute_query(
+                "MATCH (a)-[r]->(b) RETURN a.eid AS h, type(r) AS t, b.eid AS o"
+            )[0]
+        )
+    }
+    reachable = [
+        i
+        for i in items
+        if i not in (wrong, write)
+        and {tuple(t) for t in i["full_answer_subgraph_wikidata"]} <= converted
+    ]
+    assert reachable and all(i in exact for i in reachable)
     for i in exact:
         got = by_id[i["id"]]["retrieved_triples"]
         assert got == sorted(list(t) for t in i["full_answer_subgraph_wikidata"]), i["id"]
@@ -336,11 +355,100 @@ def test_gtsqa_cypher_on_neo4j(
     scored = json.loads((out / "result_with_metrics.json").read_text())
     per = {r["id"]: r["metrics"] for r in scored}
     agg = json.loads((out / "aggregated_metrics.json").read_text())["overall"]
-    print("gtsqa --uri:", len(exact), "of", len(items), "exact;", agg)
+    print("gtsqa --uri:", len(exact), "of", len(items), "exact;", len(reachable), "reachable;", agg)
     assert per[wrong["id"]]["hits"] == 0 and per[write["id"]]["hits"] == 0
     assert per[wrong["id"]]["triple_f1"] == 0
     for i in exact:
         assert per[i["id"]]["hits"] == 1 and per[i["id"]]["triple_f1"] == 1
+
+
+def _located_graph() -> dict[str, Any]:
+    """Three nodes and one relationship type, ``locatedIn``, converted from two PIDs: P131
+    (Building -> City) and P17 (City -> Country)."""
+
+    def entity(label: str, qid: str, name: str) -> dict[str, Any]:
+        return {"eid": f"{label}#{qid}", "label": label, "name": name, "properties": {}}
+
+    def rel(rid: str, s: str, o: str) -> dict[str, Any]:
+        return {"rid": rid, "label": "locatedIn", "subj_id": s, "obj_id": o, "properties": {}}
+
+    entities = [{"label": lab, "properties": {}} for lab in ("Building", "City", "Country")]
+    relations = [
+        {"label": "locatedIn", "subj_label": "Building", "obj_label": "City", "properties": {}},
+        {"label": "locatedIn", "subj_label": "City", "obj_label": "Country", "properties": {}},
+    ]
+    return {
+        "schema": {"name": "located", "entities": entities, "relations": relations},
+        "entities": [
+            entity("Building", "Q243", "Eiffel Tower"),
+            entity("City", "Q90", "Paris"),
+            entity("Country", "Q142", "France"),
+        ],
+        "relations": [rel("0", "Building#Q243", "City#Q90"), rel("1", "City#Q90", "Country#Q142")],
+    }
+
+
+@pytest.mark.neo4j
+def test_run_gtsqa_cypher_with_samples_and_a_type_of_two_pids(
+    tmp_path: Path, neo4j_server: Any, neo4j_load: Any
+) -> None:
+    """`kgbench run --family gtsqa --uri --schema --samples 2`: each relationship of the
+    answer subgraph reads back as the PID it was converted from when one type comes from
+    two PIDs (by its end labels), and pass@k counts the samples that reach the answers."""
+    neo4j_load(_located_graph())
+    schema = tmp_path / "located.wd2neo4j.json"
+    schema.write_text(
+        json.dumps(
+            {
+                "entities": [],
+                "relations": [
+                    {"label": "locatedIn", "subj_label": "Building", "obj_label": "City",
+                     "wd_source": "P131"},
+                    {"label": "locatedIn", "subj_label": "City", "obj_label": "Country",
+                     "wd_source": "P17"},
+                ],
+            }
+        )
+    )  # fmt: skip
+    item = {
+        **_jsonl(ITEMS)[0],
+        "id": "located_1",
+        "question": "In which country is the Eiffel Tower?",
+        "seed_entities": ["Eiffel Tower (Q243)"],
+        "answer_node": "France (Q142)",
+        "all_answers_wikidata": ["Q142"],
+        "full_answer_subgraph_wikidata": [["Q243", "P131", "Q90"], ["Q90", "P17", "Q142"]],
+    }
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(item) + "\n")
+    right = (
+        "MATCH (b:Building {name: 'Eiffel Tower'})-[:locatedIn]->(:City)-[:locatedIn]->"
+        "(answer:Country) RETURN answer.eid AS answer"
+    )
+    seen: list[int] = []
+
+    def reply(messages: Messages) -> str:
+        seen.append(1)
+        if len(seen) == 1:
+            return f"```cypher\n{right}\n```"
+        return "```cypher\nMATCH (c:City) RETURN c.eid AS answer\n```"
+
+    out = tmp_path / "run"
+    with ChatCompletionsTestDouble(reply=reply) as double:
+        argv = ["run", "--family", "gtsqa", "--tasks", str(items), "--uri", neo4j_server.uri]
+        argv += ["--schema", str(schema), "--base-url", double.url, "--model", "m"]
+        argv += ["--samples", "2", "--temperature", "0.7", "--concurrency", "1"]
+        argv += ["--out", str(out)]
+        assert main(argv) == 0
+    assert len(seen) == 2
+    preds = json.loads((out / "predict" / "predictions.json").read_text())
+    (first,) = preds
+    assert first["pred_answers"] == ["Q142"]
+    assert first["retrieved_triples"] == [["Q243", "P131", "Q90"], ["Q90", "P17", "Q142"]]
+    assert [sorted(a) for a in first["pred_answers_samples"]] == [["Q142"], ["Q90"]]
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())["overall"]
+    assert agg["pass@1"] == pytest.approx(0.5) and agg["pass@2"] == pytest.approx(1.0)
+    assert agg["hits"] == 1.0 and agg["triple_f1"] == 1.0  # the first sample
 
 
 def test_run_gtsqa_end_to_end(

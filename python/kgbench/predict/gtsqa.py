@@ -415,9 +415,10 @@ class CypherGraph:
     schema, loaded by ``kgbench load``) that predicted Cypher runs on, read-only, through
     :class:`kgbench.neo4j.QueryExecutor` (its read-only gate refuses write queries before
     sending them). ``schema`` is the conversion schema: its ``relations`` map relationship
-    types back to PIDs (``label`` -> ``wd_source``; the first PID in file order when a
-    type has several). The prompt's ``{schema}`` is the server's schema as the
-    ``cypherbench`` family writes it.
+    types back to PIDs (``(label, subj_label, obj_label)`` -> ``wd_source``, so one type
+    converted from several PIDs between different node labels reads back right; a type
+    whose end labels match no relation takes its first PID in file order). The prompt's
+    ``{schema}`` is the server's schema as the ``cypherbench`` family writes it.
 
     Raises:
         InputError: unreadable schema file, or the server cannot be reached."""
@@ -446,10 +447,14 @@ class CypherGraph:
         if not isinstance(rels, list):
             raise InputError(f"--schema {schema}: field 'relations' must be a list")
         self.pid_of: dict[str, str] = {}
+        self.pid_between: dict[tuple[str, str, str], str] = {}
         for i, rel in enumerate(rels):
             if not isinstance(rel, dict) or "label" not in rel or "wd_source" not in rel:
                 raise InputError(f"--schema {schema}: relations[{i}] needs label and wd_source")
-            self.pid_of.setdefault(str(rel["label"]), str(rel["wd_source"]))
+            label, pid = str(rel["label"]), str(rel["wd_source"])
+            self.pid_of.setdefault(label, pid)
+            ends = (label, str(rel.get("subj_label", "")), str(rel.get("obj_label", "")))
+            self.pid_between.setdefault(ends, pid)
         self.uri = uri
         self.database = database
         auth = (user, password or "") if user else None
@@ -459,6 +464,16 @@ class CypherGraph:
     def close(self) -> None:
         """Close the driver."""
         self.driver.close()
+
+    def _pid(self, rel_type: str, head_labels: Any, tail_labels: Any) -> str:
+        """The PID a relationship of ``rel_type`` between nodes of those labels was
+        converted from (class docstring); a type the schema lacks is kept as is."""
+        for a in head_labels or ():
+            for b in tail_labels or ():
+                pid = self.pid_between.get((rel_type, str(a), str(b)))
+                if pid is not None:
+                    return pid
+        return self.pid_of.get(rel_type, rel_type)
 
     def schema_text(self) -> str:
         """The ``{schema}`` placeholder: CypherBench's schema text of the server's graph.
@@ -522,14 +537,15 @@ class CypherGraph:
             listed = ", ".join(cypher_string(i) for i in sorted(ids))
             got = self.executor.run(
                 f"MATCH (a)-[r]->(b) WHERE elementId(r) IN [{listed}] "
-                "RETURN a.eid AS head, type(r) AS type, b.eid AS tail"
+                "RETURN a.eid AS head, type(r) AS type, b.eid AS tail, labels(a) AS al, "
+                "labels(b) AS bl"
             )
             if not got.ok:
                 out["error"] = f"answer subgraph: {got.error_class}: {got.error}"
                 return out
             triples = {
-                (wikidata_id(h), self.pid_of.get(str(t), str(t)), wikidata_id(o))
-                for h, t, o in got.rows
+                (wikidata_id(h), self._pid(str(t), al, bl), wikidata_id(o))
+                for h, t, o, al, bl in got.rows
             }
             out["retrieved_triples"] = [list(t) for t in sorted(triples)]
         return out
