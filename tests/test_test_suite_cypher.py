@@ -500,6 +500,9 @@ def test_cli_test_suite_with_several_prediction_files(
     assert board["metrics"] == ["execution_accuracy", "ts_execution_accuracy"]
     overall = {r["name"]: r["overall"]["ts_execution_accuracy"] for r in board["runs"]}
     assert overall == {"a": 0.5, "b": 0.5}
+    for run in board["runs"]:  # TS-EX has its bootstrap interval beside EX's
+        low, high = run["ci95"]["ts_execution_accuracy"]
+        assert 0.0 <= low <= 0.5 <= high <= 1.0
     (pair,) = board["pairs"]
     ts_pair = pair["metrics"]["ts_execution_accuracy"]
     assert ts_pair["difference"] == 0.0 and ts_pair["a_only"] == ts_pair["b_only"] == 1

@@ -258,6 +258,12 @@ def leaderboard(
             out[TS_EX] = result.test_suite["ts_execution_accuracy"]
         return out
 
+    def ci95(result: EvaluationResult) -> dict[str, Any]:
+        out = dict(result.ci95)
+        if TS_EX in metrics and "ci95" in result.test_suite:
+            out[TS_EX] = result.test_suite["ci95"]
+        return out
+
     board: dict[str, Any] = {
         "metrics": metrics,
         "tasks": first.counts.get("tasks", len(first.records)),
@@ -267,7 +273,7 @@ def leaderboard(
                 "name": name,
                 "predictions": str(files[name]),
                 "overall": overall(result),
-                "ci95": result.ci95,
+                "ci95": ci95(result),
                 "scored": len(result.records),
                 "unmatched_qids": unmatched.get(name, 0),
             }

@@ -533,10 +533,12 @@ def ts_aggregate(
     """The test-suite part of ``aggregated_metrics.json`` from scored task records carrying
     ``metrics.ts_execution_accuracy`` and ``test_suite``:
 
-    ``{ts_execution_accuracy, execution_accuracy, tasks, ex_not_ts, mean_suite_size,
+    ``{ts_execution_accuracy, ci95, execution_accuracy, tasks, ex_not_ts, mean_suite_size,
     neighbours, distinguished, undistinguished, suites: {reused, distilled, rebuilt}}``
-    (means rounded to 4 decimals; ``ex_not_ts``: how many tasks have EX 1 and TS-EX 0)."""
-    from kgbench.evaluate.aggregate import mean4
+    (means rounded to 4 decimals; ``ci95``: TS-EX's 95 % bootstrap interval ``[low, high]``
+    over these tasks, metrics.md §5, absent without tasks; ``ex_not_ts``: how many tasks have
+    EX 1 and TS-EX 0)."""
+    from kgbench.evaluate.aggregate import bootstrap_ci95, mean4
 
     scored = [r for r in records if "ts_execution_accuracy" in r.get("metrics", {})]
     suites = [r["test_suite"] for r in scored if r.get("test_suite")]
@@ -550,6 +552,9 @@ def ts_aggregate(
         "distinguished": sum(s["distinguished"] for s in suites),
         "undistinguished": sum(len(s["undistinguished"]) for s in suites),
     }
+    ci95 = bootstrap_ci95(scored, ["ts_execution_accuracy"])
+    if ci95:
+        out["ci95"] = ci95["ts_execution_accuracy"]
     if cache_counts is not None:
         out["suites"] = dict(cache_counts)
     return out

@@ -392,9 +392,25 @@ fn clause_end(
     j
 }
 
-/// Whether the `FILTER` at token `k` follows the projection of a `WITH` (without a `WHERE`
-/// of its own), so that it can stand as that `WITH`'s `WHERE`.
-fn ends_a_with(tokens: &[Token], word: &dyn Fn(usize) -> Option<String>, k: usize) -> bool {
+/// What the backward scan of [`clause_before`] met first.
+enum Before {
+    /// The word at this token, one of the words looked for.
+    Word(String),
+    /// A bracket opened before the start token: the enclosing text decides.
+    Bracket,
+    /// The start of the text.
+    Start,
+}
+
+/// Scanning back from token `k` (excluded), the first word outside brackets that is one
+/// of `stops` (not after `.` or `:`), a bracket opened before `k`, or the start: the
+/// backward twin of [`clause_end`].
+fn clause_before(
+    tokens: &[Token],
+    word: &dyn Fn(usize) -> Option<String>,
+    k: usize,
+    stops: &[&str],
+) -> Before {
     let mut depth = 0i32;
     for p in (0..k).rev() {
         match tokens[p].kind {
@@ -402,22 +418,28 @@ fn ends_a_with(tokens: &[Token], word: &dyn Fn(usize) -> Option<String>, k: usiz
             TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => {
                 depth -= 1;
                 if depth < 0 {
-                    return false;
+                    return Before::Bracket;
                 }
             }
             _ if depth == 0
                 && p > 0
                 && matches!(tokens[p - 1].kind, TokenKind::Dot | TokenKind::Colon) => {}
-            _ if depth == 0 => match word(p).as_deref() {
-                Some("WITH") => return true,
-                Some("WHERE" | "FILTER") => return false,
-                Some(w) if CLAUSE_WORDS.contains(&w) => return false,
-                _ => {}
-            },
+            _ if depth == 0 => {
+                if let Some(w) = word(p).filter(|w| stops.contains(&w.as_str())) {
+                    return Before::Word(w);
+                }
+            }
             _ => {}
         }
     }
-    false
+    Before::Start
+}
+
+/// Whether the `FILTER` at token `k` follows the projection of a `WITH` (without a `WHERE`
+/// of its own), so that it can stand as that `WITH`'s `WHERE`.
+fn ends_a_with(tokens: &[Token], word: &dyn Fn(usize) -> Option<String>, k: usize) -> bool {
+    let stops: Vec<&str> = CLAUSE_WORDS.iter().copied().chain(["WHERE", "FILTER"]).collect();
+    matches!(clause_before(tokens, word, k, &stops), Before::Word(w) if w == "WITH")
 }
 
 /// The branches of a conditional query starting at token 0 (`WHEN cond THEN query [WHEN
@@ -495,27 +517,13 @@ fn standalone_order_by(
     word: &dyn Fn(usize) -> Option<String>,
     k: usize,
 ) -> Option<usize> {
-    let mut depth = 0i32;
-    for p in (0..k).rev() {
-        match tokens[p].kind {
-            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => depth += 1,
-            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => {
-                depth -= 1;
-                if depth < 0 {
-                    // Inside brackets (`COUNT { ... }`, a subquery body): the
-                    // enclosing text decides.
-                    return None;
-                }
-            }
-            _ if depth == 0 => match word(p).as_deref() {
-                Some("WITH" | "RETURN") => return None,
-                Some("MATCH" | "UNWIND" | "CALL") => break,
-                _ => {}
-            },
-            _ => {}
-        }
+    let stops = ["WITH", "RETURN", "MATCH", "UNWIND", "CALL"];
+    match clause_before(tokens, word, k, &stops) {
+        // Inside brackets (`COUNT { ... }`, a subquery body) the enclosing text decides.
+        Before::Bracket => None,
+        Before::Word(w) if w == "WITH" || w == "RETURN" => None,
+        Before::Word(_) | Before::Start => Some(clause_end(tokens, word, k + 2, &[])),
     }
-    Some(clause_end(tokens, word, k + 2, &[]))
 }
 
 /// What a `SHOW` command shows (Neo4j 5 Cypher manual and Operations
