@@ -438,7 +438,11 @@ fn clause_before(
 /// Whether the `FILTER` at token `k` follows the projection of a `WITH` (without a `WHERE`
 /// of its own), so that it can stand as that `WITH`'s `WHERE`.
 fn ends_a_with(tokens: &[Token], word: &dyn Fn(usize) -> Option<String>, k: usize) -> bool {
-    let stops: Vec<&str> = CLAUSE_WORDS.iter().copied().chain(["WHERE", "FILTER"]).collect();
+    let stops: Vec<&str> = CLAUSE_WORDS
+        .iter()
+        .copied()
+        .chain(["WHERE", "FILTER"])
+        .collect();
     matches!(clause_before(tokens, word, k, &stops), Before::Word(w) if w == "WITH")
 }
 
