@@ -1181,21 +1181,22 @@ class _ReturnStep:
                 )
         return res
 
-    def n_m0_group_by_count(self, rp: ReturnPattern) -> list[Candidate]:
+    def _groups_by_m0(self) -> bool:
+        """Whether the clause can be grouped by ``m0``: two or more matched nodes and no
+        invalid group-by (realism filter (d); a rejection is counted)."""
         mc = self.mc
         if mc.num_matched_node < 2:
-            return []
+            return False
         if self.gen._has_invalid_group_by(mc):
             self.gen.counters.reject("realism_d_group_by", mc.pattern)
-            return []
-        return self.n_plain(rp)
+            return False
+        return True
+
+    def n_m0_group_by_count(self, rp: ReturnPattern) -> list[Candidate]:
+        return self.n_plain(rp) if self._groups_by_m0() else []
 
     def n_m0_group_by_count_where(self, rp: ReturnPattern) -> list[Candidate]:
-        mc = self.mc
-        if mc.num_matched_node < 2:
-            return []
-        if self.gen._has_invalid_group_by(mc):
-            self.gen.counters.reject("realism_d_group_by", mc.pattern)
+        if not self._groups_by_m0():
             return []
         values = [v for v in self.values("num") if v > 2]
         if len(values) < 2:
