@@ -506,33 +506,14 @@ class CypherSuiteBackend:
         props = self.schema["relationship_properties"]
         if not any(k in names for p in props.values() for k in p):
             return []
-        numbers = sorted({float(m.group(0)) for m in _NUMBER.finditer(gold)})
-        strings = sorted({m.group(1) or m.group(2) or "" for m in _STRING.finditer(gold)})
-        dates = [x for x in strings if re.fullmatch(r"\d{4}-\d{2}-\d{2}", x)]
-        plain = [x for x in strings if x not in dates]
+        constants = _GoldConstants.of(gold)
         out = []
         for r in rels[:24]:
             rid, t = r[0], r[1]
             for key, dtype in sorted(props.get(t, {}).items()):
                 if key not in names:
                     continue
-                lower = dtype.lower()
-                values: list[tuple[str, Any, str]] = [("null", None, "")]
-                if "date" in lower:
-                    values += [
-                        (f"date('{d}'){how} (constant)", _shift(d, k), "date")
-                        for d in dates
-                        for k, how in ((0, ""), (-1, " - 1 day"), (1, " + 1 day"))
-                    ]
-                elif lower.startswith(("int", "float", "num", "double", "long", "quantity")):
-                    is_int = lower.startswith(("int", "long"))
-                    for x in numbers:
-                        for v in (x - 1, x, x + 1):
-                            val: Any = int(v) if is_int else v
-                            values.append((f"{val!r} (constant)", val, ""))
-                elif "list" not in lower:
-                    values += [(f"{x!r} (constant)", x, "") for x in plain]
-                for shown, v, conv in values:
+                for shown, v, conv in _candidate_values(constants, dtype, relationship=True):
                     if v is None:
                         q = self._rel_match(r) + f"REMOVE r.{_q(key)}"
                     else:
@@ -555,10 +536,7 @@ class CypherSuiteBackend:
         """Properties the gold names, on its nodes (and a few other nodes of their labels):
         set to the gold's constants, ±1 around them, null, or another node's value."""
         out = []
-        numbers = sorted({float(m.group(0)) for m in _NUMBER.finditer(gold)})
-        strings = sorted({m.group(1) or m.group(2) or "" for m in _STRING.finditer(gold)})
-        dates = [s for s in strings if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s)]
-        plain = [s for s in strings if s not in dates]
+        constants = _GoldConstants.of(gold)
         rng = random.Random(f"{seed}\0set_property")
         targets = list(nodes[:24])
         for label in sorted({lab for _, lab in nodes}):
@@ -575,23 +553,9 @@ class CypherSuiteBackend:
                 dtype = props.get(key)
                 if dtype is None:
                     continue
-                values: list[tuple[str, Any]] = [("null", None)]
-                lower = dtype.lower()
-                if "date" in lower:
-                    values += [(f"date('{d}') (constant)", d) for d in dates]
-                    values += [
-                        (f"date('{d}') ± 1 day (constant)", _shift(d, k))
-                        for d in dates
-                        for k in (-1, 1)
-                    ]
-                elif lower.startswith(("int", "float", "num", "double", "long", "quantity")):
-                    is_int = lower.startswith(("int", "long"))
-                    for x in numbers:
-                        for v in (x - 1, x, x + 1):
-                            val: Any = int(v) if is_int else v
-                            values.append((f"{val!r} (constant)", val))
-                elif "list" in lower:
-                    for text in plain:
+                kind = _value_kind(dtype)
+                if kind == "list":
+                    for text in constants.plain:
                         add = f"coalesce(n.{_q(key)}, []) + [$v]"
                         drop = f"[x IN coalesce(n.{_q(key)}, []) WHERE x <> $v]"
                         for how, expr in (("add", add), ("remove", drop)):
@@ -604,20 +568,20 @@ class CypherSuiteBackend:
                                 )
                             )
                     continue
-                else:
-                    values += [(f"{s!r} (constant)", s) for s in plain]
+                values = _candidate_values(constants, dtype, relationship=False)
+                if kind == "text":
                     dup = self._read(
                         f"MATCH (x:{_q(label)}) WHERE x.eid <> $e AND x.{_q(key)} IS NOT NULL "
                         f"RETURN x.{_q(key)} ORDER BY x.eid LIMIT 1",
                         e=eid,
                     )
                     if dup and isinstance(dup[0][0], str):
-                        values.append((f"another node's {key}", dup[0][0]))
-                for shown, v in values:
+                        values.append((f"another node's {key}", dup[0][0], ""))
+                for shown, v, conv in values:
                     if v is None:
                         q = f"MATCH (n:{_q(label)} {{eid: $e}}) REMOVE n.{_q(key)}"
-                    elif "date" in lower:
-                        q = f"MATCH (n:{_q(label)} {{eid: $e}}) SET n.{_q(key)} = date($v)"
+                    elif conv:
+                        q = f"MATCH (n:{_q(label)} {{eid: $e}}) SET n.{_q(key)} = {conv}($v)"
                     else:
                         q = f"MATCH (n:{_q(label)} {{eid: $e}}) SET n.{_q(key)} = $v"
                     params: dict[str, Any] = {"e": eid}
@@ -631,6 +595,83 @@ class CypherSuiteBackend:
                         )
                     )
         return out
+
+
+#: Datatypes (lower case, by prefix) whose values are numbers; ``int`` and ``long`` integers.
+_NUMERIC = ("int", "float", "num", "double", "long", "quantity")
+
+
+@dataclass(frozen=True)
+class _GoldConstants:
+    """The constants of a gold query, each sorted: its numbers, its quoted ``YYYY-MM-DD``
+    strings (``dates``) and its other quoted strings (``plain``)."""
+
+    numbers: tuple[float, ...]
+    dates: tuple[str, ...]
+    plain: tuple[str, ...]
+
+    @classmethod
+    def of(cls, gold: str) -> _GoldConstants:
+        numbers = sorted({float(m.group(0)) for m in _NUMBER.finditer(gold)})
+        strings = sorted({m.group(1) or m.group(2) or "" for m in _STRING.finditer(gold)})
+        dates = [x for x in strings if re.fullmatch(r"\d{4}-\d{2}-\d{2}", x)]
+        plain = [x for x in strings if x not in dates]
+        return cls(tuple(numbers), tuple(dates), tuple(plain))
+
+
+def _value_kind(dtype: str) -> str:
+    """What a property of the schema's datatype ``dtype`` (any case) holds: ``date`` (the name
+    has ``date``), ``int`` or ``float`` (it starts as one of :data:`_NUMERIC`), ``list`` (it has
+    ``list``) or ``text``, tested in that order."""
+    lower = dtype.lower()
+    if "date" in lower:
+        return "date"
+    if lower.startswith(_NUMERIC):
+        return "int" if lower.startswith(("int", "long")) else "float"
+    return "list" if "list" in lower else "text"
+
+
+def _candidate_values(
+    constants: _GoldConstants, dtype: str, *, relationship: bool
+) -> list[tuple[str, Any, str]]:
+    """The values a set-property delta gives a property of datatype ``dtype`` (the schema's,
+    :func:`_value_kind`), as ``(shown, value, conversion)``: ``shown`` the text in the
+    delta's description (the gold's constants are marked ``(constant)``, which orders the
+    pools in :meth:`CypherSuiteBackend.candidate_deltas`), ``value`` the query parameter
+    (None: the property is removed), ``conversion`` the Cypher function applied to it
+    (``date`` or empty).
+
+    First null; then, for a date, each of the gold's dates and ±1 day around it
+    (:func:`_shift`); for a number, each of the gold's numbers and ±1 around it (whole numbers
+    for ``int`` and ``long``); for text, the gold's other strings; for a list, nothing more
+    (node lists get their own add / remove deltas). ``relationship`` keeps the order and texts
+    of relationship properties (each date, then it - 1 and + 1 day, shown ``date('d') - 1
+    day``, ``date('d') + 1 day``); else those of node properties (every date, then each - 1
+    and + 1 day, both shown ``date('d') ± 1 day``). The pools and their order are part of a
+    suite's content, by which suites are cached."""
+    kind = _value_kind(dtype)
+    values: list[tuple[str, Any, str]] = [("null", None, "")]
+    if kind == "date" and relationship:
+        values += [
+            (f"date('{d}'){how} (constant)", _shift(d, k), "date")
+            for d in constants.dates
+            for k, how in ((0, ""), (-1, " - 1 day"), (1, " + 1 day"))
+        ]
+    elif kind == "date":
+        values += [(f"date('{d}') (constant)", d, "date") for d in constants.dates]
+        values += [
+            (f"date('{d}') ± 1 day (constant)", _shift(d, k), "date")
+            for d in constants.dates
+            for k in (-1, 1)
+        ]
+    elif kind in ("int", "float"):
+        for x in constants.numbers:
+            for v in (x - 1, x, x + 1):
+                val: Any = int(v) if kind == "int" else v
+                values.append((f"{val!r} (constant)", val, ""))
+    elif kind == "text":
+        values += [(f"{x!r} (constant)", x, "") for x in constants.plain]
+    return values
 
 
 def _shift(day: str, k: int) -> str:

@@ -1115,30 +1115,39 @@ class _ReturnStep:
         "count": "number",
     }
 
+    def _aggregate(
+        self, prop: str, dtype: str, int_ops: list[str], name_as: str
+    ) -> tuple[str, str, str] | None:
+        """CypherBench's aggregate of ``n.<prop>`` (of ``dtype``) for the aggregation
+        templates, drawn with the clause's RNG in the original's order: ``(op, clause, prop
+        as named)``. An INT property takes one of ``int_ops``, a FLOAT one min, max or avg, a
+        DATE one min or max of the date or, half the time, of its year (named
+        ``<prop>.year``); ``name`` the count of distinct nodes (named ``name_as``); a
+        categorical one the count of its distinct values. None for another type."""
+        rng = self.rng
+        if dtype in (INT, FLOAT):
+            agg_op = rng.sample(int_ops if dtype == INT else ["min", "max", "avg"], 1)[0]
+        elif dtype == DATE:
+            agg_op = rng.sample(["min", "max"], 1)[0]
+            if rng.random() < 0.5:
+                prop = f"{prop}.year"
+        elif prop == "name":
+            return "count", "count(DISTINCT n)", name_as
+        elif dtype == CATEGORICAL:
+            return rng.sample(["count"], 1)[0], f"count(DISTINCT n.{prop})", prop
+        else:
+            return None
+        return agg_op, f"{agg_op}(n.{prop})", prop
+
     def n_agg(self, rp: ReturnPattern) -> list[Candidate]:
         if "n.name" in self.constraints or self.mc.num_matched_node < 2:
             return []
-        _mc, rng = self.mc, self.rng
         res = []
         for prop, dtype in self.props.items():
-            if dtype == INT:
-                agg_op = rng.sample(["min", "max"], 1)[0]
-                agg_clause = f"{agg_op}(n.{prop})"
-            elif dtype == FLOAT:
-                agg_op = rng.sample(["min", "max", "avg"], 1)[0]
-                agg_clause = f"{agg_op}(n.{prop})"
-            elif dtype == DATE:
-                agg_op = rng.sample(["min", "max"], 1)[0]
-                if rng.random() < 0.5:
-                    prop = f"{prop}.year"
-                agg_clause = f"{agg_op}(n.{prop})"
-            elif prop == "name":
-                agg_op, agg_clause = "count", "count(DISTINCT n)"
-            elif dtype == CATEGORICAL:
-                agg_op = rng.sample(["count"], 1)[0]
-                agg_clause = f"count(DISTINCT n.{prop})"
-            else:
+            agg = self._aggregate(prop, dtype, ["min", "max"], "name")
+            if agg is None:
                 continue
+            agg_op, agg_clause, prop = agg
             agg_nl = "number" if prop == "name" else f"{self._AGG_NL[agg_op]} of {prop}"
             res.append(self.fill(rp, dict(agg_clause=agg_clause), dict(agg_clause_nl=agg_nl)))
         return res
@@ -1146,8 +1155,7 @@ class _ReturnStep:
     def n_group_by(self, rp: ReturnPattern) -> list[Candidate]:
         if "n.name" in self.constraints or self.mc.num_matched_node < 2:
             return []
-        mc, rng = self.mc, self.rng
-        etype = mc.n_assignment["n"]
+        etype = self.mc.n_assignment["n"]
         res = []
         for key, kdtype in self.props.items():
             if kdtype != CATEGORICAL:
@@ -1157,21 +1165,10 @@ class _ReturnStep:
             for prop, dtype in self.props.items():
                 if prop == key:
                     continue
-                if dtype in (INT, FLOAT):
-                    agg_op = rng.sample(["min", "max", "avg"], 1)[0]
-                    agg_clause = f"{agg_op}(n.{prop})"
-                elif dtype == DATE:
-                    agg_op = rng.sample(["min", "max"], 1)[0]
-                    if rng.random() < 0.5:
-                        prop = f"{prop}.year"
-                    agg_clause = f"{agg_op}(n.{prop})"
-                elif prop == "name":
-                    agg_op, agg_clause, prop = "count", "count(DISTINCT n)", etype
-                elif dtype == CATEGORICAL:
-                    agg_op = rng.sample(["count"], 1)[0]
-                    agg_clause = f"count(DISTINCT n.{prop})"
-                else:
+                agg = self._aggregate(prop, dtype, ["min", "max", "avg"], etype)
+                if agg is None:
                     continue
+                agg_op, agg_clause, prop = agg
                 res.append(
                     self.fill(
                         rp,
@@ -1181,21 +1178,22 @@ class _ReturnStep:
                 )
         return res
 
-    def n_m0_group_by_count(self, rp: ReturnPattern) -> list[Candidate]:
+    def _groups_by_m0(self) -> bool:
+        """Whether the clause can be grouped by ``m0``: two or more matched nodes and no
+        invalid group-by (realism filter (d); a rejection is counted)."""
         mc = self.mc
         if mc.num_matched_node < 2:
-            return []
+            return False
         if self.gen._has_invalid_group_by(mc):
             self.gen.counters.reject("realism_d_group_by", mc.pattern)
-            return []
-        return self.n_plain(rp)
+            return False
+        return True
+
+    def n_m0_group_by_count(self, rp: ReturnPattern) -> list[Candidate]:
+        return self.n_plain(rp) if self._groups_by_m0() else []
 
     def n_m0_group_by_count_where(self, rp: ReturnPattern) -> list[Candidate]:
-        mc = self.mc
-        if mc.num_matched_node < 2:
-            return []
-        if self.gen._has_invalid_group_by(mc):
-            self.gen.counters.reject("realism_d_group_by", mc.pattern)
+        if not self._groups_by_m0():
             return []
         values = [v for v in self.values("num") if v > 2]
         if len(values) < 2:

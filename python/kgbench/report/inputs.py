@@ -407,12 +407,28 @@ def _text(value: Any, limit: int = 4000) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _verdict(score: float | None) -> str:
-    if score is None:
-        return WRONG
-    if score >= 1.0:
+def _row_verdict(
+    row: TaskRow, *, correct: bool, partial: bool, partial_before_error: bool = False
+) -> str:
+    """A task's verdict: ``correct`` when ``correct``; else the row's error class when it has
+    one, else ``partial`` when ``partial``, else ``wrong``. ``partial_before_error`` puts
+    ``partial`` before the error class (GTSQA: some gold answer among the predicted ones
+    counts even when the prediction also reports an error)."""
+    if correct:
         return CORRECT
-    return PARTIAL if score > 0.0 else WRONG
+    if partial and (partial_before_error or not row.error_class):
+        return PARTIAL
+    return row.error_class or WRONG
+
+
+def _verdict(row: TaskRow, score: float | None) -> str:
+    """A task's verdict by its score on the run's primary metric (:func:`_row_verdict`):
+    ``correct`` at 1 or more, ``partial`` above 0."""
+    return _row_verdict(
+        row,
+        correct=score is not None and score >= 1.0,
+        partial=score is not None and score > 0.0,
+    )
 
 
 def _count_errors(run: Run, classes_of: Iterable[tuple[TaskRow, Iterable[str]]]) -> None:
@@ -509,13 +525,7 @@ def read_evaluate(path: Path, label: str) -> Run:
                 row.errors.setdefault(cls, message)
                 if row.error_class is None:
                     row.error_class, row.error = cls, message
-        score = row.metrics.get(primary)
-        if score is not None and score >= 1.0:
-            row.verdict = CORRECT
-        elif row.error_class is not None:
-            row.verdict = row.error_class
-        else:
-            row.verdict = _verdict(score)
+        row.verdict = _verdict(row, row.metrics.get(primary))
         rows.append(row)
         classes.append((row, task_classes))
     overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in metrics}
@@ -633,10 +643,7 @@ def read_evaluate_sparql(path: Path, label: str) -> Run:
         _gold_result_group(row, rec)
         if rec.get("error"):
             row.error_class = str(rec["error"])
-        score = row.metrics.get(EX.key)
-        row.verdict = (
-            CORRECT if score == 1.0 else row.error_class if row.error_class else _verdict(score)
-        )
+        row.verdict = _verdict(row, row.metrics.get(EX.key))
         rows.append(row)
         classes.append((row, [row.error_class] if row.error_class else []))
     overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in metrics}
@@ -721,12 +728,8 @@ def _ngd_row(rec: Mapping[str, Any], i: int, key: str) -> TaskRow:
         row.verdict = "unanswered"
     elif row.error_class and key == "metrics" and rec.get("status") == "not_scored":
         row.verdict = "not scored"
-    elif score is not None and score >= 1.0:
-        row.verdict = CORRECT
-    elif row.error_class:
-        row.verdict = row.error_class
     else:
-        row.verdict = _verdict(score)
+        row.verdict = _verdict(row, score)
     return row
 
 
@@ -857,12 +860,12 @@ def read_evaluate_gtsqa(path: Path, label: str) -> Run:
         elif not pred:
             row.error_class, row.error = "missing", "no prediction for this id"
         exact = isinstance(gold, list) and {str(a) for a in answers} == {str(g) for g in gold}
-        if exact and answers:
-            row.verdict = CORRECT
-        elif row.metrics.get("hits") == 1.0:
-            row.verdict = PARTIAL
-        else:
-            row.verdict = row.error_class or WRONG
+        row.verdict = _row_verdict(
+            row,
+            correct=exact and bool(answers),
+            partial=row.metrics.get("hits") == 1.0,
+            partial_before_error=True,
+        )
         rows.append(row)
     overall_src = _dict(agg.get("overall"))
     overall = {m.key: _num(overall_src.get(m.key)) for m in GTSQA_METRICS}
@@ -916,14 +919,11 @@ def read_evaluate_text2cypher(path: Path, label: str) -> Run:
             row.error_class, row.error = "not executable", "the predicted query failed"
         ex = row.metrics.get(EX.key)
         primary = ex if ex is not None else row.metrics.get(EXACT_MATCH.key)
-        if primary == 1.0:
-            row.verdict = CORRECT
-        elif row.error_class:
-            row.verdict = row.error_class
-        elif ex is None and (row.metrics.get(GLEU.key) or 0.0) > 0.0:
-            row.verdict = PARTIAL
-        else:
-            row.verdict = WRONG
+        row.verdict = _row_verdict(
+            row,
+            correct=primary == 1.0,
+            partial=ex is None and (row.metrics.get(GLEU.key) or 0.0) > 0.0,
+        )
         rows.append(row)
     overall = {m.key: _num(_dict(agg.get("overall")).get(m.key)) for m in (GLEU, EXACT_MATCH)}
     run = Run(label, path, "evaluate --family text2cypher", metrics, overall, rows)
