@@ -33,8 +33,11 @@
 //! - Cypher 25 only (the dialect's rules, [`Dialect::accepts`]): match modes
 //!   `MATCH REPEATABLE ELEMENTS` / `MATCH DIFFERENT RELATIONSHIPS` (blanked),
 //!   `LET x = e, ...` (becomes `SET x = e, ...`, form `LET`: no write for the
-//!   gate, the analysis declares each `x`), `FILTER` after a `MATCH` pattern or after a `WITH`
-//!   without a `WHERE` (becomes `WHERE`), `RETURN ... GROUP BY keys`
+//!   gate, the analysis declares each `x`), `FILTER [WHERE] cond` (after a `MATCH` pattern or
+//!   after a `WITH` without a `WHERE`: becomes that clause's `WHERE`; anywhere else, after
+//!   `UNWIND`, `CALL { }`, `LET`, another `FILTER` or a `WITH ... WHERE`, it becomes `WITH *`,
+//!   and a condition without `WHERE` is blanked and parsed on its own as `RETURN cond`,
+//!   [`Rewritten::filters`]), `RETURN ... GROUP BY keys`
 //!   (blanked: Cypher groups implicitly) and the conditional query `WHEN cond
 //!   THEN query [WHEN ...] [ELSE query]` (one placeholder, form `WHEN`, each
 //!   branch parsed as a subquery; the conditions are not parsed). Neo4j 5.26
@@ -57,6 +60,8 @@ pub(crate) struct Rewritten {
     pub forms: Vec<(usize, &'static str)>,
     /// `FOREACH` regions: (placeholder start, body start, body end).
     pub foreach: Vec<(usize, usize, usize)>,
+    /// Blanked `FILTER` conditions: (`FILTER` start, condition start, condition end).
+    pub filters: Vec<(usize, usize, usize)>,
 }
 
 /// Whether `src` may hold a form [`rewrite`] handles (a cheap byte scan;
@@ -127,6 +132,7 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
         .collect();
     let mut forms = Vec::new();
     let mut foreach = Vec::new();
+    let mut filters = Vec::new();
     let snapshot = text.clone();
     let word = |k: usize| -> Option<String> {
         let t = tokens.get(k)?;
@@ -339,8 +345,31 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
                         kind(k - 1),
                         Some(TokenKind::RightParen | TokenKind::RightBracket)
                     );
+                let where_follows = word(k + 1).as_deref() == Some("WHERE");
                 if after_pattern || ends_a_with(&tokens, &word, k) {
-                    text.replace_range(t.span.start..t.span.end, "WHERE ");
+                    if where_follows {
+                        blank(&mut text, t.span.start, t.span.end);
+                    } else {
+                        text.replace_range(t.span.start..t.span.end, "WHERE ");
+                    }
+                } else if !(k == 0 || ends_expression(&tokens, &word, k - 1))
+                    || matches!(clause_before(&tokens, &word, k, &[]), Before::Bracket)
+                {
+                    // `filter` as a name (`BY filter`, `{filter: 1}`, `[filter IN l ..]`).
+                } else if where_follows {
+                    // `FILTER WHERE cond` elsewhere: `WITH * WHERE cond`.
+                    text.replace_range(t.span.start..t.span.end, "WITH *");
+                } else {
+                    // `FILTER cond` elsewhere: `WITH *`, the condition parsed on its own.
+                    let end = clause_end(&tokens, &word, k + 1, FILTER_END);
+                    if end > k + 1 {
+                        let (from, to) = (tokens[k + 1].span.start, tokens[end - 1].span.end);
+                        text.replace_range(t.span.start..t.span.end, "WITH *");
+                        blank(&mut text, from, to);
+                        filters.push((t.span.start, from, to));
+                    }
+                    k = end.max(k + 1);
+                    continue;
                 }
             }
             _ => {}
@@ -351,8 +380,12 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
         text,
         forms,
         foreach,
+        filters,
     })
 }
+
+/// Words that end a `FILTER` condition (besides [`CLAUSE_WORDS`]).
+const FILTER_END: &[&str] = &["FILTER", "LET", "ORDER", "SKIP", "OFFSET", "LIMIT", "NEXT"];
 
 /// Words that end a `GROUP BY` list (besides [`CLAUSE_WORDS`]).
 const GROUP_BY_END: &[&str] = &["ORDER", "SKIP", "OFFSET", "LIMIT"];
@@ -390,6 +423,31 @@ fn clause_end(
         j += 1;
     }
     j
+}
+
+/// Whether token `p` can end an expression (a name, literal, parameter, closing bracket,
+/// `TRUE` / `FALSE` / `NULL` or a `CASE`'s `END`), so that a `FILTER` after it starts a
+/// clause rather than being a name.
+fn ends_expression(tokens: &[Token], word: &dyn Fn(usize) -> Option<String>, p: usize) -> bool {
+    use TokenKind as K;
+    match tokens[p].kind {
+        K::Identifier
+        | K::EscapedIdentifier
+        | K::Parameter
+        | K::Integer
+        | K::HexInteger
+        | K::OctalInteger
+        | K::Float
+        | K::String
+        | K::RightParen
+        | K::RightBracket
+        | K::RightBrace => true,
+        K::Keyword(_) => matches!(
+            word(p).as_deref(),
+            Some("TRUE" | "FALSE" | "NULL" | "END" | "NAN" | "INF" | "INFINITY")
+        ),
+        _ => false,
+    }
 }
 
 /// What the backward scan of [`clause_before`] met first.
@@ -815,6 +873,43 @@ mod tests {
             assert!(parses(q, Dialect::Cypher25), "{q}");
             assert!(!parses(q, Dialect::Cypher5), "{q}");
         }
+        // `FILTER` wherever 2026.08.1 accepts it (EXPLAIN on that server), `WHERE` optional.
+        for q in [
+            "UNWIND [1, 2, 3] AS x FILTER x > 1 RETURN x",
+            "MATCH (n) WITH n WHERE n.a > 1 FILTER n.b < 2 RETURN n",
+            "LET x = 1 FILTER x > 0 RETURN x",
+            "MATCH (n) CALL (n) { RETURN 1 AS y } FILTER y > 0 RETURN n",
+            "MATCH (n) FILTER n.a > 1 FILTER n.b > 2 RETURN n",
+            "FILTER true RETURN 1 AS x",
+            "UNWIND [1, 2] AS x FILTER WHERE x > 1 RETURN x",
+            "MATCH (n) FILTER WHERE n.a > 1 RETURN n",
+            "UNWIND [1] AS x FILTER CASE WHEN x > 0 THEN true ELSE false END RETURN x",
+        ] {
+            let a = analysis(q, Dialect::Cypher25);
+            assert!(a.syntax_valid, "{q}: {:?}", a.syntax_error);
+            assert!(a.read_only(&[]), "{q}: {:?}", a.write_clauses);
+            assert!(!parses(q, Dialect::Cypher5), "{q}");
+        }
+        // A condition's own syntax error is found, at its byte in the query (here the end
+        // of the condition, where it is cut off).
+        let a = analysis("UNWIND [1] AS x FILTER x > RETURN x", Dialect::Cypher25);
+        assert!(!a.syntax_valid);
+        let error = a.syntax_error.unwrap_or_default();
+        assert!(error.contains("at byte 26"), "{error}");
+        assert!(!parses(
+            "UNWIND [1] AS x FILTER RETURN x",
+            Dialect::Cypher25
+        ));
+        // The string literals of a blanked condition stay in the analysis, at their bytes.
+        let q = "UNWIND ['a'] AS x FILTER x <> 'Zed' RETURN x";
+        let a = analysis(q, Dialect::Cypher25);
+        let zed = a.string_literals.iter().find(|l| l.value == "Zed");
+        assert_eq!(
+            zed.map(|l| &q[l.start..l.end]),
+            Some("'Zed'"),
+            "{:?}",
+            a.string_literals
+        );
         // A `LET` variable is declared: later references are variables.
         let a = analysis(
             "MATCH (n:Player) LET x = n.name, y = 1 RETURN x, y",

@@ -355,6 +355,18 @@ fn parse_neo4j(
             });
         }
         subqueries.sort_by_key(|s| s.clause_start);
+        // A `FILTER` condition blanked behind `WITH *`: parsed as `RETURN cond`.
+        for &(start, from, to) in &g.filters {
+            let body_text = format!("{RETURN_PREFIX}{}", &orig[from..to]);
+            let offset = (base + from).saturating_sub(RETURN_PREFIX.len());
+            let body = parse_neo4j(&body_text, offset, recovery, names, dialect)?;
+            expression_subqueries.push(Subquery {
+                clause_start: start,
+                body_offset: from.saturating_sub(RETURN_PREFIX.len()),
+                body,
+            });
+        }
+        expression_subqueries.sort_by_key(|s| s.clause_start);
     }
     let (program, recovered) = match parse(&text) {
         Ok(program) => (program, None),

@@ -558,6 +558,16 @@ DIALECT = [
     "MATCH (n:{S}) WITH n FILTER n.name = '{sn}' RETURN n.name",
     "MATCH (n:{S}) LET x = n.name, y = 1 RETURN x, y",
     "MATCH (n:{S}) LET x = n.name WITH x FILTER x IS NOT NULL RETURN x",
+    # added in session 15 (issue 29): FILTER after UNWIND, CALL, LET, FILTER, WITH .. WHERE,
+    # at the start, and FILTER WHERE
+    "MATCH (n:{S}) UNWIND [n.name] AS x FILTER x = '{sn}' RETURN x",
+    "MATCH (n:{S}) WITH n WHERE n.name IS NOT NULL FILTER n.name = '{sn}' RETURN n.name",
+    "MATCH (n:{S}) LET x = n.name FILTER x = '{sn}' RETURN x",
+    "MATCH (n:{S}) CALL (n) {{ RETURN n.name AS nm }} FILTER nm = '{sn}' RETURN nm",
+    "MATCH (n:{S}) FILTER n.name IS NOT NULL FILTER n.name = '{sn}' RETURN n.name",
+    "MATCH (n:{S}) FILTER WHERE n.name = '{sn}' RETURN n.name",
+    "UNWIND ['{sn}'] AS x FILTER WHERE x = '{sn}' RETURN x",
+    "MATCH (n:{S}) UNWIND [1] AS x FILTER x > RETURN x",
 ]
 
 
