@@ -40,7 +40,7 @@
 //!   [`Rewritten::filters`]), `RETURN ... GROUP BY keys`
 //!   (blanked: Cypher groups implicitly) and the conditional query `WHEN cond
 //!   THEN query [WHEN ...] [ELSE query]` (one placeholder, form `WHEN`, each
-//!   branch parsed as a subquery; the conditions are not parsed). Neo4j 5.26
+//!   branch parsed as a subquery, each condition as `RETURN cond`). Neo4j 5.26
 //!   refuses all of them.
 //!
 //! [`rewrite`] is skipped when a cheap byte scan finds none of its trigger
@@ -60,7 +60,8 @@ pub(crate) struct Rewritten {
     pub forms: Vec<(usize, &'static str)>,
     /// `FOREACH` regions: (placeholder start, body start, body end).
     pub foreach: Vec<(usize, usize, usize)>,
-    /// Blanked `FILTER` conditions: (`FILTER` start, condition start, condition end).
+    /// Conditions parsed on their own as `RETURN cond` (a `FILTER` condition blanked behind
+    /// `WITH *`, the conditions of a `WHEN` query): (clause start, condition start, end).
     pub filters: Vec<(usize, usize, usize)>,
 }
 
@@ -290,13 +291,17 @@ pub(crate) fn rewrite(src: &str, dialect: Dialect) -> Option<Rewritten> {
             "WHEN" if k == 0 && dialect.accepts(Form::ConditionalQuery) => {
                 // `WHEN cond THEN query [WHEN cond THEN query]* [ELSE query]`: one
                 // placeholder, each branch parsed as a subquery.
-                if let Some(bodies) = conditional_bodies(&tokens, &word) {
+                if let Some((bodies, conditions)) = conditional_bodies(&tokens, &word) {
                     let end = tokens[tokens.len() - 1].span.end;
                     if end - t.span.start >= PLACEHOLDER.len() {
                         put_placeholder(&mut text, t.span.start, end);
                         forms.push((t.span.start, "WHEN"));
                         for (from, to) in bodies {
                             foreach.push((t.span.start, from, to));
+                        }
+                        // Each condition parsed on its own, as a `FILTER` condition is.
+                        for (from, to) in conditions {
+                            filters.push((t.span.start, from, to));
                         }
                         break;
                     }
@@ -504,15 +509,22 @@ fn ends_a_with(tokens: &[Token], word: &dyn Fn(usize) -> Option<String>, k: usiz
     matches!(clause_before(tokens, word, k, &stops), Before::Word(w) if w == "WITH")
 }
 
+/// Byte ranges of a conditional query's parts: each branch's query, each condition.
+type Branches = (Vec<(usize, usize)>, Vec<(usize, usize)>);
+
 /// The branches of a conditional query starting at token 0 (`WHEN cond THEN query [WHEN
-/// cond THEN query]* [ELSE query]`, Cypher 25): the byte range of each branch's query, or
-/// `None` when the text is not of that shape. `WHEN` / `THEN` / `ELSE` of `CASE`
-/// expressions and inside brackets are not branch words.
+/// cond THEN query]* [ELSE query]`, Cypher 25): the byte ranges of each branch's query and
+/// of each condition, or `None` when the text is not of that shape (an empty condition or
+/// branch included). `WHEN` / `THEN` / `ELSE` of `CASE` expressions and inside brackets are
+/// not branch words.
 fn conditional_bodies(
     tokens: &[Token],
     word: &dyn Fn(usize) -> Option<String>,
-) -> Option<Vec<(usize, usize)>> {
+) -> Option<Branches> {
     let mut bodies = Vec::new();
+    let mut conditions = Vec::new();
+    // The token after the current condition's WHEN.
+    let mut condition = 1;
     let (mut depth, mut cases) = (0i32, 0usize);
     // The token after the current branch's THEN / ELSE, and whether an ELSE was seen.
     let mut body: Option<usize> = None;
@@ -534,6 +546,10 @@ fn conditional_bodies(
                     Some("CASE") => cases += 1,
                     Some("END") if cases > 0 => cases -= 1,
                     Some("THEN") if cases == 0 && in_condition => {
+                        if condition >= j {
+                            return None;
+                        }
+                        conditions.push((tokens[condition].span.start, tokens[j - 1].span.end));
                         in_condition = false;
                         body = Some(j + 1);
                     }
@@ -548,6 +564,7 @@ fn conditional_bodies(
                             body = Some(j + 1);
                         } else {
                             in_condition = true;
+                            condition = j + 1;
                         }
                     }
                     _ => {}
@@ -561,7 +578,7 @@ fn conditional_bodies(
         return None;
     }
     bodies.push((tokens[from].span.start, tokens[tokens.len() - 1].span.end));
-    Some(bodies)
+    Some((bodies, conditions))
 }
 
 /// Clause keywords that end a standalone `ORDER BY ... [SKIP ..] [LIMIT ..]`.
@@ -931,6 +948,22 @@ mod tests {
             ["CREATE"]
         );
         assert!(!parses("WHEN true THEN ELSE RETURN 1", Dialect::Cypher25));
+        // The conditions are parsed: a broken or empty one is a syntax error.
+        assert!(!parses(
+            "WHEN 1 = THEN RETURN 1 AS x ELSE RETURN 2 AS x",
+            Dialect::Cypher25
+        ));
+        assert!(!parses("WHEN THEN RETURN 1 AS x", Dialect::Cypher25));
+        assert!(!parses(
+            "WHEN true THEN RETURN 1 AS x WHEN (1 THEN RETURN 2 AS x",
+            Dialect::Cypher25
+        ));
+        let a = analysis(
+            "WHEN EXISTS { MATCH (n:Player {name: 'Zed'}) } THEN RETURN 1 AS x ELSE RETURN 2 AS x",
+            Dialect::Cypher25,
+        );
+        assert!(a.syntax_valid, "{:?}", a.syntax_error);
+        assert!(a.string_literals.iter().any(|l| l.value == "Zed"));
         assert!(!parses("WHEN true RETURN 1", Dialect::Cypher25));
         // `load` and `foreach` as names need no rewrite.
         assert!(!super::may_apply(

@@ -355,7 +355,8 @@ fn parse_neo4j(
             });
         }
         subqueries.sort_by_key(|s| s.clause_start);
-        // A `FILTER` condition blanked behind `WITH *`: parsed as `RETURN cond`.
+        // A `FILTER` condition blanked behind `WITH *` or a `WHEN` query's condition:
+        // parsed as `RETURN cond`.
         for &(start, from, to) in &g.filters {
             let body_text = format!("{RETURN_PREFIX}{}", &orig[from..to]);
             let offset = (base + from).saturating_sub(RETURN_PREFIX.len());

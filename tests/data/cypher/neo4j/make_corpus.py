@@ -568,6 +568,9 @@ DIALECT = [
     "MATCH (n:{S}) FILTER WHERE n.name = '{sn}' RETURN n.name",
     "UNWIND ['{sn}'] AS x FILTER WHERE x = '{sn}' RETURN x",
     "MATCH (n:{S}) UNWIND [1] AS x FILTER x > RETURN x",
+    # conditional queries whose conditions are parsed (a broken one is refused)
+    "WHEN EXISTS {{ MATCH (n:{S} {{name: '{sn}'}}) }} THEN RETURN 1 AS x ELSE RETURN 2 AS x",
+    "WHEN '{sn}' = THEN MATCH (n:{S}) RETURN n.name AS x ELSE RETURN 'none' AS x",
 ]
 
 
