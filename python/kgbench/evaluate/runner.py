@@ -69,7 +69,7 @@ from kgbench.evaluate.tasks import (
     normalize_tasks,
     read_records,
 )
-from kgbench.neo4j.executor import ConnectionLostError
+from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
 
 #: CypherBench's metric names, in its default order, then PIPE-Cypher's EX_set (not a
 #: default: ``--metrics ex_set``).
@@ -85,9 +85,6 @@ UNSUPPORTED_VALUE = "unsupported-value"
 #: The error class of an EX comparison whose column-bijection search stopped at its bound
 #: (metrics.md §1): scored 0, reported as such.
 UNDECIDED = "undecided"
-
-#: The executor's error class of a query the server did not answer (kgbench.neo4j.executor).
-CONNECTION = "connection"
 
 #: ``excluded[].reason`` of a task whose gold query (or gold provenance query) failed.
 GOLD_FAILED = "gold_failed"

@@ -42,7 +42,7 @@ from typing import Any
 
 from kgbench.evaluate.test_suite import Delta
 from kgbench.neo4j.disposable import WriteRefusedError
-from kgbench.neo4j.executor import ConnectionLostError
+from kgbench.neo4j.executor import CONNECTION, ConnectionLostError, classify
 
 #: Neighbour queries per gold (the Rust generator's budget).
 NEIGHBOURS = 48
@@ -685,10 +685,9 @@ def _shift(day: str, k: int) -> str:
 
 
 def _lost(exc: BaseException) -> bool:
-    """Whether ``exc`` is the driver's lost or unreachable connection."""
-    import neo4j.exceptions
-
-    return isinstance(exc, (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired))
+    """Whether ``exc`` is a lost or unreachable server (the executor's error class
+    ``connection``, :func:`kgbench.neo4j.executor.classify`)."""
+    return classify(exc) == CONNECTION
 
 
 def _retried(exc: BaseException) -> bool:
