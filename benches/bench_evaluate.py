@@ -41,9 +41,9 @@ from typing import Any
 from kgbench.convert import convert
 from kgbench.evaluate.multirun import evaluate_runs
 from kgbench.evaluate.runner import METRICS, evaluate, parse_metrics, plan_scoring
-from kgbench.evaluate.tasks import clean_prediction, load_predictions
 from kgbench.generate import generate_cypherbench
 from kgbench.neo4j import LocalNeo4j, load_graph
+from kgbench.tasks import clean_prediction, load_predictions
 
 ROOT = Path(__file__).resolve().parents[1]
 WD50K = ROOT.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"

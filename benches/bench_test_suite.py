@@ -1,7 +1,7 @@
 """Benchmark: test-suite EX for Cypher on WD50K, against plain EX on the same tasks.
 
 Converts the shared WD50K statements with the tests' schema, loads them into a disposable
-local Neo4j (``kgbench.evaluate.test_suite_cypher.open_suite_graph``), generates CypherBench
+local Neo4j (``kgbench.evaluate.suites.cypher.open_suite_graph``), generates CypherBench
 tasks on it (``generate_cypherbench``, seed 42; the first ``--tasks`` of them) and writes one
 prediction file in which about half the predictions are the gold and the rest a wrong variant
 (``DESC`` flipped, ``DISTINCT`` dropped, an extra ``LIMIT 1``, the gold of another task), so
@@ -36,8 +36,8 @@ from typing import Any
 
 from kgbench.convert import convert
 from kgbench.evaluate.runner import evaluate
-from kgbench.evaluate.test_suite import SuiteCache
-from kgbench.evaluate.test_suite_cypher import (
+from kgbench.evaluate.suites.core import SuiteCache
+from kgbench.evaluate.suites.cypher import (
     CypherSuiteBackend,
     open_suite_graph,
     score_test_suite,

@@ -1,4 +1,4 @@
-"""Benchmark of test-suite EX for SPARQL (issue 31; ``kgbench.evaluate.test_suite_sparql``).
+"""Benchmark of test-suite EX for SPARQL (issue 31; ``kgbench.evaluate.suites.sparql``).
 
 On the published GPT-3.5 zero-shot Spider4SPARQL predictions over the shared Spider dev
 databases (``../shared/data/spider4sparql/``, ``../shared/data/spider/`` converted by
@@ -31,7 +31,7 @@ def main() -> int:
     """Run the benchmark; the exit code."""
     from kgbench.cli import main as cli
     from kgbench.evaluate.sparql_runner import evaluate_sparql
-    from kgbench.evaluate.test_suite import SuiteCache
+    from kgbench.evaluate.suites.core import SuiteCache
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graphs", help="comma-separated database names (default: all)")

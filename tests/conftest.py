@@ -158,7 +158,7 @@ def wd50k_cypherbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
     if not WD50K_DUMP.exists():
         pytest.skip(f"the shared WD50K dump is absent ({WD50K_DUMP})")
     from kgbench.convert import convert
-    from kgbench.evaluate.test_suite_cypher import open_suite_graph
+    from kgbench.evaluate.suites.cypher import open_suite_graph
     from kgbench.generate import generate_cypherbench
 
     work = tmp_path_factory.mktemp("wd50k-cypherbench")

@@ -22,7 +22,7 @@ from kgbench.cli import main
 from kgbench.evaluate.multirun import evaluate_runs
 from kgbench.evaluate.provenance import prediction_failure, provenance_of
 from kgbench.evaluate.runner import cache_file, evaluate
-from kgbench.evaluate.tasks import clean_prediction, load_predictions
+from kgbench.tasks import clean_prediction, load_predictions
 from test_evaluate_reliability import _renamed_graph
 
 DATA = Path(__file__).parent / "data" / "cypher"

@@ -12,7 +12,7 @@ from kgbench.errors import InputError
 from kgbench.evaluate.aggregate import RETURN_PATTERN_MAPPING, aggregate_metrics, mean4
 from kgbench.evaluate.provenance import jaccard, prediction_failure
 from kgbench.evaluate.runner import load_graph_targets, parse_metrics
-from kgbench.evaluate.tasks import (
+from kgbench.tasks import (
     TASK_FIELDS,
     clean_prediction,
     load_predictions,

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from kgbench.evaluate.tasks import TASK_FIELDS
 from kgbench.generate import TemplateError, generate_cypherbench, load_templates, load_traits
 from kgbench.generate.cypherbench import (
     DEFAULT_TEMPLATES,
@@ -21,6 +20,7 @@ from kgbench.generate.cypherbench import (
     round_number,
 )
 from kgbench.generate.sampling import java_double, java_text
+from kgbench.tasks import TASK_FIELDS
 
 DATA = Path(__file__).parent / "data"
 TRAITS = DATA / "generate" / "mini_company.traits.json"

@@ -18,7 +18,6 @@ import pytest
 
 from chat_completions_double import ChatCompletionsTestDouble, last_user_content
 from kgbench.errors import InputError, KgbenchError
-from kgbench.evaluate.tasks import TASK_FIELDS, load_tasks
 from kgbench.generate.pipe import export as export_mod
 from kgbench.generate.pipe import redact as redact_mod
 from kgbench.generate.pipe.export import (
@@ -46,6 +45,7 @@ from kgbench.generate.pipe.redact import (
     redact_rows,
 )
 from kgbench.llm import LLMClient
+from kgbench.tasks import TASK_FIELDS, load_tasks
 
 # -- helpers -----------------------------------------------------------------------------
 

@@ -22,7 +22,6 @@ import pytest
 from chat_completions_double import ChatCompletionsTestDouble, last_user_content
 from kgbench.cli import main
 from kgbench.errors import InputError
-from kgbench.evaluate.tasks import load_tasks
 from kgbench.generate.pipe.export import SPLITS, manifest_sha256, record_id
 from kgbench.generate.pipe.features import CATEGORIES
 from kgbench.generate.pipe.gates import REJECTION_BUCKETS, rejection_counts
@@ -30,6 +29,7 @@ from kgbench.generate.pipe.pipeline import generate_pipe
 from kgbench.generate.pipe.profile import profile_graph
 from kgbench.generate.sampling import GraphReader
 from kgbench.llm import LLMClient
+from kgbench.tasks import load_tasks
 
 pytestmark = pytest.mark.neo4j
 

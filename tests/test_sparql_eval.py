@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgbench.errors import InputError
-from kgbench.evaluate.sparql import (
+from kgbench.query.sparql import (
     SparqlExecutor,
     rdf_files_of,
     round_significant,

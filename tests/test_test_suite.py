@@ -1,4 +1,4 @@
-"""The language-neutral test-suite core (``kgbench.evaluate.test_suite``, issue 31) on a small
+"""The language-neutral test-suite core (``kgbench.evaluate.suites.core``, issue 31) on a small
 in-memory backend written here: a table of rows, queries as JSON ``{where, select, distinct}``,
 deltas that delete, duplicate or change rows. The backend is real code under test (it computes
 its answers), not a stand-in for a database."""
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kgbench.errors import InputError
-from kgbench.evaluate.test_suite import (
+from kgbench.evaluate.suites.core import (
     Delta,
     Suite,
     SuiteCache,

@@ -63,7 +63,7 @@ def test_neighbour_queries_binding_is_seeded_and_read_only() -> None:
 def wd50k(wd50k_cypherbench: dict[str, Any]) -> dict[str, Any]:
     """The session's WD50K conversion in its disposable Neo4j and the CypherBench tasks
     generated on it (conftest ``wd50k_cypherbench``), with a suite backend on it."""
-    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend
+    from kgbench.evaluate.suites.cypher import CypherSuiteBackend
 
     env = wd50k_cypherbench
     backend = CypherSuiteBackend(env["db"], env["graph"], env["fingerprint"])
@@ -182,7 +182,7 @@ def _count_pair(gold: str) -> tuple[str, str] | None:
     "kind", ["filter_every_row_passes", "count_without_duplicates", "gt_vs_ge", "empty_vs_empty"]
 )
 def test_wrong_predictions_that_coincide_fall_to_ts_ex(wd50k: dict[str, Any], kind: str) -> None:
-    from kgbench.evaluate.test_suite import distil, ts_verdict
+    from kgbench.evaluate.suites.core import distil, ts_verdict
 
     backend = wd50k["backend"]
     if kind == "empty_vs_empty":
@@ -270,7 +270,7 @@ def _split_match(gold: str) -> str | None:
 @needs_wd50k
 @pytest.mark.parametrize("kind", ["alias_names", "pattern_reversed", "map_vs_where", "split_match"])
 def test_equivalent_rewrites_keep_ts_ex(wd50k: dict[str, Any], kind: str) -> None:
-    from kgbench.evaluate.test_suite import distil, ts_verdict
+    from kgbench.evaluate.suites.core import distil, ts_verdict
 
     make = {
         "alias_names": _rename_aliases,
@@ -292,7 +292,7 @@ def test_equivalent_rewrites_keep_ts_ex(wd50k: dict[str, Any], kind: str) -> Non
 @pytest.mark.slow
 @needs_wd50k
 def test_suites_are_deterministic_and_rolled_back(wd50k: dict[str, Any]) -> None:
-    from kgbench.evaluate.test_suite import distil
+    from kgbench.evaluate.suites.core import distil
 
     backend, db = wd50k["backend"], wd50k["db"]
     before = db.counts()
@@ -401,8 +401,8 @@ def test_suite_backend_on_the_mini_company_graph(monkeypatch: pytest.MonkeyPatch
 
     from kgbench.evaluate import ConnectionLostError
     from kgbench.evaluate import test_suite_cypher as tsc
-    from kgbench.evaluate.test_suite import distil, ts_verdict
-    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, open_suite_graph
+    from kgbench.evaluate.suites.core import distil, ts_verdict
+    from kgbench.evaluate.suites.cypher import CypherSuiteBackend, open_suite_graph
     from kgbench.neo4j.disposable import WriteRefusedError
 
     db, graph, fingerprint = open_suite_graph(DATA / "graphs" / "mini_company.json")
@@ -513,8 +513,8 @@ def test_relationship_property_deltas_separate_a_coinciding_filter() -> None:
     """A filter on a relationship property (`hasCEO.start_year`) that coincides on the graph
     (no CEO started in 2017: `> 2016` and `> 2017` give the same rows) is told apart only
     by a delta on the relationship's property; the relationships are restored."""
-    from kgbench.evaluate.test_suite import distil, ts_verdict
-    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, open_suite_graph
+    from kgbench.evaluate.suites.core import distil, ts_verdict
+    from kgbench.evaluate.suites.cypher import CypherSuiteBackend, open_suite_graph
 
     db, graph, fingerprint = open_suite_graph(DATA / "graphs" / "mini_company.json")
     try:

@@ -1,4 +1,4 @@
-"""Test-suite EX for SPARQL (issue 31): the backend of ``kgbench.evaluate.test_suite_sparql``
+"""Test-suite EX for SPARQL (issue 31): the backend of ``kgbench.evaluate.suites.sparql``
 on a small handmade graph (neighbours parse, deltas are undone exactly, a coinciding wrong
 query falls), then ``kgbench evaluate --language sparql --test-suite`` on the real published
 Spider4SPARQL GPT-3.5 zero-shot predictions over the 10 shared Spider dev databases converted
@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 from kgbench.cli import main
-from kgbench.evaluate.sparql import SparqlExecutor, with_s4s_prefix
-from kgbench.evaluate.test_suite import Delta, distil, ts_verdict
-from kgbench.evaluate.test_suite_sparql import (
+from kgbench.evaluate.suites.core import Delta, distil, ts_verdict
+from kgbench.evaluate.suites.sparql import (
     SparqlSuiteBackend,
     gold_shape,
     syntactic_neighbours,
     tokenize,
     where_as_select_star,
 )
+from kgbench.query.sparql import SparqlExecutor, with_s4s_prefix
 
 B = "http://valuenet/ontop/"
 XSD = "http://www.w3.org/2001/XMLSchema#"

@@ -391,9 +391,9 @@ def _spider(
     """Convert concert_singer (kgbench rdb), translate :data:`SPIDER_SQL` to SPARQL and
     Cypher, and run the three: SQL on SQLite, SPARQL on the RDF (embedded store), Cypher on
     the property graph loaded into the demo's server (replacing the demo graph)."""
-    from kgbench.evaluate.sparql import SparqlExecutor
     from kgbench.generate.sampling import GraphReader
     from kgbench.neo4j import load_graph
+    from kgbench.query.sparql import SparqlExecutor
     from kgbench.rdb.convert import convert_rdb
     from kgbench.rdb.schema import load_schema
     from kgbench.rdb.sql2cypher import translate_sql_to_cypher

@@ -1,6 +1,6 @@
 """Scoring of query results and answers (SPEC.md §4).
 
-* :mod:`kgbench.evaluate.compare` — execution accuracy (EX) of one pair, a batch, or two
+* :mod:`kgbench.query.compare` — execution accuracy (EX) of one pair, a batch, or two
   JSONL result files (``kgbench score``), exact and deterministic, in Rust.
 * :mod:`kgbench.evaluate.metrics` — answer-set precision / recall / F1 / Jaccard, GTSQA
   (strict or lenient EM Hits / Recall, ground-truth triples, answer nodes) and NGDBench
@@ -8,7 +8,7 @@
 * :mod:`kgbench.evaluate.runner` — ``kgbench evaluate``: gold and predicted Cypher executed on
   Neo4j, EX / PSJS / Exec per task and CypherBench's aggregated metrics (SPEC.md §3–§4).
 * :mod:`kgbench.evaluate.provenance` — provenance subgraph Jaccard similarity and executability.
-* :mod:`kgbench.evaluate.aggregate`, :mod:`kgbench.evaluate.tasks` — CypherBench's
+* :mod:`kgbench.evaluate.aggregate`, :mod:`kgbench.tasks` — CypherBench's
   aggregation and task / prediction files.
 
 Every public name is imported on first use (PEP 562), so ``kgbench score`` starts with
@@ -62,16 +62,6 @@ __all__ = [
 
 if TYPE_CHECKING:
     from kgbench.evaluate.aggregate import RETURN_PATTERN_MAPPING, aggregate_metrics
-    from kgbench.evaluate.compare import (
-        ScoreResult,
-        canonical_key,
-        execution_accuracy,
-        execution_accuracy_batch,
-        order_matters,
-        score_files,
-        uninformative_reason,
-        values_equal,
-    )
     from kgbench.evaluate.metrics import (
         LenientMatch,
         SetScores,
@@ -97,9 +87,19 @@ if TYPE_CHECKING:
         load_graph_targets,
         parse_metrics,
     )
-    from kgbench.evaluate.tasks import load_predictions, load_tasks
+    from kgbench.query.compare import (
+        ScoreResult,
+        canonical_key,
+        execution_accuracy,
+        execution_accuracy_batch,
+        order_matters,
+        score_files,
+        uninformative_reason,
+        values_equal,
+    )
+    from kgbench.tasks import load_predictions, load_tasks
 
-#: Lazily imported names -> the submodule that defines them.
+#: Lazily imported names -> the module that defines them.
 _LAZY = {
     **dict.fromkeys(
         (
@@ -112,7 +112,7 @@ _LAZY = {
             "uninformative_reason",
             "values_equal",
         ),
-        "compare",
+        "kgbench.query.compare",
     ),
     **dict.fromkeys(
         (
@@ -130,11 +130,12 @@ _LAZY = {
             "smape",
             "step_accuracy",
         ),
-        "metrics",
+        "kgbench.evaluate.metrics",
     ),
-    **dict.fromkeys(("RETURN_PATTERN_MAPPING", "aggregate_metrics"), "aggregate"),
+    **dict.fromkeys(("RETURN_PATTERN_MAPPING", "aggregate_metrics"), "kgbench.evaluate.aggregate"),
     **dict.fromkeys(
-        ("Failure", "executable", "jaccard", "provenance_subgraph", "psjs"), "provenance"
+        ("Failure", "executable", "jaccard", "provenance_subgraph", "psjs"),
+        "kgbench.evaluate.provenance",
     ),
     **dict.fromkeys(
         (
@@ -146,9 +147,9 @@ _LAZY = {
             "load_graph_targets",
             "parse_metrics",
         ),
-        "runner",
+        "kgbench.evaluate.runner",
     ),
-    **dict.fromkeys(("load_predictions", "load_tasks"), "tasks"),
+    **dict.fromkeys(("load_predictions", "load_tasks"), "kgbench.tasks"),
 }
 
 
@@ -157,4 +158,4 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'kgbench.evaluate' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"kgbench.evaluate.{module}"), name)
+    return getattr(importlib.import_module(module), name)

@@ -168,7 +168,7 @@ def informative_metrics(
     tasks, "uninformative": number of the others, "by_reason": {reason: count}}`` (reasons in
     the order of the rules, only those that occur).
     """
-    from kgbench.evaluate.compare import UNINFORMATIVE_REASONS
+    from kgbench.query.compare import UNINFORMATIVE_REASONS
 
     kept = [r for r in records if not r.get("uninformative")]
     reasons = [r["uninformative"] for r in records if r.get("uninformative")]

@@ -379,7 +379,7 @@ def run(args: argparse.Namespace) -> int:
     if args.test_suite is not None:
         if "execution_accuracy" not in metrics:
             raise InputError("--test-suite needs the ex metric (--metrics ...,ex)")
-        from kgbench.evaluate.test_suite_cypher import open_suite_graph
+        from kgbench.evaluate.suites.cypher import open_suite_graph
 
         # started before anything is scored: no server, one line and nothing written
         suite_db, suite_data, suite_fp = open_suite_graph(
@@ -450,8 +450,8 @@ def _score_suites(
     ``result`` or, with several prediction files, of each ``(name, result)`` of ``runs``:
     each gold's suite is distilled once (the first run) and reused by the others from the
     one cache; each run's counters are its own."""
-    from kgbench.evaluate.test_suite import SuiteCache
-    from kgbench.evaluate.test_suite_cypher import CypherSuiteBackend, score_test_suite
+    from kgbench.evaluate.suites.core import SuiteCache
+    from kgbench.evaluate.suites.cypher import CypherSuiteBackend, score_test_suite
     from kgbench.neo4j.executor import cypher_dialect
 
     cache_path = args.suite_cache or (args.out / "test_suite_cache.json")
@@ -502,7 +502,7 @@ def _run_sparql(args: argparse.Namespace) -> int:
 
     cache = None
     if args.test_suite is not None:
-        from kgbench.evaluate.test_suite import SuiteCache
+        from kgbench.evaluate.suites.core import SuiteCache
 
         if args.suite_graph is not None:
             raise InputError("--suite-graph is for --language cypher; SPARQL uses --rdf-dir")

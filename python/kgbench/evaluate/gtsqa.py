@@ -93,7 +93,7 @@ def evaluate_gtsqa(
             duplicated, or with ``pred_answers`` / ``retrieved_triples`` of the wrong shape
             (file and record named)."""
     from kgbench.evaluate.metrics import gtsqa_scores
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     task_recs = read_records(tasks)
     if not task_recs:

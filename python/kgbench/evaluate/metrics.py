@@ -1,5 +1,5 @@
 """Answer-set, GTSQA and NGDBench metric families (computed in Rust over the same value
-model as EX: ``1 == 1.0``, lists unordered, maps by key — see :mod:`kgbench.evaluate.compare`).
+model as EX: ``1 == 1.0``, lists unordered, maps by key — see :mod:`kgbench.query.compare`).
 
 Conventions where the papers are silent (SPEC.md §4 asks kgbench to document them):
 

@@ -48,7 +48,7 @@ from kgbench.evaluate.runner import (
     plan_scoring,
     tasks_by_graph,
 )
-from kgbench.evaluate.tasks import clean_prediction
+from kgbench.tasks import clean_prediction
 
 
 def parse_run_specs(values: Sequence[str]) -> list[tuple[str, Path]]:
@@ -390,7 +390,7 @@ def evaluate_runs(
         ConnectionLostError: as :func:`kgbench.evaluate.evaluate`.
     """
     from kgbench.evaluate.runner import as_task_list
-    from kgbench.evaluate.tasks import load_predictions
+    from kgbench.tasks import load_predictions
 
     if not runs:
         raise InputError("no prediction file to evaluate")

@@ -1,7 +1,7 @@
 """``kgbench evaluate --family ngdbench``: scoring of NGDBench tasks (spec ngdbench.md §2, §5,
 §7; seed ngdbench.txt §3.4, §4, Appendix C–D).
 
-**Task files** (JSON array or JSON Lines; :func:`kgbench.evaluate.tasks.read_records`). Each
+**Task files** (JSON array or JSON Lines; :func:`kgbench.tasks.read_records`). Each
 record's family is detected from its shape (:func:`detect_family`):
 
 * analytic ``{qid, family: "noagg"|"agg", template_id, query, parameters, answer,
@@ -23,7 +23,7 @@ A task's id is its ``qid``, else its position in the file (0-based, as a string)
 → rows. A NoAgg answer is a *set*: a scalar is a one-element set; a row of several columns is a
 tuple (positional: the column names are ignored; a prediction may give it as a list of the
 same length). Values follow the EX value model (``1 == 1.0``, lists inside a value unordered;
-:mod:`kgbench.evaluate.compare`).
+:mod:`kgbench.query.compare`).
 
 **Predictions** (JSON array or JSON Lines), matched by ``qid`` or ``index``:
 
@@ -104,12 +104,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kgbench.errors import InputError
-from kgbench.evaluate.ngdbench_answer import (  # answer_from_rows, clean_answer: re-exported
+from kgbench.query.ngdbench_answer import (  # answer_from_rows, clean_answer: re-exported
     answer_from_rows,
     clean_answer,
 )
-from kgbench.evaluate.ngdbench_answer import cell as _cell
-from kgbench.evaluate.ngdbench_answer import neo4j_value as _neo4j_value
+from kgbench.query.ngdbench_answer import cell as _cell
+from kgbench.query.ngdbench_answer import neo4j_value as _neo4j_value
 
 __all__ = [
     "FAMILIES",
@@ -302,7 +302,7 @@ def _same(where: str, record: Mapping[str, Any]) -> bool | None:
     if same is None:
         if "noise_answer" not in record:
             return None
-        from kgbench.evaluate.compare import values_equal
+        from kgbench.query.compare import values_equal
 
         gold = record.get("answer", record.get("clean_answer"))
         try:
@@ -323,7 +323,7 @@ def load_ngdbench_tasks(path: str | Path) -> list[dict[str, Any]]:
         InputError: unreadable file, a record of no known family (:func:`detect_family`),
             a malformed management record, or a duplicate id (the messages name the record).
     """
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     tasks = []
     seen: dict[str, str] = {}
@@ -349,7 +349,7 @@ def _load_predictions(
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     """id → (where, prediction record). Raises InputError for a record without ``qid`` /
     ``index``, an unknown id, a duplicate, or a record with neither an answer nor a query."""
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     ids = {t["id"] for t in tasks}
     out: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -377,7 +377,7 @@ def _load_predictions(
 
 
 def _candidate_key(row: Any) -> bytes:
-    from kgbench.evaluate.compare import canonical_key
+    from kgbench.query.compare import canonical_key
 
     if isinstance(row, dict):
         vals = [_cell(v) for k, v in row.items() if k != "judge"]
@@ -439,7 +439,7 @@ def management_metrics(gold_steps: Sequence[Any], pred_steps: Sequence[Any]) -> 
     """One batch: ``l_step`` (seed eq. 4; a missing step answer — ``None`` or absent — is
     wrong) and its numeric step pairs ``numeric_pairs`` [(y, ŷ)] (gold and prediction both
     numbers), ``numeric_unanswered`` (numeric gold, no numeric prediction)."""
-    from kgbench.evaluate.compare import values_equal
+    from kgbench.query.compare import values_equal
 
     n = len(gold_steps)
     preds = list(pred_steps) + [None] * (n - len(pred_steps))
@@ -873,7 +873,7 @@ def _score_task(
 
 
 def _uninformative(rows: list[list[Any]]) -> str | None:
-    from kgbench.evaluate.compare import uninformative_reason
+    from kgbench.query.compare import uninformative_reason
 
     return uninformative_reason(rows)
 
@@ -962,7 +962,7 @@ def _aggregate(records: Sequence[dict[str, Any]], gold: Gold, have_preds: bool) 
         if r["family"] == "management":
             ops.setdefault(str(r.get("operation") or "unknown"), []).append(r)
     split = _split(scored, "metrics")
-    from kgbench.evaluate.compare import UNINFORMATIVE_REASONS
+    from kgbench.query.compare import UNINFORMATIVE_REASONS
 
     flagged = [r["uninformative"] for r in scored if r.get("uninformative")]
     informative = {

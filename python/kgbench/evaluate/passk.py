@@ -107,7 +107,7 @@ def gtsqa_pass_at_k(evaluation: Any, predictions: str | Path, k: int) -> None:
     Raises:
         InputError: a prediction with fewer than ``k`` samples or a sample that is not a list
             (file and record named)."""
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     samples: dict[str, list[Any]] = {}
     for where, rec in read_records(predictions):
@@ -164,8 +164,8 @@ def ngdbench_pass_at_k(
         InputError: a prediction with fewer than ``k`` samples (file and record named)."""
     from kgbench.evaluate.aggregate import mean4
     from kgbench.evaluate.ngdbench import evaluate_ngdbench
-    from kgbench.evaluate.tasks import read_records
     from kgbench.predict.ngdbench import steps_of
+    from kgbench.tasks import read_records
 
     raw = read_records(predictions)
     samples = read_samples(raw, "pred_cypher_samples", "pred_cypher", k)
@@ -224,7 +224,7 @@ def cypher_pass_at_k(
     (:func:`kgbench.evaluate.runner.evaluate`'s keywords) and :func:`add_pass_at_k` fills
     ``evaluation``'s records and aggregate."""
     from kgbench.evaluate.runner import evaluate
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     raw = read_records(samples_file)
     samples = read_samples(raw, "pred_cypher_samples", "pred_cypher", k)
@@ -253,7 +253,7 @@ def sparql_pass_at_k(
     of ``predictions`` (records aligned with ``tasks`` as ``evaluate --language sparql``
     aligns them)."""
     from kgbench.evaluate.sparql_runner import evaluate_sparql
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     raw = read_records(predictions)
     samples = read_samples(raw, "predicted_sparql_samples", "predicted_sparql", k)

@@ -61,7 +61,8 @@ from kgbench.evaluate.provenance import (
     provenance_of,
     run_queries,
 )
-from kgbench.evaluate.tasks import (
+from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
+from kgbench.tasks import (
     clean_prediction,
     load_predictions,
     load_tasks,
@@ -69,7 +70,6 @@ from kgbench.evaluate.tasks import (
     normalize_tasks,
     read_records,
 )
-from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
 
 #: CypherBench's metric names, in its default order, then PIPE-Cypher's EX_set (not a
 #: default: ``--metrics ex_set``).
@@ -132,7 +132,7 @@ class EvaluationResult:
     cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     informative: dict[str, Any] = field(default_factory=dict)
     ci95: dict[str, list[float]] = field(default_factory=dict)
-    #: With ``--test-suite``: :func:`kgbench.evaluate.test_suite.ts_aggregate` plus
+    #: With ``--test-suite``: :func:`kgbench.evaluate.suites.core.ts_aggregate` plus
     #: ``ex_not_ts`` (the tasks with EX 1 and TS-EX 0 and their separating delta).
     test_suite: dict[str, Any] = field(default_factory=dict)
     queries_sent: int = 0

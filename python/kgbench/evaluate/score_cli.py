@@ -1,5 +1,5 @@
 """``kgbench score``: execution accuracy of predicted results against gold results, both
-given as JSONL result files (the native half of :func:`kgbench.evaluate.compare.score_files`)."""
+given as JSONL result files (the native half of :func:`kgbench.query.compare.score_files`)."""
 
 from __future__ import annotations
 

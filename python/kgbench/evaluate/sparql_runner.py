@@ -13,7 +13,7 @@ Per task: the gold runs once on its graph (``RDF_DIR/<graph>.nt`` or
 ``RDF_DIR/<graph>/*.nt``); a gold that fails (error or timeout) excludes the task, which is
 listed and counted, never scored. A prediction that is missing, fails or times out scores 0
 with its error class. ``execution_accuracy`` is
-:func:`kgbench.evaluate.sparql.sparql_execution_accuracy` (``compat`` as there);
+:func:`kgbench.query.sparql.sparql_execution_accuracy` (``compat`` as there);
 ``executable`` is 1 when the prediction ran. Hardness is the task's ``hardness`` field, else
 Spider's hardness of ``gold_sql`` (:mod:`kgbench.rdb.hardness`), else ``unknown``.
 
@@ -41,7 +41,7 @@ from kgbench.evaluate.aggregate import (
     informative_metrics,
     mean4,
 )
-from kgbench.evaluate.test_suite import SuiteCache, format_test_suite
+from kgbench.evaluate.suites.core import SuiteCache, format_test_suite
 
 #: Spider's hardness levels, in order.
 HARDNESS = ("easy", "medium", "hard", "extra")
@@ -64,7 +64,7 @@ def normalise_tasks(records: Sequence[tuple[str, Mapping[str, Any]]]) -> list[di
     Raises:
         InputError: a record without a graph (``graph`` / ``kg_name`` / ``db_id``) or a gold
             query (``gold_sparql`` / ``query``); the message names the record."""
-    from kgbench.evaluate.sparql import with_s4s_prefix
+    from kgbench.query.sparql import with_s4s_prefix
 
     out = []
     for i, (where, rec) in enumerate(records):
@@ -168,24 +168,24 @@ def evaluate_sparql(
 
     ``test_suite``: the largest suite per task for test-suite EX (``None``: not scored);
     suites come from / go to ``suite_cache`` (an empty in-memory cache when ``None``) and are
-    distilled with ``seed`` (:mod:`kgbench.evaluate.test_suite_sparql`), each query of the
+    distilled with ``seed`` (:mod:`kgbench.evaluate.suites.sparql`), each query of the
     distillation under ``min(timeout_s, suite_timeout_s)`` (the gold and the prediction are
     scored on the suite under ``timeout_s``).
 
     Raises:
         InputError: unreadable or malformed task / prediction files, a graph without RDF
             in ``rdf_dir``, RDF that does not parse."""
-    from kgbench.evaluate.compare import uninformative_reason
-    from kgbench.evaluate.sparql import (
+    from kgbench.evaluate.suites.core import ex_not_ts, ts_aggregate, ts_task_record, ts_verdict
+    from kgbench.evaluate.suites.sparql import SparqlSuiteBackend
+    from kgbench.query.compare import uninformative_reason
+    from kgbench.query.sparql import (
         SparqlExecutor,
         rdf_files_of,
         sparql_execution_accuracy,
         sparql_order_matters,
         with_s4s_prefix,
     )
-    from kgbench.evaluate.tasks import read_records
-    from kgbench.evaluate.test_suite import ex_not_ts, ts_aggregate, ts_task_record, ts_verdict
-    from kgbench.evaluate.test_suite_sparql import SparqlSuiteBackend
+    from kgbench.tasks import read_records
 
     if compat not in (None, "s4s"):
         raise InputError(f"compat must be 's4s' or none, not {compat!r}")

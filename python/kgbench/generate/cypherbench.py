@@ -836,8 +836,8 @@ class CypherBenchGenerator:
         within 30 s with a non-empty result that is informative (all null, a single 0 /
         false / empty list: :func:`kgbench.evaluate.uninformative_reason`; kept with
         ``allow_uninformative`` and in compat mode); return them with their gold rows."""
-        from kgbench.evaluate.compare import uninformative_reason
         from kgbench.neo4j.executor import to_plain
+        from kgbench.query.compare import uninformative_reason
 
         out = []
         for c in self._bar(candidates, "validating"):

@@ -746,9 +746,9 @@ def _rounded(v: Any) -> Any:
 
 def _answer(keys: Sequence[str], rows: Sequence[Sequence[Any]]) -> Any:
     """Rows of driver values as a normalised answer, as scoring normalises them
-    (:func:`kgbench.evaluate.ngdbench_answer.answer_from_rows`), floats rounded
+    (:func:`kgbench.query.ngdbench_answer.answer_from_rows`), floats rounded
     (:func:`round_float`)."""
-    from kgbench.evaluate.ngdbench_answer import answer_from_rows, neo4j_value
+    from kgbench.query.ngdbench_answer import answer_from_rows, neo4j_value
 
     return answer_from_rows(list(keys), [[_rounded(neo4j_value(v)) for v in row] for row in rows])
 

@@ -394,8 +394,8 @@ def _predicted_tasks(args: argparse.Namespace, out: Path) -> Path:
     written to ``OUT/predict/tasks.json`` (so the evaluation scores the same tasks)."""
     if args.limit is None:
         return Path(args.tasks)
-    from kgbench.evaluate.tasks import read_records
     from kgbench.fileio import write_json_atomic
+    from kgbench.tasks import read_records
 
     return write_json_atomic(
         out / "predict" / "tasks.json", [r for _, r in read_records(args.tasks)[: args.limit]]

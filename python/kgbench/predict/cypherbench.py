@@ -163,7 +163,7 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
 
     Raises:
         InputError: a record lacking one of them (file and record named), duplicate qids."""
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     tasks: list[dict[str, Any]] = []
     seen: set[str] = set()

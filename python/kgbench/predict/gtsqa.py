@@ -98,7 +98,7 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
     Raises:
         InputError: unreadable file, a record without ``question`` or with ``seed_entities``
             not a list of strings, or a duplicate id (file and record named)."""
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     tasks = []
     seen: dict[str, str] = {}

@@ -29,8 +29,8 @@ def replay_cache_from_published(
 
     Raises:
         InputError: a record without a string ``prompt`` and ``predicted_sparql`` (named)."""
-    from kgbench.evaluate.tasks import read_records
     from kgbench.llm import ReplayCache, cache_key
+    from kgbench.tasks import read_records
 
     cache = ReplayCache(cache_path)
     for where, rec in read_records(published):

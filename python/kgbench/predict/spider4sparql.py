@@ -94,7 +94,7 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
 
     Raises:
         InputError: a record without a graph or a question (file and record named)."""
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     tasks = []
     for i, (where, rec) in enumerate(read_records(path)):

@@ -51,7 +51,7 @@ def _rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
         except Exception as exc:  # polars raises its own error classes
             raise InputError(f"{path}: cannot read as Parquet: {exc}") from exc
         return [(f"{path} row {i}", r) for i, r in enumerate(frame.to_dicts())]
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     return read_records(path)
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgbench.evaluate.sparql import round_significant
+from kgbench.query.sparql import round_significant
 
 #: Verdicts, in report order.
 VERDICTS = (
@@ -79,7 +79,7 @@ def run_sql(db: str | Path, sql: str, timeout_s: float) -> tuple[str | None, lis
 
 
 def _compare(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], ordered: bool) -> str:
-    from kgbench.evaluate.compare import execution_accuracy
+    from kgbench.query.compare import execution_accuracy
 
     g = [[normalise_value(v) for v in r] for r in gold]
     p = [[normalise_value(v) for v in r] for r in pred]
@@ -143,7 +143,7 @@ def validate_translations(
     property graph, or a callable ``db_id -> reader`` (None: no Cypher validation).
     Questions of other databases are skipped.
     """
-    from kgbench.evaluate.sparql import SparqlExecutor
+    from kgbench.query.sparql import SparqlExecutor
     from kgbench.rdb.sql2cypher import translate_sql_to_cypher
     from kgbench.rdb.sql2sparql import translate_sql_to_sparql
 

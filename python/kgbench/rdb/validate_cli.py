@@ -54,11 +54,11 @@ def _run(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
     from kgbench.errors import InputError
-    from kgbench.evaluate.tasks import read_records
     from kgbench.fileio import write_json_atomic, write_jsonl_atomic
     from kgbench.rdb.convert import convert_rdb
     from kgbench.rdb.schema import load_schema
     from kgbench.rdb.validate import validate_translations
+    from kgbench.tasks import read_records
 
     def say(msg: str) -> None:
         if not args.quiet:

@@ -71,7 +71,7 @@ EX = Metric("execution_accuracy", "EX")
 PSJS = Metric("psjs", "PSJS")
 EXEC = Metric("executable", "Exec")
 EX_SET = Metric("ex_set", "EX_set")
-#: Test-suite EX (issue 31; :mod:`kgbench.evaluate.test_suite`), when the run has it.
+#: Test-suite EX (issue 31; :mod:`kgbench.evaluate.suites.core`), when the run has it.
 TS_EX = Metric("ts_execution_accuracy", "TS-EX")
 #: NGDBench's metrics (spec ngdbench.md §5), per task family.
 NGD_METRICS = (

@@ -690,7 +690,7 @@ def _gold_filter(
     (:func:`kgbench.evaluate.uninformative_reason`: ``empty``, ``all_null``, ``single_zero``
     — the spec's all-zero aggregate —, ``single_false``, ``single_empty_list``), an
     aggregate that is not one number, or too many answers."""
-    from kgbench.evaluate.compare import uninformative_reason
+    from kgbench.query.compare import uninformative_reason
 
     reason = uninformative_reason([list(r) for r in rows])
     if reason is not None:

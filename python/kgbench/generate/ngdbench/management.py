@@ -699,11 +699,11 @@ def _is_empty(answer: Any) -> bool:
 
 def _canonical(answer: Any, query: str, *, top: bool = True) -> Any:
     """``answer`` with its lists in a canonical order (by
-    :func:`kgbench.evaluate.compare.canonical_key`), so that records are byte-identical
+    :func:`kgbench.query.compare.canonical_key`), so that records are byte-identical
     whatever order Neo4j returned the rows in; the top-level list keeps its order when the
     query has ``ORDER BY``. Scoring compares lists unordered (EX value model), so the order
     carries no meaning."""
-    from kgbench.evaluate.compare import canonical_key, order_matters
+    from kgbench.query.compare import canonical_key, order_matters
 
     if isinstance(answer, dict):
         return {k: _canonical(v, query, top=False) for k, v in answer.items()}
@@ -723,7 +723,7 @@ def _size(answer: Any) -> int:
 
 
 def _contains(answer: Any, value: Any) -> bool:
-    from kgbench.evaluate.compare import values_equal
+    from kgbench.query.compare import values_equal
 
     items = answer if isinstance(answer, list) else [answer]
     try:

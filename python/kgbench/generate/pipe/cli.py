@@ -310,7 +310,7 @@ def task_candidates(path: str | os.PathLike[str], graph: str | None = None) -> l
     ``{question, cypher}`` lines. Raises :class:`kgbench.errors.InputError` naming the record
     when neither form is present."""
     from kgbench.errors import InputError
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     out = []
     for where, rec in read_records(Path(path)):

@@ -940,13 +940,13 @@ def diversity_report_file(
     strict: bool = False,
 ) -> dict[str, Any]:
     """:func:`diversity_report` of a JSON array or JSON Lines file of rows; errors name
-    the file and the record (:func:`kgbench.evaluate.tasks.read_records`).
+    the file and the record (:func:`kgbench.tasks.read_records`).
 
     Raises:
         InputError: unreadable or malformed file, a file without records, or as
             :func:`diversity_report`.
     """
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     _check_sample_size(sample_size)
     inventory = _inventory(schema)

@@ -49,9 +49,9 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
-from kgbench.evaluate.tasks import TASK_FIELDS
 from kgbench.generate.pipe.features import passes_g2
 from kgbench.generate.pipe.redact import check_redaction, redact_rows
+from kgbench.tasks import TASK_FIELDS
 
 #: Split names in assignment order.
 SPLITS = ("train", "dev", "test")
@@ -365,7 +365,7 @@ def _gold_rows(row: Mapping[str, Any]) -> list[Any] | None:
 
 def to_nl2cypher(row: Mapping[str, Any]) -> dict[str, Any]:
     """A CypherBench ``Nl2CypherSample`` record of an export row, fields in
-    :data:`kgbench.evaluate.tasks.TASK_FIELDS` order (SPEC.md §3).
+    :data:`kgbench.tasks.TASK_FIELDS` order (SPEC.md §3).
 
     ``qid`` = ``id`` (:func:`record_id` if absent), ``graph`` = ``graph_profile``,
     ``gold_cypher`` = ``cypher``, ``gold_match_cypher`` = None, ``nl_question`` and

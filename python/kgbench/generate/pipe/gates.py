@@ -470,7 +470,7 @@ def _decide(
         execution["diagnosis"] = diagnose_empty(reader, row["cypher"], row["validation"])
         uninformative = None
     else:
-        from kgbench.evaluate.compare import uninformative_reason
+        from kgbench.query.compare import uninformative_reason
 
         execution["uninformative"] = uninformative_reason(ex["rows"])
         uninformative = None if s.allow_uninformative else execution["uninformative"]

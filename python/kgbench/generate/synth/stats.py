@@ -196,7 +196,7 @@ def item_stats_of_records(
     records: Iterable[tuple[str, Mapping[str, Any]]], *, kg: str | None = None
 ) -> ItemStats:
     """Table 1 statistics of ``(where, record)`` pairs (as
-    :func:`kgbench.evaluate.tasks.read_records` yields them; ``where`` prefixes error
+    :func:`kgbench.tasks.read_records` yields them; ``where`` prefixes error
     messages). ``kg`` selects the answers field ``all_answers_<kg>``; by default
     ``all_answers_wikidata``, else the record's only ``all_answers*`` field.
 
@@ -231,7 +231,7 @@ def item_stats(
         InputError: unreadable file, invalid JSON, or a bad record; the message names the
             file and line.
     """
-    from kgbench.evaluate.tasks import read_records
+    from kgbench.tasks import read_records
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]

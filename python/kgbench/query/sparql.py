@@ -419,7 +419,7 @@ def sparql_execution_accuracy(
         ValueError: an unknown ``compat``."""
     gold, pred = [list(r) for r in gold_rows], [list(r) for r in pred_rows]
     if compat is None:
-        from kgbench.evaluate.compare import execution_accuracy
+        from kgbench.query.compare import execution_accuracy
 
         return execution_accuracy(gold, pred, order_matters)
     if compat != "s4s":

@@ -1,4 +1,4 @@
-"""Test-suite EX for Cypher on Neo4j: the :class:`~kgbench.evaluate.test_suite.SuiteBackend`
+"""Test-suite EX for Cypher on Neo4j: the :class:`~kgbench.evaluate.suites.core.SuiteBackend`
 of a property graph loaded into a disposable Neo4j (spec ``test-suite.md``; issue 31).
 
 - **Neighbour queries**: :func:`kgbench._core.cypher.neighbour_queries` (Rust, from the front
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgbench.evaluate.test_suite import Delta
+from kgbench.evaluate.suites.core import Delta
 from kgbench.neo4j.disposable import WriteRefusedError
 from kgbench.neo4j.executor import CONNECTION, ConnectionLostError, classify
 
@@ -745,10 +745,10 @@ def score_test_suite(
 ) -> None:
     """Add test-suite EX to a Cypher :class:`~kgbench.evaluate.runner.EvaluationResult` (in
     place): per scored task ``metrics.ts_execution_accuracy`` and ``test_suite``
-    (:func:`~kgbench.evaluate.test_suite.ts_task_record`), and ``result.test_suite``
-    (:func:`~kgbench.evaluate.test_suite.ts_aggregate`, ``ex_not_ts``, ``max_size``, ``seed``).
+    (:func:`~kgbench.evaluate.suites.core.ts_task_record`), and ``result.test_suite``
+    (:func:`~kgbench.evaluate.suites.core.ts_aggregate`, ``ex_not_ts``, ``max_size``, ``seed``).
 
-    Suites come from ``cache`` (a :class:`~kgbench.evaluate.test_suite.SuiteCache`; a fresh
+    Suites come from ``cache`` (a :class:`~kgbench.evaluate.suites.core.SuiteCache`; a fresh
     in-memory one when None) or are distilled. Only a prediction with EX 1 is run on the
     suite (a prediction identical to the gold scores 1 without running; one refused by the
     read-only gate has EX 0 and is never run). The gold's results on each suite delta are
@@ -758,7 +758,7 @@ def score_test_suite(
     from concurrent.futures import ThreadPoolExecutor
 
     from kgbench._core.cypher import write_clauses
-    from kgbench.evaluate.test_suite import (
+    from kgbench.evaluate.suites.core import (
         SuiteCache,
         TsVerdict,
         ex_not_ts,

@@ -1,7 +1,7 @@
-"""The SPARQL backend of test-suite EX (:mod:`kgbench.evaluate.test_suite`; spec
+"""The SPARQL backend of test-suite EX (:mod:`kgbench.evaluate.suites.core`; spec
 ``test-suite.md``): neighbour queries mutated from the gold's tokens, neighbour graphs as
 triples inserted / deleted in the embedded pyoxigraph store of a
-:class:`~kgbench.evaluate.sparql.SparqlExecutor` worker, then restored exactly.
+:class:`~kgbench.query.sparql.SparqlExecutor` worker, then restored exactly.
 
 **Neighbour queries** (:func:`neighbour_queries`). The gold is split into SPARQL 1.1 tokens
 (:func:`tokenize`: IRIs, prefixed names with ``\\#`` escapes, variables, literals, keywords,
@@ -32,7 +32,7 @@ graph where an empty gold has an answer). Seeded: the same gold, graph and seed 
 deltas. Ops are ``{"op": "insert" | "delete", "triple": [s, p, o]}`` in N-Triples syntax.
 
 EX's rule (:meth:`SparqlSuiteBackend.same`) is the evaluation's
-(:func:`kgbench.evaluate.sparql.sparql_execution_accuracy` with the same ``compat``).
+(:func:`kgbench.query.sparql.sparql_execution_accuracy` with the same ``compat``).
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgbench.evaluate.sparql import (
+from kgbench.evaluate.suites.core import Delta
+from kgbench.query.sparql import (
     XSD,
     SparqlExecutor,
     SparqlResult,
     sparql_execution_accuracy,
     sparql_order_matters,
 )
-from kgbench.evaluate.test_suite import Delta
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
@@ -385,8 +385,8 @@ def _nt_literal(value: Any, datatype: str | None) -> str:
 
 
 class SparqlSuiteBackend:
-    """A :class:`~kgbench.evaluate.test_suite.SuiteBackend` on the graph of a running
-    :class:`~kgbench.evaluate.sparql.SparqlExecutor` (module docstring).
+    """A :class:`~kgbench.evaluate.suites.core.SuiteBackend` on the graph of a running
+    :class:`~kgbench.query.sparql.SparqlExecutor` (module docstring).
 
     ``compat``: EX's rules (``None`` or ``"s4s"``); ``max_neighbours``: the most neighbour
     queries kept per gold."""
