@@ -13,6 +13,7 @@ import pyoxigraph
 import pytest
 
 from kgbench._core import cypher as core_cypher
+from kgbench.rdb.analyze import like_regex
 from kgbench.rdb.hardness import (
     classify,
     components,
@@ -24,7 +25,7 @@ from kgbench.rdb.hardness import (
 from kgbench.rdb.naming import Naming
 from kgbench.rdb.schema import DatabaseSchema, load_schema
 from kgbench.rdb.sql2cypher import translate_sql_to_cypher
-from kgbench.rdb.sql2sparql import like_regex, translate_sql_to_sparql
+from kgbench.rdb.sql2sparql import translate_sql_to_sparql
 
 DATA = Path(__file__).parent / "data" / "spider"
 CS_DB = DATA / "concert_singer.sqlite"

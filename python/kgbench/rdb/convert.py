@@ -72,19 +72,20 @@ Repairs are off by default; each is counted per column in the report:
   becomes ``xsd:integer`` (all integral) or ``xsd:decimal``; the values become numbers in
   both outputs. Joins keep SQLite's own comparison.
 
-Property graph (spec §3; SPEC.md §2): label = table name as declared; ``eid`` =
-:func:`kgbench.rdb.naming.eid` of the key (``_row=<rowid>`` for a bag row, ``_bnode=<label>``
-for a merged ``s4s`` row); properties = the non-NULL cells, typed ``int`` (xsd:integer),
-``float`` (double, decimal), ``bool``, ``date``, else ``str`` (dateTime and time values keep
-SQLite's text); a column whose cells do not all fit gets ``str`` for all of its values
-(SQLite's text of each value) and is listed under ``pg_widened``. Property names are the
-column names as declared, made identifiers (:func:`property_names`): characters outside
-``[A-Za-z0-9_]`` become ``_``, a leading digit gets a ``_`` prefix, names the loader owns
-(``eid``, ``aliases``, ``description``, ``provenance``) and clashes get a trailing ``_``; a
-column called exactly ``name`` is the node's ``name`` and no property. ``name`` = the text
-of the first column named ``name`` in any case when not NULL, else the key values joined by
-``;`` (a bag row: ``_row=<rowid>``). Relationship type = :func:`kgbench.rdb.naming.ref_type`
-of the child's columns made a label (``ref_Stadium_ID``); ``rid`` = running index.
+Property graph (spec §3; SPEC.md §2): label = table name as declared
+(:func:`kgbench.rdb.naming.pg_label`); ``eid`` = :func:`kgbench.rdb.naming.eid` of the key
+(``_row=<rowid>`` for a bag row, ``_bnode=<label>`` for a merged ``s4s`` row); properties =
+the non-NULL cells, typed ``int`` (xsd:integer), ``float`` (double, decimal), ``bool``,
+``date``, else ``str`` (dateTime and time values keep SQLite's text); a column whose cells do
+not all fit gets ``str`` for all of its values (SQLite's text of each value) and is listed
+under ``pg_widened``. Property names are the column names as declared, made identifiers
+(:func:`kgbench.rdb.naming.property_names`): characters outside ``[A-Za-z0-9_]`` become
+``_``, a leading digit gets a ``_`` prefix, names the loader owns (``eid``, ``aliases``,
+``description``, ``provenance``) and clashes get a trailing ``_``; a column called exactly
+``name`` is the node's ``name`` and no property. ``name`` = the text of the first column
+named ``name`` in any case when not NULL, else the key values joined by ``;`` (a bag row:
+``_row=<rowid>``). Relationship type = :func:`kgbench.rdb.naming.relation_label` of the
+child's columns (``ref_Stadium_ID``); ``rid`` = running index.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.fileio import write_json_atomic, write_text_atomic
-from kgbench.rdb.naming import Naming, ref_type
+from kgbench.rdb.naming import Naming, pg_label, property_names, relation_label
 from kgbench.rdb.schema import DatabaseSchema, ForeignKey, Table, load_schema
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -128,8 +129,6 @@ GRAPH_FILE = "graph.json"
 REPORT_FILE = "report.json"
 
 #: Node properties the loader owns besides ``name`` (SPEC.md §2); columns so named are renamed.
-_LOADER_OWNED = frozenset(["eid", "aliases", "description", "provenance"])
-
 _PK_LESS = ("bag", "s4s")
 
 
@@ -183,42 +182,6 @@ def column_kind(declared: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Plans
 # ---------------------------------------------------------------------------------------------
-def _identifier(name: str) -> str:
-    out = "".join(ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else "_" for ch in name)
-    if not out or out[0].isdigit():
-        out = "_" + out
-    return out
-
-
-def _label(name: str) -> str:
-    out = "".join(ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else "_" for ch in name)
-    return out or "_"
-
-
-def property_names(table: Table) -> dict[str, str | None]:
-    """The property-graph property of each column of ``table`` (module docstring):
-    ``{column: property}``, None for a column called exactly ``name`` (the node's ``name``).
-    Deterministic in the table's column order."""
-    used: set[str] = set()
-    out: dict[str, str | None] = {}
-    for col in table.columns:
-        if col.name == "name":
-            out[col.name] = None
-            continue
-        prop = _identifier(col.name)
-        while prop in used or prop in _LOADER_OWNED or prop == "name":
-            prop += "_"
-        used.add(prop)
-        out[col.name] = prop
-    return out
-
-
-def relation_label(columns: Sequence[str]) -> str:
-    """The relationship type of a foreign key from ``columns`` (:func:`ref_type` made a
-    SPEC.md §2 label, ``[A-Za-z0-9_]+``)."""
-    return _label(ref_type(columns))
-
-
 @dataclass
 class ColumnPlan:
     """How one column is written: its ``kind`` (:func:`column_kind`, after promotion), the
@@ -599,7 +562,7 @@ def _convert(
         table_jobs.append(
             {
                 "name": t.name,
-                "label": _label(t.name),
+                "label": pg_label(t.name),
                 "class_iri": f"<{nm.class_iri(t.name)}>",
                 "iri_base": iri_base,
                 "select_sql": _select_sql(t, handles[t.name]),
@@ -644,7 +607,7 @@ def _convert(
                 "describe": f"{fk.table}({', '.join(fk.columns)}) -> {fk.ref_table}",
             }
         )
-        key = (label, _label(fk.table), _label(fk.ref_table))
+        key = (label, pg_label(fk.table), pg_label(fk.ref_table))
         rel_schema.setdefault(
             key, {"label": key[0], "subj_label": key[1], "obj_label": key[2], "properties": {}}
         )

@@ -12,9 +12,11 @@ Two namings of the W3C Direct Mapping:
 - ``w3c``: the same shapes with the names as declared (case kept, percent-encoded), the
   Direct Mapping's own spelling, under a caller-chosen base.
 
-Property graph: label = table name as declared; ``eid`` = ``"<table>#<k1>=<v1>;..."`` (a
-key-less row: ``"<table>#_row=<rowid>"``); one relationship type ``ref_<c1>_<c2>`` per
-foreign key (the child's columns, as declared), child to parent.
+Property graph: label = table name as declared made a SPEC.md §2 label
+(:func:`pg_label`); ``eid`` = ``"<table>#<k1>=<v1>;..."`` (a key-less row:
+``"<table>#_row=<rowid>"``); property names from the column names (:func:`property_names`);
+one relationship type ``ref_<c1>_<c2>`` per foreign key (the child's columns, as declared,
+made a label: :func:`relation_label`), child to parent.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from kgbench.rdb.schema import Table
+
 #: Spider4SPARQL's base IRI.
 S4S_BASE = "http://valuenet/ontop/"
 
@@ -32,6 +36,9 @@ S4S_PREFIX = f"PREFIX : <{S4S_BASE}>\n"
 
 #: The column name of a key-less row's row number (bag semantics, spec §3).
 ROW_KEY = "_row"
+
+#: Node properties the graph loader sets itself (SPEC.md §2), never a column's property name.
+LOADER_OWNED = frozenset(["eid", "aliases", "description", "provenance"])
 
 
 def _encode(text: str) -> str:
@@ -112,3 +119,47 @@ def eid(table: str, key: Sequence[tuple[str, Any]]) -> str:
 def ref_type(columns: Sequence[str]) -> str:
     """The relationship type of a foreign key: ``ref_<c1>_<c2>``."""
     return "ref_" + "_".join(columns)
+
+
+def _word_chars(name: str) -> str:
+    """``name`` with every character outside ASCII ``[A-Za-z0-9_]`` replaced by ``_``."""
+    return "".join(ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else "_" for ch in name)
+
+
+def _identifier(name: str) -> str:
+    out = _word_chars(name)
+    if not out or out[0].isdigit():
+        out = "_" + out
+    return out
+
+
+def pg_label(name: str) -> str:
+    """A table name (or relationship type) as a SPEC.md §2 label, ``[A-Za-z0-9_]+``: every
+    other character becomes ``_``, the empty name ``_``."""
+    return _word_chars(name) or "_"
+
+
+def property_names(table: Table) -> dict[str, str | None]:
+    """The property-graph property of each column of ``table`` (:mod:`kgbench.rdb.convert`'s
+    docstring): ``{column: property}``, None for a column called exactly ``name`` (the node's
+    ``name``); characters outside ``[A-Za-z0-9_]`` become ``_``, a leading digit gets a ``_``
+    prefix, :data:`LOADER_OWNED` names and clashes a trailing ``_``. Deterministic in the
+    table's column order."""
+    used: set[str] = set()
+    out: dict[str, str | None] = {}
+    for col in table.columns:
+        if col.name == "name":
+            out[col.name] = None
+            continue
+        prop = _identifier(col.name)
+        while prop in used or prop in LOADER_OWNED or prop == "name":
+            prop += "_"
+        used.add(prop)
+        out[col.name] = prop
+    return out
+
+
+def relation_label(columns: Sequence[str]) -> str:
+    """The relationship type of a foreign key from ``columns`` (:func:`ref_type` made a
+    SPEC.md §2 label, ``[A-Za-z0-9_]+``)."""
+    return pg_label(ref_type(columns))

@@ -1,8 +1,9 @@
 """Spider SQL to read-only Cypher over kgbench's property-graph view of the same database
 (spec ``spider4sparql.md`` §3 "Property-graph view", §4 rules; :mod:`kgbench.rdb.naming`).
 
-The SQL is analysed by :mod:`kgbench.rdb.sql2sparql`'s plan (same aliases, foreign-key
-joins, value affinity, grouping rules) and rendered as Cypher 5:
+The SQL is analysed into the plan of :mod:`kgbench.rdb.plan` by :mod:`kgbench.rdb.analyze`
+(the SPARQL translator's analysis: same aliases, foreign-key joins, value affinity, grouping
+rules) and rendered as Cypher 5:
 
 - ``MATCH (T1:singer)`` per table (label = table name as declared), properties by the
   declared column names (``T1.Age``); a foreign-key join is a hop
@@ -29,9 +30,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kgbench.rdb.convert import _label, property_names, relation_label
-from kgbench.rdb.schema import DatabaseSchema
-from kgbench.rdb.sql2sparql import (
+from kgbench.rdb.analyze import analyze
+from kgbench.rdb.naming import pg_label, property_names, relation_label
+from kgbench.rdb.plan import (
     Agg,
     Arith,
     BoolOp,
@@ -54,12 +55,13 @@ from kgbench.rdb.sql2sparql import (
     ToNum,
     Translation,
     Unsupported,
-    _aliases,
-    _kind_class,
-    analyze,
     expr_kind,
-    sparql_string,
+    kind_class,
+    query_aliases,
+    string_literal,
+    walk,
 )
+from kgbench.rdb.schema import DatabaseSchema
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RESERVED = {
@@ -78,8 +80,8 @@ def cypher_name(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-#: A single-quoted Cypher string literal: Cypher escapes strings as SPARQL does.
-cypher_string = sparql_string
+#: A single-quoted Cypher string literal (:func:`kgbench.rdb.plan.string_literal`).
+cypher_string = string_literal
 
 
 def _number(v: int | float) -> str:
@@ -126,7 +128,7 @@ class CypherRenderer:
         Raises:
             Unsupported: a plan the Cypher rendering cannot express (e.g. a correlated
                 derived table or scalar subquery)."""
-        for a in _aliases(q):
+        for a in query_aliases(q):
             self.names.add(a)
         return self.query(q, None)[0]
 
@@ -262,13 +264,13 @@ class CypherRenderer:
         for o, desc in q.order:
             if isinstance(o, ItemRef):
                 t = outs[o.index] if not as_list else items[o.index]
-                if _kind_class(q.items[o.index].kind) == "date":
+                if kind_class(q.items[o.index].kind) == "date":
                     t = f"toString({t})"
             else:
                 t = self.expr(o, env)
                 if q.distinct and not any(t == x for x in items):
                     raise Unsupported("SELECT DISTINCT ordered by a column it does not return")
-                if _kind_class(expr_kind(o)) == "date":
+                if kind_class(expr_kind(o)) == "date":
                     t = f"toString({t})"
                 if not as_list:
                     for x, name in zip(items, outs, strict=True):
@@ -299,7 +301,7 @@ class CypherRenderer:
 
     def match(self, q: SelectQ) -> list[str]:
         """MATCH clauses: a node per table, a hop per FK join (one relationship each)."""
-        labels = {s.alias: _label(s.table.name) for s in q.sources if s.table is not None}
+        labels = {s.alias: pg_label(s.table.name) for s in q.sources if s.table is not None}
         for s in q.sources:
             if s.table is not None:
                 self.alias_table[s.alias] = s.table.name
@@ -456,14 +458,10 @@ class CypherRenderer:
 
 
 def _aggs(e: Any) -> list[Agg]:
-    from kgbench.rdb.sql2sparql import walk
-
     return [x for x in walk(e) if isinstance(x, Agg)]
 
 
 def _scalars(e: Any) -> list[ScalarSub]:
-    from kgbench.rdb.sql2sparql import walk
-
     return [x for x in walk(e) if isinstance(x, ScalarSub)]
 
 
@@ -481,7 +479,7 @@ def translate_sql_to_cypher(
     """Translate one SQLite query over ``schema`` to read-only Cypher over the property-graph
     view (spec §3-§4; module docstring).
 
-    Returns a :class:`~kgbench.rdb.sql2sparql.Translation` (``status="ok"`` with the query,
+    Returns a :class:`~kgbench.rdb.plan.Translation` (``status="ok"`` with the query,
     or ``"unsupported"`` with the reason). Never raises for any SQL text."""
     try:
         plan, notes = analyze(sql, schema, fk_paths=fk_paths)
