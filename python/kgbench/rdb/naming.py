@@ -1,5 +1,8 @@
 """IRIs and property-graph names of kgbench's relational views (spec ``spider4sparql.md``
-§3), shared by the converter (``kgbench rdb``) and the SQL translators.
+§3), shared by the converter (``kgbench rdb``) and the SQL translators. The IRI rule has one
+implementation, the Rust core's (``kgbench_core::rdb::naming``, bound as
+``kgbench._core.rdb``): the converter names rows with it, and :class:`Naming`, :func:`eid`
+and :func:`literal_text` call it.
 
 Two namings of the W3C Direct Mapping:
 
@@ -24,96 +27,84 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
+from kgbench._core import rdb as _rule
 from kgbench.rdb.schema import Table
 
 #: Spider4SPARQL's base IRI.
-S4S_BASE = "http://valuenet/ontop/"
+S4S_BASE: str = _rule.S4S_BASE
 
 #: The SPARQL prefix Spider4SPARQL's queries leave out (spec §2).
 S4S_PREFIX = f"PREFIX : <{S4S_BASE}>\n"
 
 #: The column name of a key-less row's row number (bag semantics, spec §3).
-ROW_KEY = "_row"
+ROW_KEY: str = _rule.ROW_KEY
 
 #: Node properties the graph loader sets itself (SPEC.md §2), never a column's property name.
 LOADER_OWNED = frozenset(["eid", "aliases", "description", "provenance"])
 
 
-def _encode(text: str) -> str:
-    """Percent-encoding of IRI components (RFC 3987 iunreserved kept)."""
-    return quote(text, safe="-._~")
-
-
 def literal_text(value: Any) -> str:
     """A key value as the Direct Mapping writes it in a row IRI: integers as digits,
-    integral floats without ``.0``, booleans ``true``/``false``, else ``str``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    integral floats without ``.0``, booleans ``true``/``false``, bytes by ``repr``, else
+    ``str`` (``None`` for SQL NULL)."""
+    return _rule.literal_text(value)
 
 
 @dataclass(frozen=True)
 class Naming:
-    """One naming scheme (module docstring); ``style`` is ``s4s`` or ``w3c``."""
+    """One naming scheme (module docstring); ``style`` is ``s4s`` or ``w3c``, ``base`` the base
+    IRI (Spider4SPARQL's by default). Every method is the Rust core's rule
+    (``kgbench_core::rdb::naming``, the one the converter names rows with).
+
+    Raises:
+        ValueError: ``style`` is neither ``s4s`` nor ``w3c``."""
 
     style: str = "s4s"
     base: str = S4S_BASE
 
     def __post_init__(self) -> None:
-        if self.style not in ("s4s", "w3c"):
-            raise ValueError(f"naming must be 's4s' or 'w3c', not {self.style!r}")
-
-    def _name(self, name: str) -> str:
-        return _encode(name.lower() if self.style == "s4s" else name)
+        _rule.check_style(self.style)
 
     def table_local(self, table: str) -> str:
         """The local name of a table's class (``singer``)."""
-        return self._name(table)
+        return _rule.table_local(self.style, table)
 
     def class_iri(self, table: str) -> str:
         """``<base>t``."""
-        return self.base + self.table_local(table)
+        return _rule.class_iri(self.style, self.base, table)
 
     def column_local(self, table: str, column: str) -> str:
         """``t#c`` (unescaped local name)."""
-        return f"{self._name(table)}#{self._name(column)}"
+        return _rule.column_local(self.style, table, column)
 
     def column_iri(self, table: str, column: str) -> str:
         """``<base>t#c``."""
-        return self.base + self.column_local(table, column)
+        return _rule.column_iri(self.style, self.base, table, column)
 
     def ref_local(self, table: str, columns: Sequence[str]) -> str:
         """``t#ref-c1;c2``."""
-        return f"{self._name(table)}#ref-" + ";".join(self._name(c) for c in columns)
+        return _rule.ref_local(self.style, table, list(columns))
 
     def ref_iri(self, table: str, columns: Sequence[str]) -> str:
         """``<base>t#ref-c1;c2``."""
-        return self.base + self.ref_local(table, columns)
+        return _rule.ref_iri(self.style, self.base, table, list(columns))
 
     def row_iri(self, table: str, key: Sequence[tuple[str, Any]]) -> str:
-        """``<base>t/k1=v1;k2=v2`` for (column, value) pairs in key order."""
-        parts = ";".join(f"{self._name(c)}={_encode(literal_text(v))}" for c, v in key)
-        return f"{self.base}{self.table_local(table)}/{parts}"
+        """``<base>t/k1=v1;k2=v2`` for (column, value) pairs in key order (values by
+        :func:`literal_text`, percent-encoded)."""
+        return _rule.row_iri(self.style, self.base, table, key)
 
     def sparql_term(self, local: str) -> str:
-        """A local name as a prefixed name under ``PREFIX :`` (``:singer\\#age``): ``#``,
-        ``;`` and ``%`` escaped as SPARQL's PN_LOCAL_ESC / PLX allow."""
-        out = []
-        for ch in local:
-            if ch in "#;=&/?!$'()*+,":
-                out.append("\\" + ch)
-            else:
-                out.append(ch)
-        return ":" + "".join(out)
+        """A local name as a prefixed name under ``PREFIX :`` (``:singer\\#age``): the
+        characters ``#;=&/?!$'()*+,`` escaped with ``\\`` as SPARQL's PN_LOCAL_ESC allows."""
+        return _rule.sparql_term(local)
 
 
 def eid(table: str, key: Sequence[tuple[str, Any]]) -> str:
-    """The property-graph ``eid`` of a row: ``"<table>#<k1>=<v1>;..."``."""
-    return f"{table}#" + ";".join(f"{c}={literal_text(v)}" for c, v in key)
+    """The property-graph ``eid`` of a row: ``"<table>#<k1>=<v1>;..."`` (values by
+    :func:`literal_text`)."""
+    return _rule.eid(table, key)
 
 
 def ref_type(columns: Sequence[str]) -> str:

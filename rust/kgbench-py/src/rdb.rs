@@ -11,15 +11,25 @@
 //!   "ref_triples", "relationships"}`. The GIL is released during the run, which stops on
 //!   Ctrl-C (`KeyboardInterrupt`; neither output file is published).
 //!
+//! - the IRI naming rule of `kgbench_core::rdb::naming` (the one implementation; called by
+//!   `kgbench.rdb.naming.Naming`): `check_style(style)`, `table_local(style, table)`,
+//!   `class_iri(style, base, table)`, `column_local(style, table, column)`,
+//!   `column_iri(style, base, table, column)`, `ref_local(style, table, columns)`,
+//!   `ref_iri(style, base, table, columns)`, `row_iri(style, base, table, key)`,
+//!   `eid(table, key)`, `literal_text(value)`, `sparql_term(local)`; `style` is `"s4s"` or
+//!   `"w3c"` (else `ValueError`), `key` a sequence of `(column, value)` pairs, a value
+//!   `None`, bool, int, float, str, bytes (anything else by its `str`).
+//!
 //! Errors: `kgbench.errors.InputError` with a one-line message naming the database and the
 //! table or foreign key (`<db>: table t: cannot read: ...`, `<db>: foreign key t(c) -> p:
 //! join failed: ...`) or the output file (`<path>: cannot write: ...`); `ValueError` for a
 //! malformed job.
 
+use kgbench_core::rdb::naming::{self, KeyValue, Naming, Style};
 use kgbench_core::rdb::{self, Job, Outcome, PyValue, RdbError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 use pyo3::IntoPyObjectExt;
 
 use crate::input_error;
@@ -121,8 +131,178 @@ fn convert<'py>(py: Python<'py>, job_json: &str) -> PyResult<Bound<'py, PyDict>>
     }
 }
 
+/// The naming style `style` (`s4s` or `w3c`); `ValueError` naming it (by its `repr`) else.
+fn style_of(style: &Bound<'_, PyAny>) -> PyResult<Style> {
+    let parsed = style
+        .cast::<PyString>()
+        .ok()
+        .and_then(|s| s.to_str().ok().and_then(Style::parse));
+    parsed.ok_or_else(|| {
+        let shown = style
+            .repr()
+            .map_or_else(|_| "?".to_string(), |r| r.to_string());
+        PyValueError::new_err(format!("naming must be 's4s' or 'w3c', not {shown}"))
+    })
+}
+
+fn naming_of(style: &Bound<'_, PyAny>, base: &str) -> PyResult<Naming> {
+    Ok(Naming::new(style_of(style)?, base))
+}
+
+/// A key value of Python, owned for the call.
+enum Owned {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Owned {
+    fn of(v: &Bound<'_, PyAny>) -> PyResult<Owned> {
+        Ok(if v.is_none() {
+            Owned::Null
+        } else if let Ok(b) = v.cast::<PyBool>() {
+            Owned::Bool(b.is_true())
+        } else if let Ok(i) = v.cast::<PyInt>() {
+            match i.extract::<i64>() {
+                Ok(x) => Owned::Int(x),
+                Err(_) => Owned::Text(i.str()?.to_str()?.to_string()),
+            }
+        } else if let Ok(f) = v.cast::<PyFloat>() {
+            Owned::Float(f.value())
+        } else if let Ok(s) = v.cast::<PyString>() {
+            Owned::Text(s.to_str()?.to_string())
+        } else if let Ok(b) = v.cast::<PyBytes>() {
+            Owned::Bytes(b.as_bytes().to_vec())
+        } else {
+            Owned::Text(v.str()?.to_str()?.to_string())
+        })
+    }
+
+    fn value(&self) -> KeyValue<'_> {
+        match self {
+            Owned::Null => KeyValue::Null,
+            Owned::Bool(b) => KeyValue::Bool(*b),
+            Owned::Int(i) => KeyValue::Int(*i),
+            Owned::Float(f) => KeyValue::Float(*f),
+            Owned::Text(s) => KeyValue::Text(s.as_bytes()),
+            Owned::Bytes(b) => KeyValue::Bytes(b),
+        }
+    }
+}
+
+fn owned_key(key: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Owned)>> {
+    key.try_iter()?
+        .map(|pair| {
+            let (column, value): (String, Bound<'_, PyAny>) = pair?.extract()?;
+            Ok((column, Owned::of(&value)?))
+        })
+        .collect()
+}
+
+fn key_values(key: &[(String, Owned)]) -> Vec<(&str, KeyValue<'_>)> {
+    key.iter().map(|(c, v)| (c.as_str(), v.value())).collect()
+}
+
+/// `ValueError` unless `style` is a naming style.
+#[pyfunction]
+fn check_style(style: &Bound<'_, PyAny>) -> PyResult<()> {
+    style_of(style).map(|_| ())
+}
+
+/// The local name of a table's class.
+#[pyfunction]
+fn table_local(style: &Bound<'_, PyAny>, table: &str) -> PyResult<String> {
+    Ok(naming_of(style, "")?.table_local(table))
+}
+
+/// `<base>t`.
+#[pyfunction]
+fn class_iri(style: &Bound<'_, PyAny>, base: &str, table: &str) -> PyResult<String> {
+    Ok(naming_of(style, base)?.class_iri(table))
+}
+
+/// `t#c`.
+#[pyfunction]
+fn column_local(style: &Bound<'_, PyAny>, table: &str, column: &str) -> PyResult<String> {
+    Ok(naming_of(style, "")?.column_local(table, column))
+}
+
+/// `<base>t#c`.
+#[pyfunction]
+fn column_iri(style: &Bound<'_, PyAny>, base: &str, table: &str, column: &str) -> PyResult<String> {
+    Ok(naming_of(style, base)?.column_iri(table, column))
+}
+
+/// `t#ref-c1;c2`.
+#[pyfunction]
+fn ref_local(style: &Bound<'_, PyAny>, table: &str, columns: Vec<String>) -> PyResult<String> {
+    Ok(naming_of(style, "")?.ref_local(table, &columns))
+}
+
+/// `<base>t#ref-c1;c2`.
+#[pyfunction]
+fn ref_iri(
+    style: &Bound<'_, PyAny>,
+    base: &str,
+    table: &str,
+    columns: Vec<String>,
+) -> PyResult<String> {
+    Ok(naming_of(style, base)?.ref_iri(table, &columns))
+}
+
+/// `<base>t/k1=v1;k2=v2`.
+#[pyfunction]
+fn row_iri(
+    style: &Bound<'_, PyAny>,
+    base: &str,
+    table: &str,
+    key: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    let naming = naming_of(style, base)?;
+    let key = owned_key(key)?;
+    Ok(naming.row_iri(table, &key_values(&key)))
+}
+
+/// `t#k1=v1;k2=v2`.
+#[pyfunction]
+fn eid(table: &str, key: &Bound<'_, PyAny>) -> PyResult<String> {
+    let key = owned_key(key)?;
+    Ok(String::from_utf8_lossy(&naming::eid(table, &key_values(&key))).into_owned())
+}
+
+/// The lexical text of a key value.
+#[pyfunction]
+fn literal_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let v = Owned::of(value)?;
+    let mut out = Vec::new();
+    naming::literal_text(v.value(), &mut out);
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// A local name as a prefixed name under `PREFIX :`.
+#[pyfunction]
+fn sparql_term(local: &str) -> String {
+    naming::sparql_term(local)
+}
+
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let m = PyModule::new(parent.py(), "rdb")?;
     m.add_function(wrap_pyfunction!(convert, &m)?)?;
+    m.add_function(wrap_pyfunction!(check_style, &m)?)?;
+    m.add_function(wrap_pyfunction!(table_local, &m)?)?;
+    m.add_function(wrap_pyfunction!(class_iri, &m)?)?;
+    m.add_function(wrap_pyfunction!(column_local, &m)?)?;
+    m.add_function(wrap_pyfunction!(column_iri, &m)?)?;
+    m.add_function(wrap_pyfunction!(ref_local, &m)?)?;
+    m.add_function(wrap_pyfunction!(ref_iri, &m)?)?;
+    m.add_function(wrap_pyfunction!(row_iri, &m)?)?;
+    m.add_function(wrap_pyfunction!(eid, &m)?)?;
+    m.add_function(wrap_pyfunction!(literal_text, &m)?)?;
+    m.add_function(wrap_pyfunction!(sparql_term, &m)?)?;
+    m.add("S4S_BASE", naming::S4S_BASE)?;
+    m.add("ROW_KEY", naming::ROW_KEY)?;
     crate::add_submodule(parent, &m)
 }

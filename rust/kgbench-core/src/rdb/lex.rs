@@ -1,5 +1,6 @@
 //! Lexical forms shared by the N-Triples and graph.json writers, each the byte-for-byte twin
-//! of a Python function of `kgbench.rdb.convert` / `kgbench.rdb.naming` (named per item).
+//! of a Python function of `kgbench.rdb.convert` or of Python's own formatting (named per
+//! item). The IRI naming itself is [`super::naming`].
 //! Every writer appends to a `Vec<u8>` and never fails.
 
 use std::fmt::Write as _;
@@ -197,20 +198,6 @@ pub fn hex_upper(b: &[u8], out: &mut Vec<u8>) {
     for &c in b {
         out.push(HEX_UPPER[(c >> 4) as usize]);
         out.push(HEX_UPPER[(c & 15) as usize]);
-    }
-}
-
-/// `naming._encode`: `urllib.parse.quote(text, safe="-._~")` (UTF-8 bytes outside
-/// `[A-Za-z0-9_.~-]` as upper-case `%XX`).
-pub fn percent_encode(text: &[u8], out: &mut Vec<u8>) {
-    for &c in text {
-        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
-            out.push(c);
-        } else {
-            out.push(b'%');
-            out.push(HEX_UPPER[(c >> 4) as usize]);
-            out.push(HEX_UPPER[(c & 15) as usize]);
-        }
     }
 }
 
@@ -494,10 +481,6 @@ mod tests {
         assert_eq!(
             s(|o| json_string(b"a\"\x01\x7f\x08", o)),
             "\"a\\\"\\u0001\x7f\\b\""
-        );
-        assert_eq!(
-            s(|o| percent_encode("a b/é-_.~".as_bytes(), o)),
-            "a%20b%2F%C3%A9-_.~"
         );
         assert_eq!(
             s(|o| bytes_repr(b"a'\"\x00\x7f\xff\\", o)),

@@ -11,10 +11,12 @@
 //! the rows, and writes both files atomically (temporary file beside the target, then a
 //! rename), generating row chunks in parallel while a writer thread writes them in order.
 //!
-//! Submodules: [`lex`] (Python-identical lexical forms), [`sqlite`] (the FFI), [`table`]
-//! (rows in memory, naming), [`write`] (the two outputs).
+//! Submodules: [`lex`] (Python-identical lexical forms), [`naming`] (the IRI naming rule, also
+//! the one `kgbench.rdb.naming` calls through the binding), [`sqlite`] (the FFI), [`table`]
+//! (rows in memory, row naming), [`write`] (the two outputs).
 
 pub mod lex;
+pub mod naming;
 pub mod sqlite;
 pub mod table;
 pub mod write;

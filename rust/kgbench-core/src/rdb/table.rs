@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::lex;
+use super::naming::{self, KeyValue, KEY_SEP};
 use super::sqlite::{Connection, Value};
 use super::{Kind, TableJob};
 
@@ -48,19 +49,14 @@ impl Column {
 
     /// `literal_text(v)` of a cell (`None` for NULL).
     pub fn literal(&self, c: Cell, out: &mut Vec<u8>) {
-        match c {
-            Cell::Null => out.extend_from_slice(b"None"),
-            Cell::Int(v) => lex::int(v, out),
-            Cell::Float(v) => {
-                if v.is_finite() && v.fract() == 0.0 {
-                    lex::integral_float(v, out)
-                } else {
-                    lex::py_float_repr(v, out)
-                }
-            }
-            Cell::Text(s, l) | Cell::Big(s, l) => out.extend_from_slice(self.bytes(s, l)),
-            Cell::Blob(s, l) => lex::bytes_repr(self.bytes(s, l), out),
-        }
+        let v = match c {
+            Cell::Null => KeyValue::Null,
+            Cell::Int(v) => KeyValue::Int(v),
+            Cell::Float(v) => KeyValue::Float(v),
+            Cell::Text(s, l) | Cell::Big(s, l) => KeyValue::Text(self.bytes(s, l)),
+            Cell::Blob(s, l) => KeyValue::Bytes(self.bytes(s, l)),
+        };
+        naming::literal_text(v, out);
     }
 }
 
@@ -155,19 +151,18 @@ pub fn handle_tuple_key(values: &[Value<'_>], out: &mut Vec<u8>) {
 }
 
 fn handle_literal(v: &Value<'_>, out: &mut Vec<u8>) {
-    match *v {
-        Value::Null => out.extend_from_slice(b"None"),
-        Value::Int(i) => lex::int(i, out),
-        Value::Float(f) => {
-            if f.is_finite() && f.fract() == 0.0 {
-                lex::integral_float(f, out)
-            } else {
-                lex::py_float_repr(f, out)
-            }
+    let text;
+    let v = match *v {
+        Value::Null => KeyValue::Null,
+        Value::Int(i) => KeyValue::Int(i),
+        Value::Float(f) => KeyValue::Float(f),
+        Value::Text(t) => {
+            text = String::from_utf8_lossy(t);
+            KeyValue::Text(text.as_bytes())
         }
-        Value::Text(t) => out.extend_from_slice(String::from_utf8_lossy(t).as_bytes()),
-        Value::Blob(b) => lex::bytes_repr(b, out),
-    }
+        Value::Blob(b) => KeyValue::Bytes(b),
+    };
+    naming::literal_text(v, out);
 }
 
 const TRIM: &[u8] = b" \t\r\n";
@@ -413,19 +408,15 @@ pub fn name_rows(t: &mut TableData, job: &TableJob, blank: bool) {
                     break 'rows;
                 }
                 if x > 0 {
-                    nm.subjects.push(b';');
-                    nm.eids.push(b';');
-                    nm.keytexts.push(b';');
+                    nm.subjects.push(KEY_SEP);
+                    nm.eids.push(KEY_SEP);
+                    nm.keytexts.push(KEY_SEP);
                 }
-                nm.subjects.extend_from_slice(job.key_locals[x].as_bytes());
-                nm.subjects.push(b'=');
                 let start = nm.keytexts.len();
                 col.literal(c, &mut nm.keytexts);
                 let lit = &nm.keytexts[start..];
-                lex::percent_encode(lit, &mut nm.subjects);
-                nm.eids.extend_from_slice(job.key_names[x].as_bytes());
-                nm.eids.push(b'=');
-                nm.eids.extend_from_slice(lit);
+                naming::push_row_key(job.key_locals[x].as_bytes(), lit, &mut nm.subjects);
+                naming::push_eid_key(job.key_names[x].as_bytes(), lit, &mut nm.eids);
             }
             nm.subjects.push(b'>');
             nm.end_row();
@@ -464,14 +455,12 @@ pub fn name_rows(t: &mut TableData, job: &TableJob, blank: bool) {
                 }
                 nm.subjects.push(b'<');
                 nm.subjects.extend_from_slice(job.iri_base.as_bytes());
-                nm.subjects.extend_from_slice(b"_row=");
-                lex::percent_encode(&lit, &mut nm.subjects);
+                naming::push_row_key(naming::ROW_KEY.as_bytes(), &lit, &mut nm.subjects);
                 nm.subjects.push(b'>');
                 nm.eids.extend_from_slice(job.name.as_bytes());
-                nm.eids.extend_from_slice(b"#_row=");
-                nm.eids.extend_from_slice(&lit);
-                nm.keytexts.extend_from_slice(b"_row=");
-                nm.keytexts.extend_from_slice(&lit);
+                nm.eids.push(b'#');
+                naming::push_eid_key(naming::ROW_KEY.as_bytes(), &lit, &mut nm.eids);
+                naming::push_eid_key(naming::ROW_KEY.as_bytes(), &lit, &mut nm.keytexts);
                 nm.end_row();
             }
             if let Handles::General(..) = t.handles {
