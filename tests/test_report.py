@@ -291,6 +291,12 @@ def test_report_numbers_match_the_outputs(offline: dict[str, Path]) -> None:
     )
     # the two score runs compared: model_y gets q2 wrong where model_x is right, and so on
     assert 'id="diff-table"' in text and "Tasks with different verdicts (3)" in text
+    # ... and only they: the SPARQL run is of another family and shares no task with them
+    assert "runs of different families, or with no task in common, are never paired" in text
+    diff = _chart(charts, "Overall difference against model_x")
+    assert [t["name"] for t in diff["data"]] == ["model_y − model_x"]
+    assert 'id="diff-table-2"' not in text
+    assert not any("against sparql" in c["figure"]["layout"]["title"]["text"] for c in charts)
 
 
 def test_gtsqa_and_text2cypher_evaluations(tmp_path: Path) -> None:
