@@ -299,6 +299,31 @@ def test_report_numbers_match_the_outputs(offline: dict[str, Path]) -> None:
     assert not any("against sparql" in c["figure"]["layout"]["title"]["text"] for c in charts)
 
 
+def test_runs_are_compared_within_their_family(offline: dict[str, Path], tmp_path: Path) -> None:
+    """Two score runs and two SPARQL runs over the same tasks: two comparisons, each within its
+    family (the SPARQL runs are never set against the score runs, nor these against them)."""
+    from kgbench.report.inputs import run_family
+    from kgbench.report.render import comparable_groups
+
+    other = tmp_path / "sparql_b"
+    shutil.copytree(offline["sparql"], other)
+    text, inputs = render_report([offline["score"], offline["sparql"], other])
+    groups = comparable_groups(inputs.runs)
+    assert [[r.label for r in g] for g in groups] == [
+        ["model_x", "model_y"],
+        ["sparql", "sparql_b"],
+    ]
+    assert [run_family(g[0]) for g in groups] == ["score", "spider4sparql"]
+    assert "<h3>score</h3>" in text and "<h3>spider4sparql</h3>" in text
+    assert 'id="diff-table"' in text and 'id="diff-table-2"' not in text  # the copies agree
+    assert "The runs agree on every common task." in text
+    titles = [c["figure"]["layout"]["title"]["text"] for c in _charts(text)]
+    assert "Overall difference against model_x" in titles
+    assert "Overall difference against sparql" in titles
+    # a lone run of a family, or one with no common task, is not compared
+    assert comparable_groups([inputs.runs[0], inputs.runs[2]]) == []
+
+
 def test_gtsqa_and_text2cypher_evaluations(tmp_path: Path) -> None:
     """`kgbench evaluate --family gtsqa` and `--family text2cypher` outputs: detected, their
     metrics overall as the files give them, one row per task with its metrics and verdict."""
