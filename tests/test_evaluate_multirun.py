@@ -56,9 +56,9 @@ def uri(neo4j_server: Any, neo4j_driver: Any) -> Iterator[str]:
     yield neo4j_server.uri
 
 
-@pytest.mark.neo4j
-def test_one_pass_equals_single_runs_and_sends_each_query_once(uri: str, tmp_path: Path) -> None:
-    graphs = {"nba_mini": uri, "nba_mini_b": uri}
+def _gold_predictions(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
+    """The test tasks and ``tmp_path/gold.jsonl``: a prediction file answering every task with
+    its gold query."""
     tasks = json.loads((DATA / "tasks.json").read_text(encoding="utf-8"))
     gold = tmp_path / "gold.jsonl"
     gold.write_text(
@@ -67,6 +67,13 @@ def test_one_pass_equals_single_runs_and_sends_each_query_once(uri: str, tmp_pat
         ),
         encoding="utf-8",
     )
+    return tasks, gold
+
+
+@pytest.mark.neo4j
+def test_one_pass_equals_single_runs_and_sends_each_query_once(uri: str, tmp_path: Path) -> None:
+    graphs = {"nba_mini": uri, "nba_mini_b": uri}
+    _tasks, gold = _gold_predictions(tmp_path)
     extra = tmp_path / "extra.jsonl"
     extra.write_text(
         (DATA / "predictions.jsonl").read_text(encoding="utf-8")
@@ -117,14 +124,7 @@ def test_cli_several_predictions(uri: str, tmp_path: Path, capsys: Any) -> None:
     out = tmp_path / "out"
     argv = ["evaluate", "--tasks", str(DATA / "tasks.json"), "--graph-uris", str(graphs)]
     # two different runs: a, the shipped predictions (some wrong), and b, every gold query
-    tasks = json.loads((DATA / "tasks.json").read_text(encoding="utf-8"))
-    gold = tmp_path / "gold.jsonl"
-    gold.write_text(
-        "".join(
-            json.dumps({"qid": t["qid"], "pred_cypher": t["gold_cypher"]}) + "\n" for t in tasks
-        ),
-        encoding="utf-8",
-    )
+    tasks, gold = _gold_predictions(tmp_path)
     argv += ["--predictions", f"a={DATA / 'predictions.jsonl'}"]
     argv += ["--predictions", f"b={gold}", "--out", str(out)]
     assert main(argv) == 0
