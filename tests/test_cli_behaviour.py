@@ -266,7 +266,7 @@ def test_no_server_advice_fits_the_machine(tmp_path: Path) -> None:
 
 
 def test_activity_spinner_on_a_terminal() -> None:
-    from kgbench.cli import Activity
+    from kgbench.progress import Activity
 
     master, slave = pty.openpty()
     try:
@@ -289,7 +289,7 @@ def test_activity_spinner_on_a_terminal() -> None:
 
 
 def test_activity_lines_when_not_a_terminal(tmp_path: Path) -> None:
-    from kgbench.cli import Activity
+    from kgbench.progress import Activity
 
     path = tmp_path / "log.txt"
     with path.open("w", encoding="utf-8") as stream:

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``kgbench iso``: the file is parsed and classified in Rust
     (:func:`kgbench.iso.classify_gtsqa_jsonl`); only ``--out`` reads the records
     into Python, to write them back."""
-    from kgbench.cli import Activity
+    from kgbench.progress import Activity
 
     path: Path = args.file
     # a spinner on a terminal while the native call runs (it releases the GIL)

@@ -282,9 +282,9 @@ def _unreachable(uri: str, exc: Exception) -> KgbenchError:
 
 
 def _start(args: argparse.Namespace) -> int:
-    from kgbench.cli import Activity
     from kgbench.neo4j.server import LocalNeo4j, background_status
     from kgbench.neo4j.versions import default_version, resolve_version
+    from kgbench.progress import Activity
 
     data = args.data if args.data is not None else DEFAULT_DATA
     version = resolve_version(args.version) if args.version is not None else None
