@@ -27,8 +27,8 @@ from kgbench.generate.pipe.features import CATEGORIES
 from kgbench.generate.pipe.gates import REJECTION_BUCKETS, rejection_counts
 from kgbench.generate.pipe.pipeline import generate_pipe
 from kgbench.generate.pipe.profile import profile_graph
-from kgbench.generate.sampling import GraphReader
 from kgbench.llm import LLMClient
+from kgbench.neo4j.executor import GraphReader
 from kgbench.tasks import load_tasks
 
 pytestmark = pytest.mark.neo4j

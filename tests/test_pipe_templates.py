@@ -39,8 +39,7 @@ from kgbench.generate.pipe.templates import (
     mask_question,
     schema_templates,
 )
-from kgbench.generate.sampling import GraphReader
-from kgbench.neo4j.executor import write_clauses_of
+from kgbench.neo4j.executor import GraphReader, write_clauses_of
 
 DATA = Path(__file__).parent / "data"
 WD50K_DUMP = DATA.parent.parent.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"

@@ -794,8 +794,8 @@ def test_run_ngdbench_with_samples_reports_pass_at_k(ngd: dict[str, Any], tmp_pa
     preds = json.loads((out / "predict" / "predictions.json").read_text())
     # each sample scored on its own (one disposable Neo4j with the clean graph for both)
     from kgbench.evaluate.ngdbench import evaluate_ngdbench
-    from kgbench.generate.sampling import GraphReader
     from kgbench.neo4j.disposable import DisposableNeo4j
+    from kgbench.neo4j.executor import GraphReader
     from kgbench.predict.ngdbench import steps_of
 
     per_sample = []

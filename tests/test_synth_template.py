@@ -155,8 +155,8 @@ def test_sparql_on_the_dump_equals_cypher_on_the_conversion(
     conversion of it (loaded into the local Neo4j) give the same answers and the same full
     answer subgraphs, wherever every statement of the full answer subgraph was converted."""
     from kgbench.convert import convert
-    from kgbench.generate.sampling import GraphReader
     from kgbench.generate.synth.template import CypherMapping
+    from kgbench.neo4j.executor import GraphReader
 
     data = Path(__file__).parent / "data" / "wd50k"
     schema = json.loads((data / "wd50k.wd2neo4j.json").read_text(encoding="utf-8"))

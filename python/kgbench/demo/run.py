@@ -339,14 +339,12 @@ def run_demo(
 
 def _generate(uri: str, user: str | None, password: str | None, out: Path) -> dict[str, Any]:
     """Draft the demo graph's relation traits and generate CypherBench tasks into ``out``."""
-    import neo4j
-
     from kgbench.generate import draft_traits, generate_cypherbench
     from kgbench.generate.traits import write_traits
+    from kgbench.neo4j.executor import connect
 
     out.mkdir(parents=True, exist_ok=True)
-    auth = (user or "neo4j", password or "") if (user or password) else None
-    with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
+    with connect(uri, user, password) as driver:
         traits = draft_traits(driver, graph="wikidata_demo")
     traits_path = out / "traits.json"
     write_traits(traits, traits_path)
@@ -359,7 +357,7 @@ def _generate(uri: str, user: str | None, password: str | None, out: Path) -> di
 def _pipe(uri: str, user: str | None, password: str | None, out: Path) -> dict[str, Any]:
     """PIPE-Cypher's offline construction on the demo graph into ``out``; its report."""
     from kgbench.generate.pipe.pipeline import generate_pipe
-    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j.executor import GraphReader
 
     reader = GraphReader.connect(uri, user, password)
     try:
@@ -391,8 +389,8 @@ def _spider(
     """Convert concert_singer (kgbench rdb), translate :data:`SPIDER_SQL` to SPARQL and
     Cypher, and run the three: SQL on SQLite, SPARQL on the RDF (embedded store), Cypher on
     the property graph loaded into the demo's server (replacing the demo graph)."""
-    from kgbench.generate.sampling import GraphReader
     from kgbench.neo4j import load_graph
+    from kgbench.neo4j.executor import GraphReader
     from kgbench.query.sparql import SparqlExecutor
     from kgbench.rdb.convert import convert_rdb
     from kgbench.rdb.schema import load_schema

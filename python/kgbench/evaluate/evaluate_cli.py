@@ -554,7 +554,7 @@ def _run_ngdbench(args: argparse.Namespace) -> int:
     reader = None
     disposable = None
     if args.uri is not None:
-        from kgbench.generate.sampling import GraphReader
+        from kgbench.neo4j.executor import GraphReader
 
         reader = GraphReader.connect(
             args.uri,

@@ -46,7 +46,7 @@ same length). Values follow the EX value model (``1 == 1.0``, lists inside a val
   anything). Without the runner, or with a plain string ``pred_cypher``, the task is not
   scored and the reason is counted. Answer values (``steps``) take precedence over Cypher;
 * ``{qid|index, pred_cypher}``: with a reader (``--uri``: the *noisy* graph), analytic and
-  Boolean queries are run read-only (:class:`kgbench.generate.sampling.GraphReader`) and their
+  Boolean queries are run read-only (:class:`kgbench.neo4j.GraphReader`) and their
   rows become the answer (Boolean: the rows held valid); without one the task is not scored
   and the reason is counted.
 
@@ -687,7 +687,7 @@ def evaluate_ngdbench(
         predictions: the prediction file, or None to compute only the oracle row (every task
             is then counted as not scored: "no prediction file").
         gold: ``"clean"`` (``answer``, default) or ``"noisy"`` (``noise_answer``).
-        reader: a :class:`kgbench.generate.sampling.GraphReader` on the *noisy* graph, used
+        reader: a :class:`kgbench.neo4j.GraphReader` on the *noisy* graph, used
             to run ``pred_cypher`` predictions of analytic and Boolean tasks (read-only).
         timeout_s: per-query timeout for ``reader`` (None: the reader's default), and the
             timeout of one management batch transaction on ``disposable`` (None: 60 s).
@@ -726,7 +726,7 @@ def evaluate_ngdbench(
 
 def _run_query(reader: Any, query: str, timeout_s: float | None) -> tuple[Any, str | None]:
     """(rows as {col: value} dicts, None) or (None, error class) for a predicted query."""
-    from kgbench.generate.sampling import QueryFailed
+    from kgbench.neo4j.executor import QueryFailed
 
     try:
         records = reader.run(query, timeout_s=timeout_s)

@@ -294,12 +294,11 @@ def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
     cache is keyed by the content; when the fingerprint cannot be read (e.g. a user without
     the right to call ``db.info()``) the cache is not used and ``cache_report`` says why.
     """
-    import neo4j
-
     from kgbench.neo4j import QueryExecutor
     from kgbench.neo4j.executor import (
         CacheReport,
         classify,
+        connect,
         database_fingerprint,
     )
 
@@ -308,8 +307,7 @@ def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
     def driver_for(target: GraphTarget) -> Any:
         key = (target.uri, target.user, target.password)
         if key not in drivers:
-            auth = (target.user, target.password or "") if target.user else None
-            driver = neo4j.GraphDatabase.driver(target.uri, auth=auth)
+            driver = connect(target.uri, target.user, target.password)
             try:
                 driver.verify_connectivity()
             except Exception as exc:

@@ -125,11 +125,11 @@ def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
     """The schema JSON of ``graph`` from its server (CypherBench's queries)."""
     import neo4j
 
+    from kgbench.neo4j.executor import connect
     from kgbench.neo4j.schema import fetch_schema
 
-    auth = (target.user, target.password or "") if target.user else None
     try:
-        with neo4j.GraphDatabase.driver(target.uri, auth=auth) as driver:
+        with connect(target.uri, target.user, target.password) as driver:
             return fetch_schema(driver, name=graph, database=target.database)
     except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__

@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
-from kgbench.generate.pipe.templates import _q as cypher_ident
+from kgbench.generate.pipe.templates import cypher_ident
 from kgbench.generate.synth.neo4j_kg import cypher_string
 
 __all__ = [
