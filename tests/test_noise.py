@@ -469,9 +469,8 @@ def test_real_wd50k_conversion(tmp_path: Path) -> None:
     convert(str(WD50K_SCHEMA), [str(WD50K)], str(tmp_path / "g"))
     graph = tmp_path / "g" / "graph.json"
     clean_g = _load(graph)
-    t0 = time.perf_counter()
+    # its speed is benches/bench_noise.py's to print (target: under 10 s on 2M relations)
     report = inject_noise(graph, tmp_path / "n")
-    assert time.perf_counter() - t0 < 10
     noisy = _load(tmp_path / "n" / GRAPH_FILE)
     e, n = len(clean_g["relations"]), len(clean_g["entities"])
     assert report["before"] == {"nodes": n, "edges": e}
