@@ -118,6 +118,7 @@ def test_noise_stops_on_sigint(tmp_path: Path) -> None:
 WD50K = Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k"
 
 
+@pytest.mark.realdata
 def test_convert_stops_on_sigint(tmp_path: Path) -> None:
     dump = WD50K / "wd50k.nt.gz"
     if not dump.exists():
@@ -142,6 +143,7 @@ def test_convert_stops_on_sigint(tmp_path: Path) -> None:
 SPIDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "spider"
 
 
+@pytest.mark.realdata
 def test_rdb_stops_on_sigint(tmp_path: Path) -> None:
     """``kgbench rdb`` on a real Spider database (flight_4) whose routes table is repeated
     12 times (800k rows): interrupted while Rust reads and writes, it publishes neither the

@@ -265,6 +265,7 @@ def test_generate_on_spider_concert_singer(
     assert oracle["agg"]["smape"] is not None
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 def test_generate_is_deterministic_on_wd50k(
     tmp_path: Path, neo4j_server: Any, neo4j_driver: Any, neo4j_load: Any

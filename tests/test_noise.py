@@ -459,6 +459,7 @@ def test_cli(clean: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "default_profile.false_edges" in capsys.readouterr().err
 
 
+@pytest.mark.realdata
 def test_real_wd50k_conversion(tmp_path: Path) -> None:
     """Noise on kgbench's conversion of the real WD50K dump: the counts follow the Table 2
     arithmetic, nodes are unchanged, the noisy graph loads, and a second run is identical."""

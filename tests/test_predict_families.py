@@ -73,6 +73,7 @@ def gtsqa_items(kg: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.realdata
 @pytest.mark.skipif(not WD50K.is_file(), reason="the shared WD50K dump is absent")
 def test_gold_sparql_gives_the_items_answers_and_full_answer_subgraph() -> None:
     """Each fixture item's own query, run on the WD50K dump it was generated on, gives the
@@ -264,6 +265,7 @@ WD50K_SCHEMA = DATA / "wd50k" / "wd50k.wd2neo4j.json"
 WRITE = "MATCH (n) DETACH DELETE n RETURN 1 AS answer"
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 def test_gtsqa_cypher_on_neo4j(
     tmp_path: Path, neo4j_server: Any, neo4j_driver: Any, neo4j_load: Any

@@ -28,7 +28,7 @@ from kgbench.errors import InputError
 from kgbench.rdb.convert import convert_rdb, output_paths
 from kgbench.rdb.naming import S4S_PREFIX, Naming
 from kgbench.rdb.schema import load_schema
-from rdb_fixtures import CASE_IDS, FIXTURE_CASES, OPTIONS, expected_dir, make_case
+from rdb_fixtures import CASE_IDS, FIXTURE_CASES, OPTIONS, SPIDER_CASES, expected_dir, make_case
 
 DATA = Path(__file__).parent / "data" / "spider"
 CONCERT = DATA / "concert_singer.sqlite"
@@ -541,6 +541,7 @@ def _sql_counts(db: Path, tables_json: Path | None, db_id: str) -> tuple[int, in
     return rows, cells, len(pairs)
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_all_spider_databases(tmp_path: Path) -> None:
     from kgbench._core import neo4j as core
@@ -594,7 +595,10 @@ def test_column_named_like_a_reference(tmp_path: Path) -> None:
 # the outputs against the checked-in expected outputs of real databases (tests/data/rdb/)
 # ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("option", list(OPTIONS))
-@pytest.mark.parametrize("case", CASE_IDS)
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=pytest.mark.realdata) if c in SPIDER_CASES else c for c in CASE_IDS],
+)
 def test_outputs_equal_the_expected_files(case: str, option: str, tmp_path: Path) -> None:
     """Every file byte for byte and the same report (the time and the paths aside) as the
     expected outputs, generated once when kgbench's former pure-Python engine and the Rust

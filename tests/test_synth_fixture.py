@@ -59,6 +59,7 @@ def test_fixture_records_are_consistent() -> None:
     )
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_fixture_agrees_with_the_dump_and_is_regenerated_identically() -> None:
     if not WD50K.exists():

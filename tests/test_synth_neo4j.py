@@ -68,6 +68,7 @@ def _tree_of_item(item: dict[str, Any], pid_of: dict[str, str]) -> Any:
     )
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_items_on_the_converted_wd50k_graph(
     wd50k_graph: Path, neo4j_server: Any, neo4j_load: Any

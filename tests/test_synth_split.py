@@ -314,6 +314,7 @@ def wd50k_items() -> list[dict[str, Any]]:
     return items
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_split_of_real_items(wd50k_items: list[dict[str, Any]]) -> None:
     kept, dropped = dedup(wd50k_items)

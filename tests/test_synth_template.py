@@ -120,6 +120,7 @@ def wd50k() -> WikidataKG:
     return WikidataKG.from_store(load_store([WD50K]))
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_real_items_from_wd50k(wd50k: WikidataKG) -> None:
     settings = SynthSettings(n=120, seed=1111)
@@ -146,6 +147,7 @@ def test_real_items_from_wd50k(wd50k: WikidataKG) -> None:
     assert len({i["id"] for i in items}) == len(items)
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 @pytest.mark.neo4j
 def test_sparql_on_the_dump_equals_cypher_on_the_conversion(
