@@ -175,6 +175,7 @@ def test_rdb_stops_on_sigint(tmp_path: Path) -> None:
     assert not out.exists() or not list(out.iterdir())  # no temporary file either
 
 
+@pytest.mark.slow
 def test_load_offline_stops_on_sigint(tmp_path: Path) -> None:
     """``kgbench load --offline``: interrupted while Rust validates the graph and writes the
     import tool's CSV files, it leaves no CSV file and no database (no server is needed: the
@@ -260,6 +261,7 @@ g.instantiate(4, [(0, 1), (1, 2), (2, 3)], [], [], [(False, 0, 0), (False, 3, 0)
     assert seconds < 10, seconds
 
 
+@pytest.mark.slow
 def test_execution_accuracy_batch_stops_on_sigint() -> None:
     """A batch of 100k EX comparisons stops on Ctrl-C."""
     code, err, seconds = _interrupt_call(

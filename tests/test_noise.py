@@ -492,6 +492,7 @@ def test_real_wd50k_conversion(tmp_path: Path) -> None:
     assert (tmp_path / "n" / LOG_FILE).read_bytes() == (tmp_path / "n2" / LOG_FILE).read_bytes()
 
 
+@pytest.mark.slow
 def test_input_truncated_while_running_is_no_crash(tmp_path: Path) -> None:
     """The input graph is truncated by another process while ``kgbench noise`` runs on it: the
     command ends with an error naming the file, or with the bytes it had already read (or on

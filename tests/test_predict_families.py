@@ -73,6 +73,7 @@ def gtsqa_items(kg: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.realdata
 @pytest.mark.skipif(not WD50K.is_file(), reason="the shared WD50K dump is absent")
 def test_gold_sparql_gives_the_items_answers_and_full_answer_subgraph() -> None:

@@ -117,6 +117,7 @@ def test_every_published_prompt_is_rebuilt_byte_for_byte(
     assert (equal, renamed, copied) == (389, 102, 2)
 
 
+@pytest.mark.slow
 def test_replay_only_reproduces_the_published_run_and_its_ex(
     rdf_dir: Path, tmp_path: Path, published: list[dict[str, Any]]
 ) -> None:
