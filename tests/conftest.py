@@ -24,7 +24,8 @@ its markers automatically (:data:`FIXTURE_MARKERS`), so ``-m "not neo4j and not 
 and not browser and not slow"`` deselects exactly the tests that need a server or a browser; a
 test that starts a Neo4j of its own without the ``neo4j`` (or ``neo4j_cypher25``) marker fails
 saying so, and so does a test that skips because ``../shared/data`` is absent without the
-``realdata`` marker. The terminal summary ends with a line counting the realdata tests skipped.
+``realdata`` marker. The terminal summary ends with a line counting the Neo4j servers started (by
+test file) and one counting the realdata tests skipped.
 
 The test server limits one transaction to 256 MiB (``db.memory.transaction.max``).
 The server is built with Maven on first use (``make neo4j``) and started once per test session.
@@ -220,12 +221,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 #: Neo4j JVMs this process started (the launcher's main class in a ``subprocess.Popen``), seen by
 #: an audit hook: the number only grows.
 _NEO4J_STARTS = [0]
+#: The test running now, and the test that started each of those JVMs (for the summary).
+_CURRENT = [""]
+_STARTED_BY: list[str] = []
 
 
 def _count_neo4j_starts(event: str, args: tuple[Any, ...]) -> None:
     argv = args[1] if event == "subprocess.Popen" else None
     if isinstance(argv, (list, tuple)) and MAIN_CLASS in (str(a) for a in argv):
         _NEO4J_STARTS[0] += 1
+        _STARTED_BY.append(_CURRENT[0])
 
 
 sys.addaudithook(_count_neo4j_starts)
@@ -239,6 +244,7 @@ def _names_shared_data(reason: str) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     item.stash[_STARTS_BEFORE] = _NEO4J_STARTS[0]
+    _CURRENT[0] = item.nodeid
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -274,6 +280,15 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             counted = report.outcome != "passed" or report.when == "call"
             if counted and "realdata" in getattr(report, "keywords", {}):
                 outcome.setdefault(report.nodeid, report.outcome)
+    if _STARTED_BY:
+        from collections import Counter
+
+        by_file = Counter(nodeid.split("::")[0] for nodeid in _STARTED_BY)
+        terminalreporter.write_line(
+            f"neo4j: {len(_STARTED_BY)} servers started in this process ("
+            + ", ".join(f"{f} {n}" for f, n in by_file.most_common())
+            + ")"
+        )
     if outcome:
         n = {k: sum(v == k for v in outcome.values()) for k in ("passed", "failed", "skipped")}
         where = "present" if SHARED_DATA.is_dir() else "absent"
