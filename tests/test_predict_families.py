@@ -803,6 +803,7 @@ def test_run_ngdbench_with_samples_reports_pass_at_k(ngd: dict[str, Any], tmp_pa
 
     per_sample = []
     reader = GraphReader.connect(ngd["uri"])
+    # management scoring writes (rolled back) only to a disposable database kgbench created
     disposable = DisposableNeo4j(ngd["clean"]).start()
     try:
         for j in range(2):
