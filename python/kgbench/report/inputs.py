@@ -1352,3 +1352,26 @@ def _join_isomorphism_types(inputs: ReportInputs) -> None:
         for row in run.rows:
             if "isomorphism type" not in row.groups and row.qid in types:
                 row.groups["isomorphism type"] = types[row.qid]
+
+
+# --------------------------------------------------------------------------------------------
+# families
+
+#: The benchmark family of each run kind (:attr:`Run.kind`, as the readers above set it).
+_FAMILY_OF_KIND = {
+    "evaluate (CypherBench)": "cypherbench",
+    "evaluate --language sparql": "spider4sparql",
+    "evaluate --family ngdbench": "ngdbench",
+    "evaluate --family gtsqa": "gtsqa",
+    "evaluate --family text2cypher": "text2cypher",
+    "score": "score",
+}
+
+
+def run_family(run: Run) -> str:
+    """The benchmark family of ``run``: ``cypherbench``, ``spider4sparql``, ``ngdbench``,
+    ``gtsqa``, ``text2cypher``, or ``score`` (result files of ``kgbench score``, comparable
+    only with each other). Read from the run's kind (:func:`detect_kind`) until
+    ``aggregated_metrics.json`` records its family; the report pairs only runs of one family
+    (:func:`kgbench.report.render.comparable_groups`)."""
+    return _FAMILY_OF_KIND.get(run.kind, run.kind)
