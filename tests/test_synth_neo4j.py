@@ -77,9 +77,10 @@ def test_items_on_the_converted_wd50k_graph(
     stored answers, the GT triples are relationships of the graph, a rerun is identical,
     and SPARQL on the dump agrees wherever the dump's full answer subgraph was converted."""
     from kgbench.generate.sampling import GraphReader
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
+    from kgbench.query.sparql import load_store
 
     neo4j_load(wd50k_graph)
     reader = GraphReader.connect(neo4j_server.uri)

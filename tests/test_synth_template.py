@@ -12,7 +12,7 @@ import pytest
 
 from kgbench._core.synth import KgGraph
 from kgbench.errors import InputError
-from kgbench.generate.synth.kg import WikidataKG, load_store, sparql_select
+from kgbench.generate.synth.kg import WikidataKG, sparql_select
 from kgbench.generate.synth.template import (
     SynthSettings,
     Tree,
@@ -20,6 +20,7 @@ from kgbench.generate.synth.template import (
     validate,
     word_question,
 )
+from kgbench.query.sparql import load_store
 from synth_example import EXAMPLE, LABEL, WD, example_kg
 
 WD50K = (

@@ -36,7 +36,6 @@ kind gets a one-line error naming it and listing what was expected.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.fileio import open_decompressed
 
 # --------------------------------------------------------------------------------------------
 # records
@@ -247,14 +247,6 @@ def read_json(path: Path) -> Any:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
 
 
-def _open_text(path: Path) -> Any:
-    with path.open("rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
-    if gzipped:
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open(encoding="utf-8")
-
-
 def read_jsonl(path: Path, limit: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for the non-blank lines of a JSON Lines file (plain or gzip),
     at most ``limit`` of them.
@@ -264,7 +256,7 @@ def read_jsonl(path: Path, limit: int | None = None) -> Iterator[tuple[int, dict
             file and line)."""
     n = 0
     try:
-        with _open_text(path) as fh:
+        with open_decompressed(path, text=True) as fh:
             for number, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
@@ -1360,3 +1352,26 @@ def _join_isomorphism_types(inputs: ReportInputs) -> None:
         for row in run.rows:
             if "isomorphism type" not in row.groups and row.qid in types:
                 row.groups["isomorphism type"] = types[row.qid]
+
+
+# --------------------------------------------------------------------------------------------
+# families
+
+#: The benchmark family of each run kind (:attr:`Run.kind`, as the readers above set it).
+_FAMILY_OF_KIND = {
+    "evaluate (CypherBench)": "cypherbench",
+    "evaluate --language sparql": "spider4sparql",
+    "evaluate --family ngdbench": "ngdbench",
+    "evaluate --family gtsqa": "gtsqa",
+    "evaluate --family text2cypher": "text2cypher",
+    "score": "score",
+}
+
+
+def run_family(run: Run) -> str:
+    """The benchmark family of ``run``: ``cypherbench``, ``spider4sparql``, ``ngdbench``,
+    ``gtsqa``, ``text2cypher``, or ``score`` (result files of ``kgbench score``, comparable
+    only with each other). Read from the run's kind (:func:`detect_kind`) until
+    ``aggregated_metrics.json`` records its family; the report pairs only runs of one family
+    (:func:`kgbench.report.render.comparable_groups`)."""
+    return _FAMILY_OF_KIND.get(run.kind, run.kind)
