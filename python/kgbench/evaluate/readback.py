@@ -136,7 +136,9 @@ class Run:
 
     ``overall`` holds the run's official numbers as its files give them (``None`` when
     undefined); ``error_classes`` counts the tasks per error class (a task counts once per
-    class) and ``error_examples`` keeps the first task of each class."""
+    class) and ``error_examples`` keeps the first task of each class. ``family``: the
+    benchmark family that wrote the output (``""`` until the report sets it from the
+    family that read it back)."""
 
     label: str
     path: Path
@@ -147,6 +149,7 @@ class Run:
     notes: list[str] = field(default_factory=list)
     error_classes: dict[str, int] = field(default_factory=dict)
     error_examples: dict[str, TaskRow] = field(default_factory=dict)
+    family: str = ""
 
 
 def read_json(path: Path) -> Any:

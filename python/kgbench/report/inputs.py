@@ -693,7 +693,10 @@ def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> ReportInputs:
     }
     for (path, kind), label in zip(items, labels, strict=True):
         if kind.startswith("evaluate"):  # the family reads its own output back
-            out.runs.extend(_evaluation_family(path).read_output(path, label))
+            family = _evaluation_family(path)
+            for run in family.read_output(path, label):
+                run.family = family.name
+                out.runs.append(run)
             continue
         field_name, reader = readers[kind]
         got = reader(path, label)
@@ -716,3 +719,27 @@ def _join_isomorphism_types(inputs: ReportInputs) -> None:
         for row in run.rows:
             if "isomorphism type" not in row.groups and row.qid in types:
                 row.groups["isomorphism type"] = types[row.qid]
+
+
+# --------------------------------------------------------------------------------------------
+# families
+
+#: The benchmark family of each run kind (:attr:`Run.kind`, as the readers above set it).
+_FAMILY_OF_KIND = {
+    "evaluate (CypherBench)": "cypherbench",
+    "evaluate --language sparql": "spider4sparql",
+    "evaluate --family ngdbench": "ngdbench",
+    "evaluate --family gtsqa": "gtsqa",
+    "evaluate --family text2cypher": "text2cypher",
+    "score": "score",
+}
+
+
+def run_family(run: Run) -> str:
+    """The benchmark family of ``run``: ``cypherbench``, ``spider4sparql``, ``ngdbench``,
+    ``gtsqa``, ``text2cypher``, or ``score`` (result files of ``kgbench score``, comparable
+    only with each other). The family that read the run back (from the ``family`` of its
+    ``aggregated_metrics.json``, :func:`kgbench.families.family_of`), else read from the
+    run's kind; the report pairs only runs of one family
+    (:func:`kgbench.report.render.comparable_groups`)."""
+    return run.family or _FAMILY_OF_KIND.get(run.kind, run.kind)
