@@ -22,7 +22,7 @@ from chat_completions_double import ChatCompletionsTestDouble, Messages, last_us
 from kgbench.cli import main
 from kgbench.errors import InputError
 from kgbench.evaluate.passk import pass_at_k
-from kgbench.predict import predict
+from kgbench.families import predict
 
 FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
 REPO = Path(__file__).resolve().parents[1]
