@@ -162,8 +162,8 @@ class ReportInputs:
 
 
 def read_jsonl(path: Path, limit: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for the non-blank lines of a JSON Lines file (plain, gzip or bzip2),
-    at most ``limit`` of them.
+    """``(line number, object)`` for the non-blank lines of a JSON Lines file (plain, gzip or
+    bzip2), at most ``limit`` of them.
 
     Raises:
         InputError: unreadable file, invalid JSON or a line that is not an object (names the
