@@ -80,8 +80,9 @@ def main() -> int:
     if not DUMP.exists():
         print(f"the shared WD50K dump is absent ({DUMP}); nothing to measure")
         return 1
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
+    from kgbench.query.sparql import load_store
 
     print(f"cores available: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.1f}")
     t = time.perf_counter()

@@ -204,7 +204,22 @@ def test_demo_end_to_end(
 
     ngd = printed.split("== NGDBench")[1].split("\n== ")[0]
     log = json.loads((out / "ngdbench" / "noisy" / "noise_log.json").read_text(encoding="utf-8"))
-    assert log["seed"] == 42 and "name_typos" in ngd and "check: E' = x + floor" in ngd
+    assert log["seed"] == 8 and "name_typos" in ngd and "check: E' = x + floor" in ngd
+    # on concert_singer's 31 nodes and 26 edges every edge perturbation changes something:
+    # the printed counts are the log's, and none of them is 0
+    assert "nodes: 31 -> 31   edges: 26 -> 27" in ngd
+    changed = {
+        p["perturbation_type"]: len(p["records"]) for p in log["summary"]["perturbation_logs"]
+    }
+    for noise_type, verb in (
+        ("incomplete_edges", "edges deleted"),
+        ("false_edges", "edges added"),
+        ("relation_type_noise", "edge types swapped"),
+    ):
+        line = next(x for x in ngd.splitlines() if x.strip().startswith(noise_type + " "))
+        applied, target = line.split(" rate ")[1].split()[1:4:2]
+        assert int(applied) == changed[noise_type] > 0 and int(target) >= int(applied), line
+        assert line.endswith(verb), line
     aggregated = evaluate_ngdbench(out / "ngdbench" / "tasks" / "tasks.json").aggregated
     oracle = aggregated["oracle"]
     row = next(line for line in ngd.splitlines() if line.startswith("Oracle Cypher"))
@@ -223,7 +238,36 @@ def test_demo_end_to_end(
     # the HTML report (kgbench report) is written and its path printed
     html = out / "report.html"
     assert html.is_file() and str(html) in printed
-    assert "<script" in html.read_text(encoding="utf-8")[:10_000_000]
+    # its inputs: the three scored runs (the replayed model run among them), the four
+    # generations and the noise; runs of different families are never compared
+    from kgbench.report import load_inputs
+    from kgbench.report.render import comparable_groups
+
+    report_dirs = [
+        out / d
+        for d in (
+            "evaluation",
+            "generation",
+            "pipe",
+            "synth",
+            "ngdbench/noisy",
+            "ngdbench/tasks",
+            "ngdbench/evaluation",
+            "predict/evaluation",
+        )
+    ]
+    inputs = load_inputs(report_dirs)
+    text = html.read_text(encoding="utf-8")
+    for d in report_dirs:
+        assert str(d) in text, d
+    kinds = [r.kind for r in inputs.runs]
+    assert "evaluate --language sparql" in kinds and "evaluate (CypherBench)" in kinds
+    sparql = next(r for r in inputs.runs if r.kind == "evaluate --language sparql")
+    assert len(sparql.rows) == 45 and sparql.overall["execution_accuracy"] == pytest.approx(
+        3 / 45, abs=1e-4
+    )
+    assert all(len({r.kind for r in group}) == 1 for group in comparable_groups(inputs.runs))
+    assert "runs of different families, or with no task in common, are never paired" in text
 
 
 def test_demo_help(capsys: pytest.CaptureFixture[str]) -> None:

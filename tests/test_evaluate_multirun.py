@@ -56,9 +56,9 @@ def uri(neo4j_server: Any, neo4j_driver: Any) -> Iterator[str]:
     yield neo4j_server.uri
 
 
-@pytest.mark.neo4j
-def test_one_pass_equals_single_runs_and_sends_each_query_once(uri: str, tmp_path: Path) -> None:
-    graphs = {"nba_mini": uri, "nba_mini_b": uri}
+def _gold_predictions(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
+    """The test tasks and ``tmp_path/gold.jsonl``: a prediction file answering every task with
+    its gold query."""
     tasks = json.loads((DATA / "tasks.json").read_text(encoding="utf-8"))
     gold = tmp_path / "gold.jsonl"
     gold.write_text(
@@ -67,6 +67,13 @@ def test_one_pass_equals_single_runs_and_sends_each_query_once(uri: str, tmp_pat
         ),
         encoding="utf-8",
     )
+    return tasks, gold
+
+
+@pytest.mark.neo4j
+def test_one_pass_equals_single_runs_and_sends_each_query_once(uri: str, tmp_path: Path) -> None:
+    graphs = {"nba_mini": uri, "nba_mini_b": uri}
+    _tasks, gold = _gold_predictions(tmp_path)
     extra = tmp_path / "extra.jsonl"
     extra.write_text(
         (DATA / "predictions.jsonl").read_text(encoding="utf-8")
@@ -116,13 +123,23 @@ def test_cli_several_predictions(uri: str, tmp_path: Path, capsys: Any) -> None:
     graphs.write_text(json.dumps({"nba_mini": uri, "nba_mini_b": uri}), encoding="utf-8")
     out = tmp_path / "out"
     argv = ["evaluate", "--tasks", str(DATA / "tasks.json"), "--graph-uris", str(graphs)]
+    # two different runs: a, the shipped predictions (some wrong), and b, every gold query
+    tasks, gold = _gold_predictions(tmp_path)
     argv += ["--predictions", f"a={DATA / 'predictions.jsonl'}"]
-    argv += ["--predictions", f"b={DATA / 'predictions.jsonl'}", "--out", str(out)]
+    argv += ["--predictions", f"b={gold}", "--out", str(out)]
     assert main(argv) == 0
     board = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
     assert [r["name"] for r in board["runs"]] == ["a", "b"]
-    assert (out / "a" / "aggregated_metrics.json").exists()
-    assert "leaderboard" in capsys.readouterr().out
+    a_agg = json.loads((out / "a" / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    a_ex, b_ex = (r["overall"]["execution_accuracy"] for r in board["runs"])
+    assert a_ex == a_agg["overall"]["execution_accuracy"] < 1.0 and b_ex == 1.0
+    (pair,) = board["pairs"]
+    assert (pair["a"], pair["b"], pair["tasks"]) == ("a", "b", len(tasks))
+    assert pair["metrics"]["execution_accuracy"]["difference"] == pytest.approx(a_ex - b_ex)
+    # the printed ranking: b (every task right) above a
+    table = capsys.readouterr().out.split("leaderboard (")[1].splitlines()
+    ranked = [line.split()[0] for line in table[2:4]]
+    assert ranked == ["b", "a"], table
     same = ["--predictions", str(DATA / "predictions.jsonl")] * 2
     bad = ["evaluate", "--tasks", str(DATA / "tasks.json"), "--uri", uri, *same, "--out", str(out)]
     assert main(bad) == 1

@@ -394,6 +394,7 @@ def check_real_export(uri: str, res: Any, target: int, tmp_path: Path) -> None:
     assert all(r["accepted"] for r in again), [r["rejection_reason"] for r in again]
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 @wd50k
 def test_real_wikidata_offline(
@@ -413,6 +414,7 @@ def test_real_wikidata_offline(
     assert len(schema["relationships"]) > 20
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 @wd50k
 def test_real_wikidata_with_cypherbench_patterns(

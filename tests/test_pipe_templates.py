@@ -662,6 +662,7 @@ def wd50k(neo4j_driver: Any, neo4j_load: Any, wd50k_graph: Path) -> GraphReader:
     return _reader(neo4j_driver)
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 def test_wd50k_templates_ground_and_run(wd50k: GraphReader) -> None:
@@ -695,6 +696,7 @@ def test_wd50k_templates_ground_and_run(wd50k: GraphReader) -> None:
     assert len(failures) <= 0.05 * len(templates), failures
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 def test_wd50k_planner_is_deterministic(wd50k: GraphReader) -> None:

@@ -7,6 +7,7 @@ kgbench's own. Backoff delays are made tiny through the API so the module runs i
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -20,7 +21,8 @@ import pytest
 from chat_completions_double import ChatCompletionsTestDouble, Messages, last_user_content
 from kgbench.cli import main
 from kgbench.errors import InputError
-from kgbench.predict import PredictError, predict
+from kgbench.families import predict
+from kgbench.predict import PredictError
 from kgbench.predict.cypherbench import postprocess, schema_text
 
 FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
@@ -713,8 +715,33 @@ def test_run_cypherbench_predicts_evaluates_and_reports(
     assert run["failures"] == {"empty": 3}
     agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
     assert agg["overall"]["execution_accuracy"] == 0.4  # 2 of 5
+    # report.html: the run's overall metrics (its aggregated_metrics.json) and one row per
+    # task with its verdict: q0 and q1 answered with the gold query, the others empty (the
+    # error class of run.json's failures)
     html = (out / "report.html").read_text()
-    assert html.startswith("<!DOCTYPE html>") or "<html" in html[:500]
+    assert html.startswith("<!DOCTYPE html>")
+    charts = re.search(
+        r'<script type="application/json" id="kgbench-charts">(.*?)</script>', html, re.S
+    )
+    assert charts is not None
+    (overall,) = [
+        c["figure"]["data"]
+        for c in json.loads(charts.group(1))
+        if c["figure"]["layout"]["title"]["text"] == "Overall metrics (higher is better)"
+    ]
+    bars = dict(zip(overall[0]["x"], overall[0]["y"], strict=True))
+    assert bars == {"EX": 0.4, "PSJS": agg["overall"]["psjs"], "Exec": agg["overall"]["executable"]}
+    table = html.split('id="tasks-table"')[1].split("</table>")[0]
+    verdicts = dict(
+        re.findall(r'<tr><td>[^<]*</td><td>(q\d)</td><td class="v-\w+">(\w+)</td>', table)
+    )
+    assert verdicts == {
+        "q0": "correct",
+        "q1": "correct",
+        "q2": "empty",
+        "q3": "empty",
+        "q4": "empty",
+    }
 
 
 def test_interrupted_run_resumes_without_asking_again(

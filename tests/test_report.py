@@ -291,6 +291,37 @@ def test_report_numbers_match_the_outputs(offline: dict[str, Path]) -> None:
     )
     # the two score runs compared: model_y gets q2 wrong where model_x is right, and so on
     assert 'id="diff-table"' in text and "Tasks with different verdicts (3)" in text
+    # ... and only they: the SPARQL run is of another family and shares no task with them
+    assert "runs of different families, or with no task in common, are never paired" in text
+    diff = _chart(charts, "Overall difference against model_x")
+    assert [t["name"] for t in diff["data"]] == ["model_y − model_x"]
+    assert 'id="diff-table-2"' not in text
+    assert not any("against sparql" in c["figure"]["layout"]["title"]["text"] for c in charts)
+
+
+def test_runs_are_compared_within_their_family(offline: dict[str, Path], tmp_path: Path) -> None:
+    """Two score runs and two SPARQL runs over the same tasks: two comparisons, each within its
+    family (the SPARQL runs are never set against the score runs, nor these against them)."""
+    from kgbench.report.inputs import run_family
+    from kgbench.report.render import comparable_groups
+
+    other = tmp_path / "sparql_b"
+    shutil.copytree(offline["sparql"], other)
+    text, inputs = render_report([offline["score"], offline["sparql"], other])
+    groups = comparable_groups(inputs.runs)
+    assert [[r.label for r in g] for g in groups] == [
+        ["model_x", "model_y"],
+        ["sparql", "sparql_b"],
+    ]
+    assert [run_family(g[0]) for g in groups] == ["score", "spider4sparql"]
+    assert "<h3>score</h3>" in text and "<h3>spider4sparql</h3>" in text
+    assert 'id="diff-table"' in text and 'id="diff-table-2"' not in text  # the copies agree
+    assert "The runs agree on every common task." in text
+    titles = [c["figure"]["layout"]["title"]["text"] for c in _charts(text)]
+    assert "Overall difference against model_x" in titles
+    assert "Overall difference against sparql" in titles
+    # a lone run of a family, or one with no common task, is not compared
+    assert comparable_groups([inputs.runs[0], inputs.runs[2]]) == []
 
 
 def test_gtsqa_and_text2cypher_evaluations(tmp_path: Path) -> None:

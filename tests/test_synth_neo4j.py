@@ -68,6 +68,7 @@ def _tree_of_item(item: dict[str, Any], pid_of: dict[str, str]) -> Any:
     )
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_items_on_the_converted_wd50k_graph(
     wd50k_graph: Path, neo4j_server: Any, neo4j_load: Any
@@ -75,10 +76,11 @@ def test_items_on_the_converted_wd50k_graph(
     """1,000 template items through the Neo4j back end: each stored Cypher query gives the
     stored answers, the GT triples are relationships of the graph, a rerun is identical,
     and SPARQL on the dump agrees wherever the dump's full answer subgraph was converted."""
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
     from kgbench.neo4j.executor import GraphReader
+    from kgbench.query.sparql import load_store
 
     neo4j_load(wd50k_graph)
     reader = GraphReader.connect(neo4j_server.uri)

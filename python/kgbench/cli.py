@@ -1,7 +1,8 @@
 """The ``kgbench`` command line.
 
-Each pipeline stage registers its subcommands from ``kgbench.<stage>.cli``
-through a ``register(subparsers)`` function. Exit codes: 0 success, 2 usage
+Each pipeline stage registers its subcommands from ``kgbench.<stage>.cli``, and the
+commands that dispatch on a benchmark family from ``kgbench.commands.<command>``, through a
+``register(subparsers)`` function. Exit codes: 0 success, 2 usage
 error (argparse), 1 failure with a one-line message on stderr (the Python
 traceback only with ``--debug``).
 
@@ -32,7 +33,7 @@ _STAGES = (
     "kgbench.convert.cli",
     "kgbench.neo4j.cli",
     "kgbench.evaluate.score_cli",
-    "kgbench.evaluate.evaluate_cli",
+    "kgbench.commands.evaluate",
     "kgbench.iso.cli",
     "kgbench.generate.cli",
     "kgbench.generate.pipe.cli",
@@ -43,7 +44,8 @@ _STAGES = (
     "kgbench.rdb.translate_cli",
     "kgbench.rdb.validate_cli",
     "kgbench.report.cli",
-    "kgbench.predict.cli",
+    "kgbench.commands.run",
+    "kgbench.commands.predict",
     "kgbench.demo.cli",
 )
 
@@ -56,7 +58,7 @@ _COMMAND_MODULES = {
     "load": "kgbench.neo4j.cli",
     "schema": "kgbench.neo4j.cli",
     "score": "kgbench.evaluate.score_cli",
-    "evaluate": "kgbench.evaluate.evaluate_cli",
+    "evaluate": "kgbench.commands.evaluate",
     "iso": "kgbench.iso.cli",
     "generate": "kgbench.generate.cli",
     "gate": "kgbench.generate.pipe.cli",
@@ -67,8 +69,8 @@ _COMMAND_MODULES = {
     "sql2sparql": "kgbench.rdb.translate_cli",
     "validate-translation": "kgbench.rdb.validate_cli",
     "report": "kgbench.report.cli",
-    "predict": "kgbench.predict.cli",
-    "run": "kgbench.predict.cli",
+    "predict": "kgbench.commands.predict",
+    "run": "kgbench.commands.run",
     "demo": "kgbench.demo.cli",
 }
 

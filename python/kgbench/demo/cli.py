@@ -9,12 +9,15 @@ from pathlib import Path
 from typing import Any
 
 DESCRIPTION = """\
-Run kgbench's main job on real Wikidata RDF shipped with kgbench (CC0; see
-kgbench/demo/data/NOTICE): convert it to a property graph with a CypherBench
-conversion schema, start the local Neo4j (or use --uri), load the graph,
-evaluate a shipped text-to-Cypher prediction file (EX, PSJS, Exec) and print
-the conversion summary, load counts and metric tables (overall, by match
-category, by return template). The local server is stopped at the end."""
+Run kgbench's main job in ten stages on real data shipped with kgbench (Wikidata
+content is CC0; see kgbench/demo/data/NOTICE): convert Wikidata RDF to a property
+graph with a CypherBench conversion schema, start the local Neo4j (or use --uri),
+load the graph, evaluate a shipped text-to-Cypher prediction file (EX, PSJS,
+Exec), generate CypherBench, PIPE-Cypher and SynthKGQA items, answer one Spider
+question in SQL, SPARQL and Cypher, run NGDBench (noise, tasks, the oracle row)
+on Spider's concert_singer graph and replay GPT-3.5's published Spider4SPARQL run
+offline; print a summary of every stage and write OUT/report.html. The local
+server is stopped at the end."""
 
 
 def register(subparsers: Any) -> None:

@@ -1,8 +1,8 @@
-"""Orchestration of ``kgbench demo``: convert → Neo4j → load → evaluate → summary.
+"""Orchestration of ``kgbench demo``: ten stages and the HTML report.
 
 The stages are the public APIs of the other subpackages, run in order on the
 files shipped in ``kgbench/demo/data`` (see the NOTICE there for where the
-Wikidata RDF comes from; Wikidata content is CC0):
+data comes from; Wikidata content is CC0), each printing one figure:
 
 1. :func:`kgbench.convert.convert` with the demo schema (SPEC.md §1) → the
    property graph (SPEC.md §2) and the conversion report, written to
@@ -19,7 +19,27 @@ Wikidata RDF comes from; Wikidata content is CC0):
 6. PIPE-Cypher's governed construction on the same graph
    (:func:`kgbench.generate.pipe.pipeline.generate_pipe`, offline, seed 13): gates G1-G11,
    the ledger, the diversity selection and the export, written to ``<out>/pipe/``; the
-   summary prints its gate funnel.
+   summary prints its gate funnel;
+7. SynthKGQA's template items from the shipped WD50K sample
+   (:func:`kgbench.generate.synth.cli.generate_synth`, SPARQL on an embedded store, seed
+   1111), written to ``<out>/synth/``;
+8. Spider's concert_singer database as RDF and as a property graph
+   (:func:`kgbench.rdb.convert.convert_rdb`, ``<out>/spider/``) and one Spider question in
+   SQL, SPARQL and Cypher, each run on its own store (the property graph replaces the
+   database);
+9. NGDBench on the concert_singer property graph of stage 8 (31 nodes, 26 edges of 3
+   types, so every edge perturbation has edges to work on): the default noise
+   (:func:`kgbench.noise.inject_noise`, ``<out>/ngdbench/noisy/``), the noisy graph loaded
+   into the server, tasks around the noise
+   (:func:`kgbench.generate.ngdbench.build.generate_ngdbench`, gold answers on the clean
+   graph in a disposable database, ``<out>/ngdbench/tasks/``) and the oracle row scored
+   (``<out>/ngdbench/evaluation/``);
+10. GPT-3.5's published zero-shot Spider4SPARQL run on concert_singer replayed offline
+    (:func:`replay_published_run`: ``kgbench predict --replay-only`` and ``kgbench evaluate
+    --language sparql``), written to ``<out>/predict/``.
+
+Then :func:`kgbench.report.write_report` writes ``<out>/report.html`` from the outputs of
+stages 4-7, 9 and 10 (the scored runs, the four generations and the noise).
 
 The server the demo started is stopped on the way out, also on failure.
 """
@@ -188,7 +208,7 @@ def run_demo(
     fails; the local server is stopped in every case.
     """
     from kgbench.convert import convert
-    from kgbench.evaluate.runner import evaluate
+    from kgbench.families import EvaluateOptions, get
     from kgbench.neo4j import LocalNeo4j, load_graph
 
     say = log or (lambda _msg: None)
@@ -239,8 +259,8 @@ def run_demo(
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
         say(f"[4/10] evaluate: {files.predictions.name} against {files.tasks.name}")
-        evaluation = evaluate(
-            str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
+        evaluation: Any = get("cypherbench").evaluate(
+            files.tasks, files.predictions, EvaluateOptions(uri=uri, user=user, password=password)
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
@@ -269,11 +289,17 @@ def run_demo(
             f"{spider['report']['nodes']} nodes{done()}"
         )
         say(
-            "[9/10] ngdbench: noise on the demo graph, tasks around it (gold on the clean graph "
-            "in a disposable database, noise answers on the noisy graph), the oracle row"
+            "[9/10] ngdbench: noise on concert_singer's property graph (noise seed "
+            f"{NGDBENCH_NOISE_SEED}), tasks around it (gold on the clean graph in a disposable "
+            "database, noise answers on the noisy graph), the oracle row"
         )
-        ngdbench = _ngdbench(graph_path, out / "ngdbench", uri, user, password)
-        say(f"      {sum(ngdbench['generation']['tasks'].values())} tasks{done()}")
+        ngdbench = _ngdbench(out / "spider" / "graph.json", out / "ngdbench", uri, user, password)
+        applied = {t["type"]: t["applied"] for t in ngdbench["noise"]["types"]}
+        say(
+            f"      {applied.get('incomplete_edges', 0)} edges deleted, "
+            f"{applied.get('false_edges', 0)} added, {applied.get('relation_type_noise', 0)} "
+            f"retyped; {sum(ngdbench['generation']['tasks'].values())} tasks{done()}"
+        )
         say(
             "[10/10] predict: GPT-3.5's published zero-shot Spider4SPARQL run on "
             "concert_singer, replayed offline (--replay-only) and scored"
@@ -297,6 +323,7 @@ def run_demo(
             out / "ngdbench" / "noisy",
             out / "ngdbench" / "tasks",
             out / "ngdbench" / "evaluation",
+            out / "predict" / "evaluation",
         ],
         out / "report.html",
         title="kgbench demo",
@@ -445,8 +472,8 @@ def replay_published_run(files: DemoFiles, rdf_dir: Path, out: Path) -> dict[str
     Raises:
         KgbenchError: a prompt not in the cache (kgbench's prompt changed) or a failed
             evaluation."""
-    from kgbench.evaluate.sparql_runner import evaluate_sparql
-    from kgbench.predict import predict, replay_cache_from_published
+    from kgbench.families import EvaluateOptions, get, predict
+    from kgbench.predict import replay_cache_from_published
 
     cache = out / "gpt35_zero_shot.cache.jsonl"
     if cache.exists():
@@ -462,7 +489,9 @@ def replay_published_run(files: DemoFiles, rdf_dir: Path, out: Path) -> dict[str
         cache_path=cache,
         replay_only=True,
     )
-    evaluation = evaluate_sparql(files.s4s_gold, run.predictions_path, rdf_dir)
+    evaluation: Any = get("spider4sparql").evaluate(
+        files.s4s_gold, run.predictions_path, EvaluateOptions(rdf_dir=rdf_dir)
+    )
     evaluation.write(out / "evaluation")
     overall = evaluation.aggregated["overall"]
     return {
@@ -494,18 +523,25 @@ def format_replay(replay: Mapping[str, Any]) -> str:
     )
 
 
+#: The noise seed of the NGDBench stage. On concert_singer's 26 edges the default profile
+#: targets 1 deletion, 2 false edges and 2 type swaps; with seed 8 every one is applied (the
+#: spec's default seed, 42, draws an edge whose deletion would leave a node dangling).
+NGDBENCH_NOISE_SEED = 8
+
+
 def _ngdbench(
     graph: Path, out: Path, uri: str, user: str | None, password: str | None
 ) -> dict[str, Any]:
-    """Inject the default noise into the demo graph, load the noisy graph into the demo's
-    server (replacing what is there), generate NGDBench tasks (the clean graph in kgbench's
-    disposable database; one management batch per operator) and score the oracle row."""
-    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+    """Inject the default noise (seed :data:`NGDBENCH_NOISE_SEED`) into ``graph``, load the
+    noisy graph into the demo's server (replacing what is there), generate NGDBench tasks
+    (the clean graph in kgbench's disposable database; one management batch per operator)
+    and score the oracle row."""
+    from kgbench.families import EvaluateOptions, get
     from kgbench.generate.ngdbench.build import generate_ngdbench
     from kgbench.neo4j import load_graph
     from kgbench.noise import inject_noise
 
-    noise = inject_noise(graph, out / "noisy")
+    noise = inject_noise(graph, out / "noisy", seed=NGDBENCH_NOISE_SEED)
     load_graph(str(out / "noisy" / "graph.json"), uri, user=user, password=password, wipe=True)
     generation = generate_ngdbench(
         graph,
@@ -518,7 +554,7 @@ def _ngdbench(
         progress=False,
         log=lambda _m: None,
     )
-    evaluation = evaluate_ngdbench(out / "tasks" / "tasks.json")
+    evaluation = get("ngdbench").evaluate(out / "tasks" / "tasks.json", None, EvaluateOptions())
     evaluation.write(out / "evaluation")
     return {"noise": noise, "generation": generation, "aggregated": evaluation.aggregated}
 
@@ -572,44 +608,42 @@ def _outputs(graph_dir: Path, report: Path, eval_dir: Path, agg: Path) -> dict[s
 
 # ----------------------------------------------------------------------------- metric tables
 
-#: CypherBench's RETURN-template groups (``by_return``); other templates keep their own id.
-RETURN_GROUPS = {
-    "n_prop": "n_prop_combined",
-    "n_name_prop": "n_prop_combined",
-    "n_prop_distinct": "n_prop_combined",
-    "n_prop_array_distinct": "n_prop_combined",
-}
-
 
 def metric_groups(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
     """Mean EX, PSJS and Exec (4 decimals) of scored records: ``overall``, per match
-    category and per RETURN template (CypherBench's ``n_prop_combined`` merge; the
-    special categories' templates under their own ids), plus ``count`` per group.
+    category and per RETURN template, plus ``count`` per group; groups sorted by name.
 
-    Unlike ``aggregated_metrics.json`` (CypherBench: one metric per group, special
-    templates left out of ``by_return``), every metric is given for every group.
+    The means are CypherBench's (:func:`kgbench.evaluate.aggregate.group_means`) and the
+    RETURN templates are grouped by its :data:`~kgbench.evaluate.aggregate.RETURN_PATTERN_MAPPING`
+    (``n_prop_combined``). Unlike ``aggregated_metrics.json`` (one metric per group, special
+    templates left out of ``by_return``), every metric is given for every group and the
+    special categories' templates are kept under their own ids.
     """
-    groups: dict[str, dict[str, list[Mapping[str, Any]]]] = {
-        "overall": {"overall": list(records)},
-        "by_match": {},
-        "by_return": {},
+    from kgbench.evaluate.aggregate import RETURN_PATTERN_MAPPING, group_means
+
+    def template(r: Mapping[str, Any], name: str) -> str:
+        return str((r.get("from_template") or {}).get(name, "(none)"))
+
+    def return_group(r: Mapping[str, Any]) -> str:
+        rid = template(r, "return_pattern_id")
+        return RETURN_PATTERN_MAPPING.get(rid, rid)
+
+    keys: dict[str, Callable[[Mapping[str, Any]], str]] = {
+        "overall": lambda _r: "overall",
+        "by_match": lambda r: template(r, "match_category"),
+        "by_return": return_group,
     }
-    for r in records:
-        tpl = r.get("from_template") or {}
-        match = str(tpl.get("match_category", "(none)"))
-        rid = str(tpl.get("return_pattern_id", "(none)"))
-        groups["by_match"].setdefault(match, []).append(r)
-        groups["by_return"].setdefault(RETURN_GROUPS.get(rid, rid), []).append(r)
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for section, members in groups.items():
-        out[section] = {}
-        for key, rows in sorted(members.items()):
-            cell: dict[str, float] = {
-                m: round(sum(float(r["metrics"][m]) for r in rows) / len(rows), 4)
-                for m, _ in METRIC_COLUMNS
-            }
-            cell["count"] = len(rows)
-            out[section][key] = cell
+    for section, key in keys.items():
+        means = {
+            m: group_means((key(r), float(r["metrics"][m])) for r in records)
+            for m, _ in METRIC_COLUMNS
+        }
+        counts = Counter(key(r) for r in records)
+        out[section] = {
+            group: {**{m: means[m][group] for m, _ in METRIC_COLUMNS}, "count": n}
+            for group, n in sorted(counts.items())
+        }
     return out
 
 
@@ -742,7 +776,7 @@ def format_summary(result: DemoResult) -> str:
         from kgbench.noise import format_report as format_noise
 
         ngd = result.ngdbench
-        lines += ["", "== NGDBench: noise on the demo graph, tasks, the oracle row =="]
+        lines += ["", "== NGDBench: noise on concert_singer's graph, tasks, the oracle row =="]
         noise_lines = format_noise(ngd["noise"]).splitlines()
         lines += [line for line in noise_lines if not line.startswith("wrote ")]
         lines.append(format_ngd(ngd["generation"]))

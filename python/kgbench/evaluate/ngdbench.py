@@ -99,11 +99,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from kgbench.errors import InputError
+from kgbench.evaluate.outputs import Evaluation
 from kgbench.query.ngdbench_answer import (  # answer_from_rows, clean_answer: re-exported
     answer_from_rows,
     clean_answer,
@@ -470,21 +471,10 @@ def management_metrics(gold_steps: Sequence[Any], pred_steps: Sequence[Any]) -> 
 
 
 @dataclass
-class NgdbenchEvaluation:
+class NgdbenchEvaluation(Evaluation):
     """Scored task records and the aggregated metrics (module docstring)."""
 
-    records: list[dict[str, Any]]
-    aggregated: dict[str, Any]
-
-    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
-        """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``; their paths."""
-        from kgbench.fileio import write_json_atomic
-
-        out = Path(out_dir)
-        return (
-            write_json_atomic(out / "result_with_metrics.json", self.records),
-            write_json_atomic(out / "aggregated_metrics.json", self.aggregated),
-        )
+    family: str = field(default="ngdbench", kw_only=True)
 
     def table(self) -> str:
         """The aggregated metrics as a printable table (MdRE above 10⁴ as "—")."""

@@ -144,7 +144,7 @@ class KnowledgeGraph:
     loader) and the relation list of the prompt."""
 
     def __init__(self, paths: Sequence[str | Path]) -> None:
-        from kgbench.generate.synth.kg import load_store
+        from kgbench.query.sparql import load_store
 
         if not paths:
             raise InputError("--family gtsqa needs --kg FILE (a Wikidata RDF dump)")

@@ -27,6 +27,7 @@ from kgbench.report.inputs import (
     ReportInputs,
     Run,
     TaskRow,
+    run_family,
 )
 
 #: Run colours (Plotly's qualitative palette), by the run's position.
@@ -400,9 +401,43 @@ def _overall_section(page: _Page, runs: Sequence[Run]) -> None:
             page.add(f'<p class="note">{_esc(run.label)}: {_esc(note)}</p>')
 
 
+def comparable_groups(runs: Sequence[Run]) -> list[list[Run]]:
+    """The runs the report compares: per benchmark family (:func:`run_family`, in the order
+    the families first appear), the family's first run and, after it, each later run of the
+    family that shares at least one task (qid) with it. Families left with one run are
+    dropped, so runs of different families, or with no task in common, are never paired."""
+    families: dict[str, list[Run]] = {}
+    for run in runs:
+        families.setdefault(run_family(run), []).append(run)
+    groups = []
+    for members in families.values():
+        base_qids = {row.qid for row in members[0].rows}
+        paired = [run for run in members[1:] if any(row.qid in base_qids for row in run.rows)]
+        if paired:
+            groups.append([members[0], *paired])
+    return groups
+
+
 def _compare_section(page: _Page, runs: Sequence[Run]) -> None:
-    """Deltas of every run against the first, and the tasks on which their verdicts differ."""
+    """Per family (:func:`comparable_groups`): the deltas of every run against the family's
+    first and the tasks on which their verdicts differ."""
     page.section("compare", "Differences between runs")
+    page.add(
+        '<p class="note">Only runs of one benchmark family over common tasks are compared; '
+        "runs of different families, or with no task in common, are never paired.</p>"
+    )
+    groups = comparable_groups(runs)
+    if not groups:
+        page.add('<p class="note">No two runs here are of one family with a common task.</p>')
+    for i, group in enumerate(groups):
+        if len(groups) > 1:
+            page.add(f"<h3>{_esc(run_family(group[0]))}</h3>")
+        _compare_group(page, group, table_id="diff-table" if i == 0 else f"diff-table-{i + 1}")
+
+
+def _compare_group(page: _Page, runs: Sequence[Run], *, table_id: str) -> None:
+    """Deltas of every run of ``runs`` (one family) against the first, and the tasks on which
+    their verdicts differ."""
     base = runs[0]
     metrics = [
         m
@@ -488,7 +523,7 @@ def _compare_section(page: _Page, runs: Sequence[Run]) -> None:
                 _plain_cell(found.verdict, _verdict_class(found.verdict)) if found else ("", "", "")
             )
         rows.append(cells)
-    page.add(_table(headers, rows, table_id="diff-table"))
+    page.add(_table(headers, rows, table_id=table_id))
 
 
 def _dimension_section(page: _Page, runs: Sequence[Run]) -> None:

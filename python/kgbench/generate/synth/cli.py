@@ -139,7 +139,8 @@ def generate_synth(
     t0 = time.perf_counter()
     kg: Any
     if rdf is not None:
-        from kgbench.generate.synth.kg import EXCLUDED_RELATIONS, WikidataKG, load_store
+        from kgbench.generate.synth.kg import EXCLUDED_RELATIONS, WikidataKG
+        from kgbench.query.sparql import load_store
 
         store = load_store(rdf)
         keep = None if settings.cypher is None else list(settings.cypher.rel_types)
