@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kgbench.commands.predict import registry_names
+
 _EPILOG = """\
 Tasks and predictions use CypherBench's Nl2CypherSample records (JSON array or JSON
 Lines). Task records need qid (string or integer, unique), graph and gold_cypher (non-empty
@@ -100,9 +102,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
     p.add_argument(
         "--family",
-        choices=("cypherbench", "ngdbench", "text2cypher", "gtsqa"),
+        choices=registry_names(),
         default="cypherbench",
         help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec), "
+        "spider4sparql (Spider4SPARQL tasks on RDF, the same as --language sparql), "
         "ngdbench (NGDBench analytic, Boolean and management tasks) or text2cypher (Neo4j's "
         "Text2Cypher records: Google-BLEU and exact match on the query text; EX and Exec with "
         "--graph-uris database_reference_alias -> server) or gtsqa (GTSQA records and the "
@@ -254,6 +257,9 @@ def run(args: argparse.Namespace) -> int:
     from kgbench.errors import InputError
     from kgbench.families import EvaluateOptions, get
 
+    if args.family == "spider4sparql":  # the family of --language sparql, named
+        args.language = "sparql"
+        args.family = "cypherbench"
     specs: list[str] = args.predictions or []
     several = len(specs) > 1 or any("=" in Path(v).name for v in specs)
     if several and (args.family != "cypherbench" or args.language != "cypher"):
