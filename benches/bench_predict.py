@@ -55,7 +55,7 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=32)
     args = ap.parse_args()
 
-    from kgbench.predict import predict
+    from kgbench.families import predict
 
     n, conc = args.tasks, args.concurrency
     proc = subprocess.Popen(

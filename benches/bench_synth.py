@@ -80,8 +80,9 @@ def main() -> int:
     if not DUMP.exists():
         print(f"the shared WD50K dump is absent ({DUMP}); nothing to measure")
         return 1
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
+    from kgbench.query.sparql import load_store
 
     print(f"cores available: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.1f}")
     t = time.perf_counter()
@@ -173,10 +174,10 @@ def bench_neo4j(n_items: int) -> None:
     import tempfile
 
     from kgbench.convert import convert
-    from kgbench.generate.sampling import GraphReader
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
     from kgbench.neo4j import LocalNeo4j, load_graph
+    from kgbench.neo4j.executor import GraphReader
 
     schema = (
         Path(__file__).resolve().parents[1] / "tests" / "data" / "wd50k" / "wd50k.wd2neo4j.json"

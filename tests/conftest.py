@@ -19,6 +19,14 @@ Neo4j (used by every test marked ``@pytest.mark.neo4j``):
   schema, loaded into a disposable Neo4j that stays up for the session, and the CypherBench
   tasks generated on it once (skips when the dump is absent); see its docstring.
 
+Markers (pyproject.toml) and ``make test-quick``: a test that uses one of the fixtures above gets
+its markers automatically (:data:`FIXTURE_MARKERS`), so ``-m "not neo4j and not neo4j_cypher25
+and not browser and not slow"`` deselects exactly the tests that need a server or a browser; a
+test that starts a Neo4j of its own without the ``neo4j`` (or ``neo4j_cypher25``) marker fails
+saying so, and so does a test that skips because ``../shared/data`` is absent without the
+``realdata`` marker. The terminal summary ends with a line counting the Neo4j servers started (by
+test file) and one counting the realdata tests skipped.
+
 The test server limits one transaction to 256 MiB (``db.memory.transaction.max``).
 The server is built with Maven on first use (``make neo4j``) and started once per test session.
 Setting ``KGBENCH_NEO4J_HEAP`` / ``KGBENCH_NEO4J_PAGECACHE`` changes its memory.
@@ -29,13 +37,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kgbench.neo4j.process import MAIN_CLASS
+
 DATA = Path(__file__).parent / "data"
+#: The shared reference data tests marked ``realdata`` read (absent on GitHub's runners).
+SHARED_DATA = DATA.parent.parent.parent / "shared" / "data"
 
 # Servers started by tests register in a private state directory, never the user's
 # (kgbench.neo4j.registry).
@@ -142,7 +155,7 @@ def mini_company_graph() -> dict[str, Any]:
 
 
 #: The shared WD50K statements (read in place; tests/data/wd50k/NOTICE).
-WD50K_DUMP = DATA.parent.parent.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
+WD50K_DUMP = SHARED_DATA / "wikidata" / "wd50k" / "wd50k.nt.gz"
 
 
 @pytest.fixture(scope="session")
@@ -181,3 +194,105 @@ def wd50k_cypherbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
         }
     finally:
         db.stop()
+
+
+# -- markers: exact for make test-quick --------------------------------------------------------
+
+#: The markers a test gets by using a fixture (directly or through another fixture).
+FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
+    "neo4j_server": ("neo4j",),
+    "neo4j_driver": ("neo4j",),
+    "neo4j_load": ("neo4j",),
+    "neo4j_cypher25_server": ("neo4j_cypher25",),
+    "neo4j_cypher25_driver": ("neo4j_cypher25",),
+    "wd50k_cypherbench": ("neo4j", "realdata", "slow"),
+    "chromium": ("browser",),  # tests/test_report.py's headless Chromium
+}
+SERVER_MARKERS = ("neo4j", "neo4j_cypher25")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in getattr(item, "fixturenames", ()):
+            for marker in FIXTURE_MARKERS.get(name, ()):
+                item.add_marker(marker)
+
+
+#: Neo4j JVMs this process started (the launcher's main class in a ``subprocess.Popen``), seen by
+#: an audit hook: the number only grows.
+_NEO4J_STARTS = [0]
+#: The test running now, and the test that started each of those JVMs (for the summary).
+_CURRENT = [""]
+_STARTED_BY: list[str] = []
+
+
+def _count_neo4j_starts(event: str, args: tuple[Any, ...]) -> None:
+    argv = args[1] if event == "subprocess.Popen" else None
+    if isinstance(argv, (list, tuple)) and MAIN_CLASS in (str(a) for a in argv):
+        _NEO4J_STARTS[0] += 1
+        _STARTED_BY.append(_CURRENT[0])
+
+
+sys.addaudithook(_count_neo4j_starts)
+_STARTS_BEFORE = pytest.StashKey[int]()
+
+
+def _names_shared_data(reason: str) -> bool:
+    return str(SHARED_DATA) in reason or "shared" in reason.lower()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_STARTS_BEFORE] = _NEO4J_STARTS[0]
+    _CURRENT[0] = item.nodeid
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    marks = {m.name for m in item.iter_markers()}
+    started = _NEO4J_STARTS[0] - item.stash.get(_STARTS_BEFORE, _NEO4J_STARTS[0])
+    if started and not marks & set(SERVER_MARKERS) and report.when != "teardown":
+        item.stash[_STARTS_BEFORE] = _NEO4J_STARTS[0]  # reported once
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} started {started} Neo4j server(s) but is not marked neo4j "
+            "(make test-quick must not start one): add @pytest.mark.neo4j"
+        )
+    elif report.skipped and "realdata" not in marks and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if _names_shared_data(reason):
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{item.nodeid} skips for the shared data ({reason}) but is not marked "
+                "realdata: add @pytest.mark.realdata"
+            )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line for the logs (GitHub's runners have no ../shared/data): how many realdata
+    tests passed, failed and skipped."""
+    outcome: dict[str, str] = {}
+    for key in ("passed", "skipped", "failed", "error"):
+        for report in terminalreporter.stats.get(key, []):
+            # a failure or skip in any phase is the test's outcome, else its call passed
+            counted = report.outcome != "passed" or report.when == "call"
+            if counted and "realdata" in getattr(report, "keywords", {}):
+                outcome.setdefault(report.nodeid, report.outcome)
+    if _STARTED_BY:
+        from collections import Counter
+
+        by_file = Counter(nodeid.split("::")[0] for nodeid in _STARTED_BY)
+        terminalreporter.write_line(
+            f"neo4j: {len(_STARTED_BY)} servers started in this process ("
+            + ", ".join(f"{f} {n}" for f, n in by_file.most_common())
+            + ")"
+        )
+    if outcome:
+        n = {k: sum(v == k for v in outcome.values()) for k in ("passed", "failed", "skipped")}
+        where = "present" if SHARED_DATA.is_dir() else "absent"
+        terminalreporter.write_line(
+            f"realdata: {n['skipped']} skipped, {n['passed']} passed, {n['failed']} failed "
+            f"(the tests that read {SHARED_DATA}, {where})"
+        )

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgbench.generate.synth.kg import WikidataKG, load_store
+from kgbench.generate.synth.kg import WikidataKG
+from kgbench.query.sparql import load_store
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"

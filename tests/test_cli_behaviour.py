@@ -266,7 +266,7 @@ def test_no_server_advice_fits_the_machine(tmp_path: Path) -> None:
 
 
 def test_activity_spinner_on_a_terminal() -> None:
-    from kgbench.cli import Activity
+    from kgbench.progress import Activity
 
     master, slave = pty.openpty()
     try:
@@ -289,7 +289,7 @@ def test_activity_spinner_on_a_terminal() -> None:
 
 
 def test_activity_lines_when_not_a_terminal(tmp_path: Path) -> None:
-    from kgbench.cli import Activity
+    from kgbench.progress import Activity
 
     path = tmp_path / "log.txt"
     with path.open("w", encoding="utf-8") as stream:
@@ -379,13 +379,13 @@ def test_convert_keeping_no_entity_names_the_constraint(tmp_path: Path) -> None:
     inputs = [WIKIDATA / "Q42.ttl", WIKIDATA / "Q24628793.ttl"]  # Douglas Adams, an article
     _, report = convert(schema, inputs)
     assert report["entities"] == {"Person": 0, "Article": 1}
-    assert explain_empty_entities(schema, inputs, report) == [
+    assert explain_empty_entities(schema, report) == [
         "1 item of the input matched class Q5 for Person (wdt:P31 Q5), but none passed its "
         "wd_constraints $LINKED_TO(P21,Q6581072)"
     ]
     # an input without truthy P31 statements (the Wikibase test vocabulary)
     _, report = convert(schema, WIKIDATA / "kgbench" / "acme_classes.nt")
-    reasons = explain_empty_entities(schema, WIKIDATA / "kgbench" / "acme_classes.nt", report)
+    reasons = explain_empty_entities(schema, report)
     assert reasons[0] == (
         "no item matched class Q5 for Person: the input has no wdt:P31 triples "
         "(<http://www.wikidata.org/prop/direct/P31>); class membership is read from these "

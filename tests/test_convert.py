@@ -519,3 +519,82 @@ def test_cli_help_and_summary(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1 and "missing.nt" in proc.stderr
     assert not (tmp_path / "o2" / "graph.json").exists()
+
+
+# ------------------------------------------------------------ why a label kept nothing
+
+
+def _frequent_classes_rdflib(path: Path, pred: str) -> list[tuple[str, str | None, int]]:
+    """The 10 objects of the truthy ``wdt:`` predicate ``pred`` with most distinct subject
+    items, as ``(qid, English label or None, items)``, most items first then by QID number,
+    counted with rdflib (independent of the converter)."""
+    wd = "http://www.wikidata.org/entity/"
+    g = rdflib.Graph()
+    g.parse(path, format="nt")
+    p = rdflib.URIRef(f"http://www.wikidata.org/prop/direct/{pred}")
+    pairs = {
+        (str(s), str(o)[len(wd) :])
+        for s, o in g.subject_objects(p)
+        if str(s).startswith(wd + "Q") and str(o).startswith(wd + "Q")
+    }
+    counts: dict[str, int] = {}
+    for _, q in pairs:
+        counts[q] = counts.get(q, 0) + 1
+    labels = {
+        str(s)[len(wd) :]: str(o)
+        for s, o in g.subject_objects(rdflib.RDFS.label)
+        if isinstance(o, rdflib.Literal) and o.language == "en"
+    }
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], int(kv[0][1:])))[:10]
+    return [(q, labels.get(q), n) for q, n in ranked]
+
+
+def test_report_names_the_frequent_classes_when_a_label_keeps_nothing(tmp_path: Path) -> None:
+    nt = _nt_from_jsonl(DATA / "triples-2022-05.jsonl", tmp_path / "triples.nt")
+    schema = {
+        "name": "t",
+        "entities": [
+            {"label": "Article", "wd_source": "Q7318358"},
+            {"label": "Taxon", "wd_source": "Q16521", "wd_is_instance": False},
+            {"label": "Human", "wd_source": "Q5", "wd_include_subclasses": False},
+        ],
+        "relations": [],
+    }
+    # read from stdin too: the classes come from the conversion's one pass
+    for inputs, stdin in (([str(nt)], None), (["-"], nt.read_bytes())):
+        if stdin is None:
+            _, report = convert(schema, inputs)
+        else:
+            schema_file = str(write_schema(tmp_path / "schema.json", schema))
+            cli = ["convert", "--schema", schema_file, "-", "--out", str(tmp_path / "out"), "-q"]
+            proc = subprocess.run(
+                [sys.executable, "-m", "kgbench", *cli],
+                input=stdin,
+                capture_output=True,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stderr
+            report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+        classes = report["empty_entity_classes"]
+        assert report["entities"]["Human"] > 0
+        assert set(classes) == {"Article", "Taxon"}  # only the labels that kept nothing
+        for label, pred in (("Article", "P31"), ("Taxon", "P279")):
+            got = classes[label]
+            assert got["class_members"] == 0
+            expected = _frequent_classes_rdflib(nt, pred)
+            assert expected  # the data has P31 and P279 triples
+            assert [tuple(c) for c in got["frequent_classes"]] == expected
+
+
+def test_report_counts_class_members_that_fail_the_constraints() -> None:
+    person = {
+        "label": "Person",
+        "wd_source": "Q5",
+        "wd_include_subclasses": False,
+        "wd_constraints": ["$LINKED_TO(P21,Q6581072)"],
+    }
+    _, report = convert({"name": "t", "entities": [person], "relations": []}, Q42)
+    # Douglas Adams is an instance of Q5 but not female: one member, no frequent classes
+    assert report["empty_entity_classes"] == {"Person": {"class_members": 1}}
+    _, report = convert(PERSON_SCHEMA, Q42)
+    assert "empty_entity_classes" not in report

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from kgbench import __version__
 from kgbench.cli import main
 from kgbench.errors import InputError
 from kgbench.evaluate.runner import evaluate
@@ -135,6 +136,9 @@ def test_cli_writes_cypherbench_files(uri: str, tmp_path: Path, capsys: Any) -> 
         "uninformative": 0,
         "by_reason": {},
     }
+    # the family and the version that wrote the file (issue 40)
+    assert aggregated.pop("family") == "cypherbench"
+    assert aggregated.pop("kgbench_version") == __version__
     assert aggregated == AGGREGATED
     records = json.loads((out / "result_with_metrics.json").read_text())
     assert [r["qid"] for r in records] == [f"t{i}" for i in range(1, 10)]

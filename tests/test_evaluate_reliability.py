@@ -321,6 +321,7 @@ def test_server_lost_mid_run_stops_or_with_keep_going_is_counted(
         + "\n",
         encoding="utf-8",
     )
+    # a server of its own: the test kills and stops it mid-run (the session's must stay up)
     server = LocalNeo4j(data_dir=tmp_path / "db", heap="512m", pagecache="64m")
     try:
         server.start()

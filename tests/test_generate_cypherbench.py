@@ -344,7 +344,8 @@ def test_generates_on_real_wikidata_statements(wd50k_cypherbench: dict[str, Any]
     assert report["missing_traits"] == []
     # the realism filters fire on real relations (mandatory/one-sided traits)
     assert report["rejections"]["realism_c_leaf"] + report["rejections"]["realism_d_group_by"] > 0
-    assert report["timing"]["neo4j_s"] > report["timing"]["kgbench_s"]
+    # how the time divides between Neo4j and kgbench is benches/bench_generate.py's to print
+    assert report["timing"]["neo4j_s"] > 0 and report["timing"]["kgbench_s"] > 0
     assert len(tasks) == report["tasks"]
     for t in tasks:
         assert json.loads(t["answer_json"])

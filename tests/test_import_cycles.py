@@ -28,6 +28,18 @@ def _modules() -> dict[str, tuple[Path, bool]]:
     return out
 
 
+def import_base(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module ``node`` imports from, written in a module of ``package``
+    (``from ..a import b`` in ``kgbench.x.y`` -> ``kgbench.a``)."""
+    base = node.module or ""
+    if node.level:
+        anchor = package
+        for _ in range(node.level - 1):
+            anchor = anchor.rpartition(".")[0]
+        base = f"{anchor}.{base}" if base else anchor
+    return base
+
+
 def import_graph() -> dict[str, set[str]]:
     """Module -> the kgbench modules it imports (see the module docstring)."""
     modules = _modules()
@@ -44,12 +56,7 @@ def import_graph() -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package
-                    for _ in range(node.level - 1):
-                        anchor = anchor.rpartition(".")[0]
-                    base = f"{anchor}.{base}" if base else anchor
+                base = import_base(node, package)
                 names = [base, *(f"{base}.{a.name}" for a in node.names)]
             else:
                 continue
@@ -122,6 +129,127 @@ def test_no_import_cycles() -> None:
         for c in found
     )
     assert not found, f"modules that import each other:\n{detail}"
+
+
+# -- Packages: no cycle between them, and the layers (issue 40) --------------------------------
+
+#: Each package's layer (docs/development.md, "Layers"): a package imports only packages of
+#: its own layer or below, never one above it. A top-level module (``kgbench.tasks``) is its
+#: own package; ``kgbench`` is the package's ``__init__`` (the version and the error base).
+LAYERS: dict[str, int] = {
+    **dict.fromkeys(("kgbench", "_core", "errors", "fileio", "progress"), 0),
+    **dict.fromkeys(("tasks", "query", "llm", "convert", "iso", "noise"), 1),
+    **dict.fromkeys(("neo4j", "rdb"), 2),
+    "generate": 3,
+    **dict.fromkeys(("predict", "evaluate"), 4),
+    "families": 5,
+    **dict.fromkeys(("commands", "report", "demo"), 6),
+    **dict.fromkeys(("cli", "__main__"), 7),
+}
+
+#: Packages of one layer that import nothing of each other (either way).
+INDEPENDENT: list[tuple[str, str]] = [("predict", "evaluate")]
+
+#: Package edges still to be removed (none since the family layer of issue 40): the check fails
+#: on an edge listed here that is gone, so the list only shrinks.
+KNOWN_PACKAGE_EDGES: list[tuple[str, str]] = []
+
+
+def package_of(module: str) -> str:
+    """``kgbench.evaluate.runner`` -> ``evaluate``; ``kgbench.tasks`` -> ``tasks``;
+    ``kgbench`` -> ``kgbench``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_edges(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(importing package, imported package) -> the (module, module) imports behind it."""
+    edges: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for module in sorted(graph):
+        for target in sorted(graph[module]):
+            a, b = package_of(module), package_of(target)
+            if a != b:
+                edges.setdefault((a, b), []).append((module, target))
+    return edges
+
+
+def package_graph(edges: dict[tuple[str, str], list[tuple[str, str]]]) -> dict[str, set[str]]:
+    """Package -> the packages it imports (every package of ``edges`` a node)."""
+    graph: dict[str, set[str]] = {p: set() for edge in edges for p in edge}
+    for a, b in edges:
+        graph[a].add(b)
+    return graph
+
+
+def layer_violations(
+    edges: dict[tuple[str, str], list[tuple[str, str]]],
+    layers: dict[str, int],
+    independent: list[tuple[str, str]],
+) -> list[str]:
+    """One line per import that goes up a layer or joins two independent packages, naming the
+    importing and the imported module; a package missing from ``layers`` is one line too."""
+    out = []
+    packages = {p for edge in edges for p in edge}
+    for package in sorted(packages - set(layers)):
+        out.append(f"package {package} has no layer in LAYERS")
+    pairs = {frozenset(p) for p in independent}
+    for (a, b), imports in sorted(edges.items()):
+        if a not in layers or b not in layers:
+            continue
+        if layers[b] > layers[a]:
+            why = f"layer {layers[a]} ({a}) imports layer {layers[b]} ({b})"
+        elif frozenset((a, b)) in pairs:
+            why = f"{a} and {b} import nothing of each other"
+        else:
+            continue
+        out.extend(f"{m} imports {t}: {why}" for m, t in imports)
+    return out
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    """The check itself: an import from a lower layer into a higher one, an import between
+    independent packages and a package without a layer are each reported by module."""
+    graph = {
+        "kgbench.errors": {"kgbench.generate.sampling"},
+        "kgbench.generate.sampling": {"kgbench.errors"},
+        "kgbench.predict.run": {"kgbench.evaluate.runner"},
+        "kgbench.evaluate.runner": {"kgbench.neo4j.executor"},
+        "kgbench.neo4j.executor": set(),
+        "kgbench.attic": {"kgbench.errors"},
+    }
+    edges = package_edges(graph)
+    assert edges[("errors", "generate")] == [("kgbench.errors", "kgbench.generate.sampling")]
+    assert cycles(package_graph(edges)) == [["errors", "generate"]]
+    assert layer_violations(edges, LAYERS, INDEPENDENT) == [
+        "package attic has no layer in LAYERS",
+        "kgbench.errors imports kgbench.generate.sampling: layer 0 (errors) imports layer 3 "
+        "(generate)",
+        "kgbench.predict.run imports kgbench.evaluate.runner: predict and evaluate import "
+        "nothing of each other",
+    ]
+
+
+def test_no_package_cycles_and_no_upward_imports() -> None:
+    edges = package_edges(import_graph())
+    assert ("generate", "neo4j") in edges, "the package graph was not built"
+    known = set(KNOWN_PACKAGE_EDGES)
+    gone = sorted(known - set(edges))
+    assert not gone, f"no longer imported (remove from KNOWN_PACKAGE_EDGES): {gone}"
+    kept = {edge: imports for edge, imports in edges.items() if edge not in known}
+    found = cycles(package_graph(kept))
+    detail = "\n".join(
+        " <-> ".join(c)
+        + "\n"
+        + "\n".join(
+            f"    {m} -> {t}" for a, b in sorted(kept) if a in c and b in c for m, t in kept[(a, b)]
+        )
+        for c in found
+    )
+    assert not found, f"packages that import each other:\n{detail}"
+    wrong = layer_violations(kept, LAYERS, INDEPENDENT)
+    assert not wrong, "imports against the layers (docs/development.md, Layers):\n" + "\n".join(
+        wrong
+    )
 
 
 # -- Rust: the module graph of the core crate --------------------------------------------------

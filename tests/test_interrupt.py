@@ -118,6 +118,7 @@ def test_noise_stops_on_sigint(tmp_path: Path) -> None:
 WD50K = Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k"
 
 
+@pytest.mark.realdata
 def test_convert_stops_on_sigint(tmp_path: Path) -> None:
     dump = WD50K / "wd50k.nt.gz"
     if not dump.exists():
@@ -142,6 +143,7 @@ def test_convert_stops_on_sigint(tmp_path: Path) -> None:
 SPIDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "spider"
 
 
+@pytest.mark.realdata
 def test_rdb_stops_on_sigint(tmp_path: Path) -> None:
     """``kgbench rdb`` on a real Spider database (flight_4) whose routes table is repeated
     12 times (800k rows): interrupted while Rust reads and writes, it publishes neither the
@@ -173,6 +175,7 @@ def test_rdb_stops_on_sigint(tmp_path: Path) -> None:
     assert not out.exists() or not list(out.iterdir())  # no temporary file either
 
 
+@pytest.mark.slow
 def test_load_offline_stops_on_sigint(tmp_path: Path) -> None:
     """``kgbench load --offline``: interrupted while Rust validates the graph and writes the
     import tool's CSV files, it leaves no CSV file and no database (no server is needed: the
@@ -258,6 +261,7 @@ g.instantiate(4, [(0, 1), (1, 2), (2, 3)], [], [], [(False, 0, 0), (False, 3, 0)
     assert seconds < 10, seconds
 
 
+@pytest.mark.slow
 def test_execution_accuracy_batch_stops_on_sigint() -> None:
     """A batch of 100k EX comparisons stops on Ctrl-C."""
     code, err, seconds = _interrupt_call(

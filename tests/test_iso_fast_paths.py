@@ -133,6 +133,7 @@ def test_raw_reader_is_available_here() -> None:
     assert _iso.raw_reader_available()
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(st.lists(subgraph_specs(), min_size=1, max_size=40), st.integers(0, 2**32))
 def test_all_paths_agree_with_single_analysis(specs: list[Any], seed: int) -> None:

@@ -197,6 +197,7 @@ def test_offline_import_equals_bolt_loader(
     assert report.wiped and report.extra["total_s"] > 0
     assert {"csv_s", "import_tool_s", "server_start_s", "constraints_s"} <= set(report.extra)
 
+    # a server of its own: it serves the store the offline import just wrote
     with LocalNeo4j(data_dir=data, heap="512m", pagecache="256m") as server, server.driver() as d:
         got = dump(d)
         got_schema = fetch_schema(d, name="g")
@@ -400,6 +401,7 @@ def test_load_cli_offline(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == mini_company_count_lines
     assert "counts verified" in proc.stderr
+    # a server of its own: it serves the store the CLI's offline import just wrote
     with LocalNeo4j(data_dir=data, heap="512m", pagecache="128m") as server, server.driver() as d:
         records, _, _ = d.execute_query(
             "MATCH (p:Person {name: 'Werner von Siemens'}) RETURN p.aliases AS a, "
@@ -441,6 +443,7 @@ def test_server_runs_import_tool_in_its_jvm(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     args = _tiny_import_csv(work)
+    # a server of its own: the import runs in its JVM before it serves
     server = LocalNeo4j(
         data_dir=data, heap="512m", pagecache="64m", import_args=args, import_dir=work
     )

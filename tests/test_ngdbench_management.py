@@ -75,6 +75,8 @@ def mini_graph() -> dict[str, Any]:
     return graph
 
 
+# disposable databases (one per graph, shared by the module): management batches write, in
+# rolled-back transactions, only to a database kgbench created (require_disposable)
 @pytest.fixture(scope="module")
 def concert_db(concert_graph: dict[str, Any]) -> Iterator[DisposableNeo4j]:
     with DisposableNeo4j(concert_graph, **SMALL) as db:

@@ -260,7 +260,7 @@ def test_installed_mode_java_and_problems(
     fake.parent.mkdir(parents=True)
     fake.write_text("#!/bin/sh\n", encoding="utf-8")
     monkeypatch.setattr(artifacts, "bundled_java", lambda: str(fake))
-    assert server._require_java() == str(fake)
+    assert server.require_java() == str(fake)
     assert server.local_server_problems() == []
     # a Java 11 on PATH is not used
     bin_dir = tmp_path / "bin"
@@ -270,7 +270,7 @@ def test_installed_mode_java_and_problems(
     old.chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_dir))
     assert artifacts.java_version(str(old)) == 11
-    assert server._require_java() == str(fake)
+    assert server.require_java() == str(fake)
     # without the launcher jar (a source tree without `make neo4j`)
     artifacts.SHIPPED_LAUNCHER.unlink()
     with pytest.raises(Neo4jServerError, match="this kgbench installation has no Neo4j launcher"):
@@ -379,7 +379,7 @@ def test_pip_install_runs_the_demo_without_java_on_path(pip_venv: _Venv, tmp_pat
         "-c",
         "import kgbench, shutil; from kgbench.neo4j import server; "
         "print(kgbench.__file__); print(shutil.which('java'), shutil.which('mvn')); "
-        "print(server._checkout_home()); print(server._require_java())",
+        "print(server._checkout_home()); print(server.require_java())",
         cwd=empty,
     )
     assert where.returncode == 0, where.stderr

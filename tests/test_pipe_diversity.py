@@ -1,13 +1,13 @@
 """PIPE-Cypher diversity metrics (:mod:`kgbench.generate.pipe.diversity`) and
 ``kgbench diversity`` (spec pipe-cypher.md §4, §6, §7).
 
-Rows here carry the parser analysis themselves, so only the last test needs
-:func:`kgbench.generate.pipe.features.query_features`."""
+Most rows here carry the parser analysis themselves; the rows without it, and the demo's
+CypherBench tasks, are analysed by the Rust parser
+(:func:`kgbench.generate.pipe.features.query_features`)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 from pathlib import Path
@@ -20,14 +20,6 @@ from kgbench.generate.pipe import diversity as dv
 from kgbench.generate.pipe import diversity_cli
 
 DEMO_TASKS = Path(dv.__file__).parents[2] / "demo" / "data" / "tasks.json"
-
-
-def _has_query_features() -> bool:
-    try:
-        module = importlib.import_module("kgbench.generate.pipe.features")
-    except ImportError:
-        return False
-    return callable(getattr(module, "query_features", None))
 
 
 def _row(
@@ -380,40 +372,35 @@ def test_report_strict_entropy_over_declared_k() -> None:
     assert sub["distributions"]["graph_category"]["k"] == 2
 
 
-def test_cypherbench_rows_and_one_batched_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
-    features = importlib.import_module("kgbench.generate.pipe.features")
-    calls: list[list[str]] = []
-
-    def fake_query_features(queries: list[str]) -> list[dict[str, Any]]:
-        calls.append(list(queries))
-        out = []
-        for q in queries:
-            analysed = _row("-", signature=q.lower())
-            out.append(
-                {key: analysed[key] for key in dv._ANALYSIS_KEYS}
-                | {"category": "complex_retrieval", "difficulty": "medium", "syntax_valid": True}
-            )
-        return out
-
-    monkeypatch.setattr(features, "query_features", fake_query_features, raising=False)
+def test_cypherbench_rows_are_analysed_by_the_parser() -> None:
+    """Rows without the analysis fields get them from the Rust parser (``query_features``):
+    a CypherBench task (``gold_cypher``) and an export row (``cypher``), next to a row that
+    carries its own analysis."""
     rows = [
         {
             "qid": "q1",
             "graph": "movies",
-            "nl_question": "List the names of all people.",
-            "gold_cypher": "MATCH (n:Person) RETURN n.name",
+            "nl_question": "How many people are there?",
+            "gold_cypher": "MATCH (n:Person) RETURN count(n) AS c",
             "from_template": {"match_category": "basic_(n)", "return_pattern_id": "n_name"},
         },
         {"question": "Films?", "cypher": "MATCH (n:Film) RETURN n.name", "category": "x"},
         _row("already analysed"),
     ]
     report = dv.diversity_report(rows)
-    assert calls == [["MATCH (n:Person) RETURN n.name", "MATCH (n:Film) RETURN n.name"]]
     assert report["distributions"]["category"]["counts"] == {
-        "complex_retrieval": 1,  # inferred by the analysis
-        "simple_retrieval": 1,
-        "x": 1,  # the row's own category wins
+        "simple_aggregation": 1,  # inferred by the parser's analysis
+        "simple_retrieval": 1,  # the analysed row's own
+        "x": 1,  # the row's own category wins over the analysis
     }
+    previews = {t["preview"] for t in report["query_templates"]["top_signatures"]}
+    assert previews == {
+        "match ( <var> : person ) return count ( <var> ) as <var>",  # the parser's signatures
+        "match ( <var> : film ) return <var> . name",
+        "match (<var>:account) return <var>.id",  # the row's own
+    }
+    substructures = {t["preview"] for t in report["structural_substructures"]["top_substructures"]}
+    assert {"agg:COUNT", "label:Film", "label:Person", "label:Account"} <= substructures
     assert "schema:basic_(n)/n_name" in report["template_families"]["distribution"]["counts"]
     assert set(report["by_graph"]) == {"movies", "unknown", "fin"}
 
@@ -498,10 +485,6 @@ def test_cli_bad_input_names_the_file(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- real analysis
 
 
-@pytest.mark.skipif(
-    not _has_query_features(),
-    reason="kgbench.generate.pipe.features.query_features is not built yet",
-)
 def test_report_on_cypherbench_demo_tasks_with_the_parser() -> None:
     report = dv.diversity_report_file(DEMO_TASKS)
     assert report["n"] == 40

@@ -32,8 +32,8 @@ from kgbench.generate.pipe.gates import (
 )
 from kgbench.generate.pipe.pipeline import _llm_judge
 from kgbench.generate.pipe.profile import profile_graph
-from kgbench.generate.sampling import GraphReader
 from kgbench.llm import LLMClient
+from kgbench.neo4j.executor import GraphReader
 
 pytestmark = pytest.mark.neo4j
 

@@ -27,8 +27,8 @@ from kgbench.generate.pipe.features import CATEGORIES
 from kgbench.generate.pipe.gates import REJECTION_BUCKETS, rejection_counts
 from kgbench.generate.pipe.pipeline import generate_pipe
 from kgbench.generate.pipe.profile import profile_graph
-from kgbench.generate.sampling import GraphReader
 from kgbench.llm import LLMClient
+from kgbench.neo4j.executor import GraphReader
 from kgbench.tasks import load_tasks
 
 pytestmark = pytest.mark.neo4j
@@ -394,6 +394,7 @@ def check_real_export(uri: str, res: Any, target: int, tmp_path: Path) -> None:
     assert all(r["accepted"] for r in again), [r["rejection_reason"] for r in again]
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 @wd50k
 def test_real_wikidata_offline(
@@ -413,6 +414,7 @@ def test_real_wikidata_offline(
     assert len(schema["relationships"]) > 20
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 @wd50k
 def test_real_wikidata_with_cypherbench_patterns(

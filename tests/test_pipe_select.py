@@ -82,6 +82,7 @@ def test_rust_report_shape_matches_reference() -> None:
     assert rust[0]["cap_events"] == {"query_signature_cap": 1, "template_family_cap": 1}
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(c=candidates(), target=st.integers(1, 12), seed=st.sampled_from(["13", "0", "seed"]))
 def test_rust_matches_reference(c: list[tuple[Any, ...]], target: int, seed: str) -> None:
@@ -91,6 +92,7 @@ def test_rust_matches_reference(c: list[tuple[Any, ...]], target: int, seed: str
     assert rust == ref  # the whole report: counts, cap events, underfilled
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     c=candidates(),
@@ -127,6 +129,7 @@ def test_all_ties_broken_by_larger_sha256(n: int, target: int, seed: int) -> Non
     assert got == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(c=candidates(), target=st.integers(1, 10), rnd=st.randoms(use_true_random=False))
 def test_picks_do_not_depend_on_input_order(

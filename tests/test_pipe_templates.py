@@ -39,8 +39,7 @@ from kgbench.generate.pipe.templates import (
     mask_question,
     schema_templates,
 )
-from kgbench.generate.sampling import GraphReader
-from kgbench.neo4j.executor import write_clauses_of
+from kgbench.neo4j.executor import GraphReader, write_clauses_of
 
 DATA = Path(__file__).parent / "data"
 WD50K_DUMP = DATA.parent.parent.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
@@ -663,6 +662,7 @@ def wd50k(neo4j_driver: Any, neo4j_load: Any, wd50k_graph: Path) -> GraphReader:
     return _reader(neo4j_driver)
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 def test_wd50k_templates_ground_and_run(wd50k: GraphReader) -> None:
@@ -696,6 +696,7 @@ def test_wd50k_templates_ground_and_run(wd50k: GraphReader) -> None:
     assert len(failures) <= 0.05 * len(templates), failures
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 def test_wd50k_planner_is_deterministic(wd50k: GraphReader) -> None:

@@ -21,7 +21,8 @@ import pytest
 from chat_completions_double import ChatCompletionsTestDouble, Messages, last_user_content
 from kgbench.cli import main
 from kgbench.errors import InputError
-from kgbench.predict import PredictError, predict
+from kgbench.families import predict
+from kgbench.predict import PredictError
 from kgbench.predict.cypherbench import postprocess, schema_text
 
 FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}

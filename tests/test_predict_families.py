@@ -22,7 +22,7 @@ from chat_completions_double import ChatCompletionsTestDouble, Messages, last_us
 from kgbench.cli import main
 from kgbench.errors import InputError
 from kgbench.evaluate.passk import pass_at_k
-from kgbench.predict import predict
+from kgbench.families import predict
 
 FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
 REPO = Path(__file__).resolve().parents[1]
@@ -73,6 +73,8 @@ def gtsqa_items(kg: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
+@pytest.mark.realdata
 @pytest.mark.skipif(not WD50K.is_file(), reason="the shared WD50K dump is absent")
 def test_gold_sparql_gives_the_items_answers_and_full_answer_subgraph() -> None:
     """Each fixture item's own query, run on the WD50K dump it was generated on, gives the
@@ -264,6 +266,7 @@ WD50K_SCHEMA = DATA / "wd50k" / "wd50k.wd2neo4j.json"
 WRITE = "MATCH (n) DETACH DELETE n RETURN 1 AS answer"
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 def test_gtsqa_cypher_on_neo4j(
     tmp_path: Path, neo4j_server: Any, neo4j_driver: Any, neo4j_load: Any
@@ -794,12 +797,13 @@ def test_run_ngdbench_with_samples_reports_pass_at_k(ngd: dict[str, Any], tmp_pa
     preds = json.loads((out / "predict" / "predictions.json").read_text())
     # each sample scored on its own (one disposable Neo4j with the clean graph for both)
     from kgbench.evaluate.ngdbench import evaluate_ngdbench
-    from kgbench.generate.sampling import GraphReader
     from kgbench.neo4j.disposable import DisposableNeo4j
+    from kgbench.neo4j.executor import GraphReader
     from kgbench.predict.ngdbench import steps_of
 
     per_sample = []
     reader = GraphReader.connect(ngd["uri"])
+    # management scoring writes (rolled back) only to a disposable database kgbench created
     disposable = DisposableNeo4j(ngd["clean"]).start()
     try:
         for j in range(2):

@@ -26,7 +26,8 @@ from typing import Any
 import pytest
 
 from kgbench.cli import main
-from kgbench.predict import build_prompts, load_prompt, predict, replay_cache_from_published
+from kgbench.families import get, predict
+from kgbench.predict import build_prompts, load_prompt, replay_cache_from_published
 from kgbench.predict.spider4sparql import load_ontologies, read_tasks
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -84,7 +85,7 @@ def test_every_published_prompt_is_rebuilt_byte_for_byte(
     assert len(tasks) == len(published) == 493
     template = load_prompt("spider4sparql_zero_shot", ("question", "ontology"))
     contexts = load_ontologies(rdf_dir, sorted({t["graph"] for t in tasks}))
-    prompts = build_prompts("spider4sparql", tasks, contexts, template)
+    prompts = build_prompts(get("spider4sparql"), tasks, contexts, template)
     equal = renamed = copied = 0
     for i, (task, text, rec) in enumerate(zip(tasks, prompts, published, strict=True)):
         assert task["graph"].lower() == rec["db_id"].lower()
@@ -117,6 +118,7 @@ def test_every_published_prompt_is_rebuilt_byte_for_byte(
     assert (equal, renamed, copied) == (389, 102, 2)
 
 
+@pytest.mark.slow
 def test_replay_only_reproduces_the_published_run_and_its_ex(
     rdf_dir: Path, tmp_path: Path, published: list[dict[str, Any]]
 ) -> None:

@@ -74,6 +74,7 @@ def test_schema_errors(tmp_path: Path) -> None:
         load_schema(text, None, "x")
 
 
+@pytest.mark.realdata
 def test_every_shared_spider_database_loads() -> None:
     if not SPIDER.exists():
         pytest.skip(f"the shared Spider data is absent ({SPIDER})")

@@ -386,6 +386,7 @@ def test_concert_singer_dev_golds_equal(cs: DatabaseSchema, cs_store: Any) -> No
 # ---------------------------------------------------------------------------- all of Spider dev
 
 
+@pytest.mark.realdata
 @pytest.mark.skipif(not (SPIDER / "dev.json").exists(), reason="Spider dev not present")
 def test_spider_dev_outputs_parse() -> None:
     pairs = json.loads((SPIDER / "dev.json").read_text(encoding="utf-8"))
@@ -449,6 +450,7 @@ def test_hardness_text_matches_tree_concert_singer() -> None:
         assert hardness(p["query"]) == hardness(tree=p["sql"])
 
 
+@pytest.mark.realdata
 @pytest.mark.skipif(not (SPIDER / "dev.json").exists(), reason="Spider dev not present")
 def test_hardness_text_matches_tree_spider_dev() -> None:
     pairs = json.loads((SPIDER / "dev.json").read_text(encoding="utf-8"))

@@ -22,7 +22,7 @@ QUESTIONS = DATA / "concert_singer.dev.json"
 def test_sql_sparql_and_cypher_agree_on_concert_singer(
     tmp_path: Path, neo4j_server: Any, neo4j_load: Any
 ) -> None:
-    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j.executor import GraphReader
     from kgbench.rdb.convert import convert_rdb
     from kgbench.rdb.schema import load_schema
     from kgbench.rdb.validate import validate_translations

@@ -224,6 +224,7 @@ def test_hardness_from_gold_sql() -> None:
     assert [t["hardness"] for t in tasks] == ["easy", "medium", "unknown", "unknown"]
 
 
+@pytest.mark.realdata
 def test_spec_worked_examples_on_concert_singer_and_world_1(tmp_path: Path) -> None:
     """Spec spider4sparql.md §5 examples, on kgbench's conversion of the real databases:
     singer count -> [(6)]; COUNT without AS is a syntax error (0); a gold ordered by age

@@ -59,16 +59,18 @@ def test_fixture_records_are_consistent() -> None:
     )
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_fixture_agrees_with_the_dump_and_is_regenerated_identically() -> None:
     if not WD50K.exists():
         pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.template import (
         CypherMapping,
         SynthSettings,
         generate_template_items,
     )
+    from kgbench.query.sparql import load_store
 
     kg = WikidataKG.from_store(load_store([WD50K]))
     items = _items()

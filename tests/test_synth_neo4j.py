@@ -68,6 +68,7 @@ def _tree_of_item(item: dict[str, Any], pid_of: dict[str, str]) -> Any:
     )
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_items_on_the_converted_wd50k_graph(
     wd50k_graph: Path, neo4j_server: Any, neo4j_load: Any
@@ -75,10 +76,11 @@ def test_items_on_the_converted_wd50k_graph(
     """1,000 template items through the Neo4j back end: each stored Cypher query gives the
     stored answers, the GT triples are relationships of the graph, a rerun is identical,
     and SPARQL on the dump agrees wherever the dump's full answer subgraph was converted."""
-    from kgbench.generate.sampling import GraphReader
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
+    from kgbench.neo4j.executor import GraphReader
+    from kgbench.query.sparql import load_store
 
     neo4j_load(wd50k_graph)
     reader = GraphReader.connect(neo4j_server.uri)
@@ -138,8 +140,8 @@ def test_cli_on_a_graph_and_a_graph_with_nothing_to_sample(
     """``kgbench generate synth --uri``: items and the type distribution from a small real
     graph; a graph whose relationships join no two named entities gets a clear error."""
     from kgbench.cli import main
-    from kgbench.generate.sampling import GraphReader
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
+    from kgbench.neo4j.executor import GraphReader
 
     neo4j_load(DATA / "graphs" / "mini_company.json")
     out = tmp_path / "synth"
@@ -186,11 +188,11 @@ def test_llm_generator_on_neo4j(neo4j_server: Any, neo4j_load: Any, tmp_path: Pa
     a Cypher reply on the mini company graph becomes an item validated by Cypher; a reply
     whose query names another entity is ``invalid_sparql``."""
     from chat_completions_double import ChatCompletionsTestDouble, last_user_content
-    from kgbench.generate.sampling import GraphReader
     from kgbench.generate.synth.llm_gen import generate_llm_items
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
     from kgbench.generate.synth.template import SynthSettings
     from kgbench.llm import LLMClient
+    from kgbench.neo4j.executor import GraphReader
 
     neo4j_load(DATA / "graphs" / "mini_company.json")
     query = (

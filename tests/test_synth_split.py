@@ -306,14 +306,16 @@ def _check_invariants(out: list[dict[str, Any]]) -> None:
 def wd50k_items() -> list[dict[str, Any]]:
     if not WD50K.exists():
         pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
+    from kgbench.query.sparql import load_store
 
     kg = WikidataKG.from_store(load_store([WD50K]))
     items, _ = generate_template_items(kg, SynthSettings(n=150, seed=1111), source="wd50k")
     return items
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_split_of_real_items(wd50k_items: list[dict[str, Any]]) -> None:
     kept, dropped = dedup(wd50k_items)

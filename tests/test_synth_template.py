@@ -12,7 +12,7 @@ import pytest
 
 from kgbench._core.synth import KgGraph
 from kgbench.errors import InputError
-from kgbench.generate.synth.kg import WikidataKG, load_store, sparql_select
+from kgbench.generate.synth.kg import WikidataKG, sparql_select
 from kgbench.generate.synth.template import (
     SynthSettings,
     Tree,
@@ -20,6 +20,7 @@ from kgbench.generate.synth.template import (
     validate,
     word_question,
 )
+from kgbench.query.sparql import load_store
 from synth_example import EXAMPLE, LABEL, WD, example_kg
 
 WD50K = (
@@ -120,6 +121,7 @@ def wd50k() -> WikidataKG:
     return WikidataKG.from_store(load_store([WD50K]))
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_real_items_from_wd50k(wd50k: WikidataKG) -> None:
     settings = SynthSettings(n=120, seed=1111)
@@ -146,6 +148,7 @@ def test_real_items_from_wd50k(wd50k: WikidataKG) -> None:
     assert len({i["id"] for i in items}) == len(items)
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 @pytest.mark.neo4j
 def test_sparql_on_the_dump_equals_cypher_on_the_conversion(
@@ -155,8 +158,8 @@ def test_sparql_on_the_dump_equals_cypher_on_the_conversion(
     conversion of it (loaded into the local Neo4j) give the same answers and the same full
     answer subgraphs, wherever every statement of the full answer subgraph was converted."""
     from kgbench.convert import convert
-    from kgbench.generate.sampling import GraphReader
     from kgbench.generate.synth.template import CypherMapping
+    from kgbench.neo4j.executor import GraphReader
 
     data = Path(__file__).parent / "data" / "wd50k"
     schema = json.loads((data / "wd50k.wd2neo4j.json").read_text(encoding="utf-8"))

@@ -175,6 +175,7 @@ def _count_pair(gold: str) -> tuple[str, str] | None:
     return g, g.replace("count(DISTINCT n)", "count(n)")
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 @needs_wd50k
@@ -265,6 +266,7 @@ def _split_match(gold: str) -> str | None:
     return f"MATCH {a}-{r1}->({b}{b_rest}) MATCH ({b}){l2}{r2}{e2}{c}" + gold[m.end() :]
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 @needs_wd50k
@@ -288,6 +290,7 @@ def test_equivalent_rewrites_keep_ts_ex(wd50k: dict[str, Any], kind: str) -> Non
         assert verdict.correct, (kind, gold, pred, verdict.separated_by)
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 @needs_wd50k
@@ -314,6 +317,7 @@ def test_suites_are_deterministic_and_rolled_back(wd50k: dict[str, Any]) -> None
     assert db.counts() == before
 
 
+@pytest.mark.realdata
 @pytest.mark.neo4j
 @pytest.mark.slow
 @needs_wd50k

@@ -221,6 +221,7 @@ def _evaluate(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.realdata
 @realdata
 def test_spider4sparql_gpt35_ts_ex_cache_and_determinism(
@@ -293,6 +294,7 @@ def test_spider4sparql_gpt35_ts_ex_cache_and_determinism(
     assert f"({len(orchestra)} rebuilt" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.realdata
 @realdata
 def test_spider4sparql_gold_keeps_ts_ex_and_runs_are_deterministic(

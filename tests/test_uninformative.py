@@ -5,8 +5,6 @@ the shared Spider databases) and the aggregation beside EX on all tasks."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -198,31 +196,32 @@ def test_cypher_evaluate_flags_and_reports_informative_ex(uri: str, tmp_path: Pa
 # -- SPARQL: the published GPT-3.5 zero-shot run --------------------------------------------
 
 
+@pytest.mark.realdata
 @pytest.mark.slow
 def test_spider4sparql_gpt35_run_informative_ex(tmp_path: Path) -> None:
-    """The published GPT-3.5 zero-shot predictions over the 10 shared Spider dev databases,
-    converted by ``kgbench rdb``: many predictions counted correct are empty against empty,
-    so EX on the informative tasks is lower than EX on all; every scored task is either
-    informative or flagged with a reason."""
+    """The published GPT-3.5 zero-shot predictions over the shared Spider dev databases but
+    world_1 (its wrong predictions run into the 30 s timeout: minutes of a test's time, as in
+    test_predict_spider4sparql), converted by ``kgbench rdb``: many predictions counted correct
+    are empty against empty, so EX on the informative tasks is lower than EX on all; every
+    scored task is either informative or flagged with a reason."""
     s4s = SHARED / "spider4sparql"
     spider = SHARED / "spider"
     if not (s4s / "gpt35_zero_shot_dev_shared_dbs.json").exists():
         pytest.skip(f"the shared Spider4SPARQL data is absent ({s4s})")
+    from kgbench.cli import main
     from kgbench.evaluate.sparql_runner import evaluate_sparql
 
+    gold = json.loads((s4s / "s4s_dev_shared_dbs.json").read_text(encoding="utf-8"))
+    pred = json.loads((s4s / "gpt35_zero_shot_dev_shared_dbs.json").read_text(encoding="utf-8"))
+    keep = [i for i, g in enumerate(gold) if g["kg_name"] != "world_1"]
+    assert len(keep) == len(gold) - 120
+    (tmp_path / "tasks.json").write_text(json.dumps([gold[i] for i in keep]), encoding="utf-8")
+    (tmp_path / "pred.json").write_text(json.dumps([pred[i] for i in keep]), encoding="utf-8")
     rdf = tmp_path / "rdf"
-    for db in sorted((spider / "database").iterdir()):
-        subprocess.run(
-            [
-                *(sys.executable, "-m", "kgbench", "rdb", str(db / f"{db.name}.sqlite")),
-                *("--tables", str(spider / "tables.json"), "--out", str(rdf / db.name)),
-            ],
-            check=True,
-            capture_output=True,
-        )
-    res = evaluate_sparql(
-        s4s / "s4s_dev_shared_dbs.json", s4s / "gpt35_zero_shot_dev_shared_dbs.json", rdf
-    )
+    for db in sorted({gold[i]["kg_name"] for i in keep}):
+        argv = ["rdb", str(spider / "database" / db / f"{db}.sqlite")]
+        assert main([*argv, "--tables", str(spider / "tables.json"), "--out", str(rdf / db)]) == 0
+    res = evaluate_sparql(tmp_path / "tasks.json", tmp_path / "pred.json", rdf)
     agg = res.aggregated
     info = agg["informative"]
     assert info["tasks"] + info["uninformative"] == agg["scored"] == len(res.records)
@@ -232,7 +231,8 @@ def test_spider4sparql_gpt35_run_informative_ex(tmp_path: Path) -> None:
     assert coincided, "no uninformative task scored 1: nothing for the flag to explain"
     assert info["overall"]["execution_accuracy"] < agg["overall"]["execution_accuracy"]
     print(
-        f"\nGPT-3.5 zero-shot, 10 shared dev DBs: EX {agg['overall']['execution_accuracy']:.4f} "
+        f"\nGPT-3.5 zero-shot, 9 shared dev DBs (no world_1): "
+        f"EX {agg['overall']['execution_accuracy']:.4f} "
         f"on {agg['scored']} tasks; EX on informative {info['overall']['execution_accuracy']:.4f} "
         f"on {info['tasks']}; uninformative {info['by_reason']}, {len(coincided)} of them EX 1"
     )

@@ -29,6 +29,7 @@ DUMP = HERE.parent.parent / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.realdata,
     pytest.mark.skipif(
         not DUMP.exists(),
         reason=f"the shared WD50K dump is absent ({DUMP}); it is read in place, not copied",

@@ -9,6 +9,9 @@ Pipeline stages, one subpackage each:
 - :mod:`kgbench.iso` — AHU answer-subgraph isomorphism (GTSQA notation, SPEC.md §5).
 - :mod:`kgbench.predict` — model runs: tasks → the seeds' prompts → an OpenAI-compatible
   model → predictions (``kgbench predict``, ``kgbench run``).
+- :mod:`kgbench.families` — one module per benchmark family (tasks, prompts, scoring, the
+  report's reading of its outputs) and the registry ``predict``, ``evaluate``, ``run``,
+  ``report`` and the demo dispatch through (:mod:`kgbench.commands`).
 
 The heavy work runs in the native module ``kgbench._core`` (Rust).
 """

@@ -1,16 +1,19 @@
 """Atomic output files: a temporary file beside the target, then a rename, so a reader never
-sees a partial file and a failed run leaves the previous file (or none) in place; and the
-SHA-256 of a file (:func:`sha256_file`)."""
+sees a partial file and a failed run leaves the previous file (or none) in place; the SHA-256
+of a file (:func:`sha256_file`); and input files read through gzip or bzip2 when their bytes
+say so (:func:`open_decompressed`, for the readers in Python: pyoxigraph loads, JSON Lines)."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Literal, cast, overload
 
 from kgbench.errors import InputError
 
@@ -77,3 +80,39 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+#: Magic bytes of the compressed forms :func:`open_decompressed` reads (RFC 1952 §2.3.1;
+#: bzip2's stream header ``BZh``), as the Rust reader (``kgbench_core::convert::decompress``)
+#: detects them.
+_GZIP_MAGIC = b"\x1f\x8b"
+_BZIP2_MAGIC = b"BZh"
+
+
+@overload
+def open_decompressed(path: str | os.PathLike[str], *, text: Literal[False] = ...) -> IO[bytes]: ...
+
+
+@overload
+def open_decompressed(path: str | os.PathLike[str], *, text: Literal[True]) -> IO[str]: ...
+
+
+def open_decompressed(path: str | os.PathLike[str], *, text: bool = False) -> IO[Any]:
+    """``path`` opened for reading, through gzip or bzip2 when its first bytes are their magic
+    numbers (``1f 8b``, ``BZh``; the name does not matter), else as it is: bytes, or with
+    ``text`` UTF-8 text (universal newlines).
+
+    Raises:
+        OSError: the file cannot be opened or read (``gzip.BadGzipFile`` / ``EOFError`` come
+            later, from reading a corrupt or truncated stream).
+    """
+    with open(path, "rb") as probe:
+        magic = probe.read(3)
+    mode = "rt" if text else "rb"
+    encoding = "utf-8" if text else None
+    if magic[:2] == _GZIP_MAGIC:
+        # GzipFile / BZ2File are binary streams that typeshed does not declare as IO[bytes]
+        return cast(IO[Any], gzip.open(path, mode, encoding=encoding))
+    if magic == _BZIP2_MAGIC:
+        return cast(IO[Any], bz2.open(path, mode, encoding=encoding))
+    return open(path, mode, encoding=encoding)

@@ -8,10 +8,16 @@ either such a record (its ``pred_cypher`` is used) or a line ``{"qid", "pred_cyp
 Files are a JSON array (``.json``, as CypherBench's ``result.json``) or JSON Lines
 (one object per line; chosen by content, not by extension). Errors name the file and
 the record (array index or line number, and the ``qid`` when known).
+
+Also the record files of two other families, read by both ``kgbench predict`` and
+``kgbench evaluate``: Neo4j's Text2Cypher records (:func:`read_text2cypher_tasks`, from CSV,
+Parquet or JSON by :func:`read_table_records`) and the ``steps_cypher`` of an NGDBench
+management reply (:func:`steps_of`).
 """
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -210,3 +216,79 @@ def clean_prediction(pred: str | None) -> str:
     if pred.endswith(END_OF_TURN):
         pred = pred[: -len(END_OF_TURN)].strip()
     return pred
+
+
+# ----------------------------------------------------------------- Text2Cypher records
+
+
+def read_table_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """``(where, record)`` of a CSV (header row), Parquet, JSON or JSON Lines file; ``where``
+    names the file and row or line.
+
+    Raises:
+        InputError: the file cannot be read as its suffix says (names it)."""
+    if path.suffix.lower() == ".csv":
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                return [(f"{path} row {i + 2}", dict(r)) for i, r in enumerate(csv.DictReader(f))]
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise InputError(f"{path}: cannot read as CSV: {exc}") from exc
+    if path.suffix.lower() == ".parquet":
+        import polars as pl
+
+        try:
+            frame = pl.read_parquet(path)
+        except Exception as exc:  # polars raises its own error classes
+            raise InputError(f"{path}: cannot read as Parquet: {exc}") from exc
+        return [(f"{path} row {i}", r) for i, r in enumerate(frame.to_dicts())]
+    return read_records(path)
+
+
+def read_text2cypher_tasks(path: str | Path) -> list[dict[str, Any]]:
+    """Text2Cypher records with string ``question`` and ``schema``; ``qid`` is the record's
+    ``instance_id`` when it has one, else its position; ``graph`` is
+    ``database_reference_alias`` (or ``data_source``, or ``"text2cypher"``).
+
+    Raises:
+        InputError: an unreadable file or a record without ``question`` / ``schema``."""
+    tasks = []
+    for i, (where, rec) in enumerate(read_table_records(Path(path))):
+        for field in ("question", "schema"):
+            if not isinstance(rec.get(field), str):
+                raise InputError(f"{where}: field {field!r} must be a string")
+        qid = rec.get("instance_id")
+        graph = rec.get("database_reference_alias") or rec.get("data_source") or "text2cypher"
+        tasks.append(
+            {
+                "record": rec,
+                "qid": str(qid) if qid not in (None, "") else str(i),
+                "graph": str(graph),
+                "question": rec["question"],
+                "schema": rec["schema"],
+            }
+        )
+    return tasks
+
+
+# ----------------------------------------------------- NGDBench management predictions
+
+
+def steps_of(text: str, n_steps: int) -> list[dict[str, Any]]:
+    """The ``steps_cypher`` of a management reply's JSON text: step objects with string
+    queries (others become null), at most ``n_steps``; ``[]`` when it is not a JSON list."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return []
+    if not isinstance(value, list):
+        return []
+    out = []
+    for step in value[:n_steps]:
+        s = step if isinstance(step, dict) else {}
+        out.append(
+            {
+                "operate_query": q if isinstance(q := s.get("operate_query"), str) else None,
+                "valid_query": q if isinstance(q := s.get("valid_query"), str) else None,
+            }
+        )
+    return out

@@ -336,52 +336,40 @@ def _load_graph(graph_json: bytes) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- why nothing was kept
 
-#: Triples :func:`explain_empty_entities` reads at most (from the start of the inputs).
-EXPLAIN_MAX_TRIPLES = 2_000_000
-_RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-
 
 def explain_empty_entities(
     schema: SchemaLike,
-    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     report: dict[str, Any],
     *,
-    format: str | None = None,
-    entity_prefix: str = "http://www.wikidata.org/entity/",
     prop_prefix: str = "http://www.wikidata.org/prop/",
-    max_triples: int = EXPLAIN_MAX_TRIPLES,
     top: int = 5,
 ) -> list[str]:
     """Why a conversion kept no entity of some schema entity labels: one sentence per label
     that kept 0 entities (an empty list when every label kept some).
 
-    ``report`` is the report dict of :func:`convert` on ``schema`` and ``inputs`` (with the same
-    ``format`` and prefixes). Its counts tell whether items matched the class but lacked an
-    English label; otherwise the inputs are read once more (at most ``max_triples`` triples,
-    with pyoxigraph; stdin cannot be read again) to count the items of the class, and when there
-    are none, the ``top`` most frequent classes of the input (``wdt:P31`` objects, or
-    ``wdt:P279`` ones for a ``wd_is_instance: false`` label) with their English labels and
-    counts, e.g. ``no item matched class Q7318358 for Article (wdt:P31 Q7318358, or a
-    subclass of it by wdt:P279*); the most frequent wdt:P31 classes in the input were:
-    Q13442814 (scholarly article) 1,234, ...``.
+    ``report`` is the report dict of :func:`convert` on ``schema`` (with the same
+    ``prop_prefix``); the inputs are not read again. Its counts tell whether items matched
+    the class but lacked an English label, or matched the class pattern but none passed the
+    constraints; when no item matched, its ``empty_entity_classes`` (the converter's class
+    facts, formats.md §3) give the ``top`` most frequent classes of the input (at most the
+    10 the converter lists: ``wdt:P31`` objects, or ``wdt:P279`` ones for a
+    ``wd_is_instance: false`` label) with their English labels and item counts, e.g. ``no
+    item matched class Q7318358 for Article (wdt:P31 Q7318358, or a subclass of it by
+    wdt:P279*); the most frequent wdt:P31 classes in the input were: Q13442814 (scholarly
+    article, 1,234 items), ...``.
 
-    Raises :class:`InputError` when the schema cannot be read (an unreadable input only
-    shortens the scan).
+    Raises :class:`InputError` when the schema cannot be read.
     """
     entities = [e for e in _schema_entities(schema) if not e.get("disable")]
     kept = report.get("entities", {})
     candidates = report.get("entity_candidates", {})
     no_label = report.get("entities_dropped_no_english_label", {})
-    empty = [e for e in entities if kept.get(e.get("label"), 0) == 0]
-    if not empty:
-        return []
-    if isinstance(inputs, str | os.PathLike):
-        inputs = [inputs]
-    paths = [os.fspath(p) for p in inputs]
-    scan: _ClassScan | None = None
+    classes = report.get("empty_entity_classes") or {}
     out = []
-    for ent in empty:
+    for ent in entities:
         label = str(ent.get("label"))
+        if kept.get(label, 0) != 0:
+            continue
         qid = str(ent.get("wd_source"))
         is_instance = bool(ent.get("wd_is_instance", True))
         subclasses = bool(ent.get("wd_include_subclasses", True))
@@ -410,19 +398,8 @@ def explain_empty_entities(
         if int(report.get("triples_read", 0) or 0) == 0:
             out.append(f"no item matched class {qid} for {label}: the input holds no triples")
             continue
-        if "-" in paths:
-            out.append(
-                f"no item matched class {qid} for {label} ({pattern}); the input came from "
-                "stdin, which cannot be read again to list its classes"
-            )
-            continue
-        if scan is None:
-            scan = _ClassScan(entity_prefix, prop_prefix, max_triples)
-            scan.read(paths, format)
-        where = (
-            f"the first {scan.triples:,} triples of the input" if scan.truncated else "the input"
-        )
-        members = scan.members(qid, is_instance, subclasses)
+        facts = classes.get(label) or {}
+        members = int(facts.get("class_members", 0))
         if members:
             why = (
                 f"its wd_constraints {', '.join(constraints)}"
@@ -430,34 +407,28 @@ def explain_empty_entities(
                 else "the schema's other rules"
             )
             out.append(
-                f"{_items(members)} of {where} matched class {qid} for {label} ({pattern}), "
+                f"{_items(members)} of the input matched class {qid} for {label} ({pattern}), "
                 f"but none passed {why}"
             )
             continue
-        counts = scan.instance_of if is_instance else scan.subclass_of
-        if not counts:
+        frequent = facts.get("frequent_classes") or []
+        if not frequent:
             iri = f"{prop_prefix}direct/{pred.split(':')[1]}"
             out.append(
-                f"no item matched class {qid} for {label}: {where} has no {pred} triples "
+                f"no item matched class {qid} for {label}: the input has no {pred} triples "
                 f"(<{iri}>); class membership is read from these truthy statements"
             )
             continue
-        frequent = ", ".join(
-            f"{q} ({scan.labels[q]}, {_items(n)})" if q in scan.labels else f"{q} ({_items(n)})"
-            for q, n in sorted(counts.items(), key=_by_count_then_qid)[:top]
+        listed = ", ".join(
+            f"{q} ({name}, {_items(n)})" if name else f"{q} ({_items(n)})"
+            for q, name, n in frequent[:top]
         )
         kind = "classes" if is_instance else "superclasses"
         out.append(
             f"no item matched class {qid} for {label} ({pattern}); the most frequent {pred} "
-            f"{kind} in {where} were: {frequent}"
+            f"{kind} in the input were: {listed}"
         )
     return out
-
-
-def _by_count_then_qid(item: tuple[str, int]) -> tuple[int, int, str]:
-    qid, n = item
-    digits = qid[1:]
-    return (-n, int(digits) if digits.isdigit() else 0, qid)
 
 
 def _items(n: int) -> str:
@@ -471,102 +442,6 @@ def _schema_entities(schema: SchemaLike) -> list[dict[str, Any]]:
         raise InputError(f"schema: not JSON: {exc}") from exc
     ents = data.get("entities") if isinstance(data, dict) else None
     return [e for e in ents or [] if isinstance(e, dict)]
-
-
-class _ClassScan:
-    """The class facts of the first ``max_triples`` triples of the inputs: ``wdt:P31`` and
-    ``wdt:P279`` edges between items, and the English labels of items."""
-
-    def __init__(self, entity_prefix: str, prop_prefix: str, max_triples: int) -> None:
-        from collections import Counter
-
-        self.entity_prefix = entity_prefix
-        self.p31 = f"{prop_prefix}direct/P31"
-        self.p279 = f"{prop_prefix}direct/P279"
-        self.max_triples = max_triples
-        self.triples = 0
-        self.truncated = False
-        self.edges: dict[str, list[tuple[str, str]]] = {"P31": [], "P279": []}
-        self.instance_of: Counter[str] = Counter()
-        self.subclass_of: Counter[str] = Counter()
-        self.labels: dict[str, str] = {}
-
-    def _qid(self, term: Any) -> str | None:
-        value = getattr(term, "value", None)
-        if isinstance(value, str) and value.startswith(self.entity_prefix):
-            return value[len(self.entity_prefix) :]
-        return None
-
-    def read(self, paths: list[str], format: str | None) -> None:
-        """Read the inputs in order until ``max_triples`` triples were seen; a file that cannot
-        be read or parsed ends the scan where it stopped."""
-        import pyoxigraph as ox
-
-        for path in paths:
-            if self.truncated:
-                return
-            name = path.lower().removesuffix(".gz").removesuffix(".bz2")
-            fmt = format or ("ttl" if name.endswith((".ttl", ".turtle")) else "nt")
-            rdf_format = ox.RdfFormat.TURTLE if fmt == "ttl" else ox.RdfFormat.N_TRIPLES
-            try:
-                with _open_compressed(path) as fh:
-                    for quad in ox.parse(fh, format=rdf_format, lenient=True):
-                        self.triples += 1
-                        if self.triples > self.max_triples:
-                            self.triples -= 1
-                            self.truncated = True
-                            return
-                        self._see(quad)
-            except (OSError, SyntaxError, ValueError, EOFError):
-                continue
-
-    def _see(self, quad: Any) -> None:
-        pred = quad.predicate.value
-        if pred == self.p31 or pred == self.p279:
-            s, o = self._qid(quad.subject), self._qid(quad.object)
-            if s is None or o is None:
-                return
-            if pred == self.p31:
-                self.edges["P31"].append((s, o))
-                self.instance_of[o] += 1
-            else:
-                self.edges["P279"].append((s, o))
-                self.subclass_of[o] += 1
-        elif pred == _RDFS_LABEL and getattr(quad.object, "language", None) == "en":
-            s = self._qid(quad.subject)
-            if s is not None:
-                self.labels[s] = quad.object.value
-
-    def members(self, qid: str, is_instance: bool, subclasses: bool) -> int:
-        """Items of class ``qid`` as the converter finds them (``P31/P279*`` or
-        ``P279/P279*``; no closure without ``subclasses``) in the scanned triples."""
-        classes = {qid}
-        if subclasses:
-            children: dict[str, list[str]] = {}
-            for child, parent in self.edges["P279"]:
-                children.setdefault(parent, []).append(child)
-            stack = [qid]
-            while stack:
-                for child in children.get(stack.pop(), []):
-                    if child not in classes:
-                        classes.add(child)
-                        stack.append(child)
-        edges = self.edges["P31" if is_instance else "P279"]
-        return len({s for s, o in edges if o in classes})
-
-
-def _open_compressed(path: str) -> Any:
-    """``path`` opened for reading bytes, decompressed when gzip or bzip2 (by magic bytes)."""
-    import bz2
-    import gzip
-
-    with open(path, "rb") as probe:
-        magic = probe.read(3)
-    if magic[:2] == b"\x1f\x8b":
-        return gzip.open(path, "rb")
-    if magic == b"BZh":
-        return bz2.open(path, "rb")
-    return open(path, "rb")
 
 
 # ---------------------------------------------------------------- Parquet form

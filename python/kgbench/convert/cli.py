@@ -137,14 +137,7 @@ def warn_empty(args: argparse.Namespace, report: dict[str, Any]) -> None:
 
     from kgbench.convert import explain_empty_entities
 
-    reasons = explain_empty_entities(
-        args.schema,
-        args.inputs,
-        report,
-        format=None if args.format == "auto" else args.format,
-        entity_prefix=args.entity_prefix,
-        prop_prefix=args.prop_prefix,
-    )
+    reasons = explain_empty_entities(args.schema, report, prop_prefix=args.prop_prefix)
     for reason in reasons or ["no schema entity label is enabled"]:
         print(f"kgbench convert: warning: kept 0 entities: {reason}", file=sys.stderr)
 

@@ -208,7 +208,7 @@ def run_demo(
     fails; the local server is stopped in every case.
     """
     from kgbench.convert import convert
-    from kgbench.evaluate.runner import evaluate
+    from kgbench.families import EvaluateOptions, get
     from kgbench.neo4j import LocalNeo4j, load_graph
 
     say = log or (lambda _msg: None)
@@ -259,8 +259,8 @@ def run_demo(
         load = load_graph(graph_dict, uri, user=user, password=password, wipe=True)
         say(f"      {load.nodes} nodes, {load.relationships} relationships{done()}")
         say(f"[4/10] evaluate: {files.predictions.name} against {files.tasks.name}")
-        evaluation = evaluate(
-            str(files.tasks), str(files.predictions), uri=uri, user=user, password=password
+        evaluation: Any = get("cypherbench").evaluate(
+            files.tasks, files.predictions, EvaluateOptions(uri=uri, user=user, password=password)
         )
         _, agg_path = evaluation.write(eval_dir)
         say(f"      {len(evaluation.records)} predictions scored{done()}")
@@ -366,14 +366,12 @@ def run_demo(
 
 def _generate(uri: str, user: str | None, password: str | None, out: Path) -> dict[str, Any]:
     """Draft the demo graph's relation traits and generate CypherBench tasks into ``out``."""
-    import neo4j
-
     from kgbench.generate import draft_traits, generate_cypherbench
     from kgbench.generate.traits import write_traits
+    from kgbench.neo4j.executor import connect
 
     out.mkdir(parents=True, exist_ok=True)
-    auth = (user or "neo4j", password or "") if (user or password) else None
-    with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
+    with connect(uri, user, password) as driver:
         traits = draft_traits(driver, graph="wikidata_demo")
     traits_path = out / "traits.json"
     write_traits(traits, traits_path)
@@ -386,7 +384,7 @@ def _generate(uri: str, user: str | None, password: str | None, out: Path) -> di
 def _pipe(uri: str, user: str | None, password: str | None, out: Path) -> dict[str, Any]:
     """PIPE-Cypher's offline construction on the demo graph into ``out``; its report."""
     from kgbench.generate.pipe.pipeline import generate_pipe
-    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j.executor import GraphReader
 
     reader = GraphReader.connect(uri, user, password)
     try:
@@ -418,8 +416,8 @@ def _spider(
     """Convert concert_singer (kgbench rdb), translate :data:`SPIDER_SQL` to SPARQL and
     Cypher, and run the three: SQL on SQLite, SPARQL on the RDF (embedded store), Cypher on
     the property graph loaded into the demo's server (replacing the demo graph)."""
-    from kgbench.generate.sampling import GraphReader
     from kgbench.neo4j import load_graph
+    from kgbench.neo4j.executor import GraphReader
     from kgbench.query.sparql import SparqlExecutor
     from kgbench.rdb.convert import convert_rdb
     from kgbench.rdb.schema import load_schema
@@ -474,8 +472,8 @@ def replay_published_run(files: DemoFiles, rdf_dir: Path, out: Path) -> dict[str
     Raises:
         KgbenchError: a prompt not in the cache (kgbench's prompt changed) or a failed
             evaluation."""
-    from kgbench.evaluate.sparql_runner import evaluate_sparql
-    from kgbench.predict import predict, replay_cache_from_published
+    from kgbench.families import EvaluateOptions, get, predict
+    from kgbench.predict import replay_cache_from_published
 
     cache = out / "gpt35_zero_shot.cache.jsonl"
     if cache.exists():
@@ -491,7 +489,9 @@ def replay_published_run(files: DemoFiles, rdf_dir: Path, out: Path) -> dict[str
         cache_path=cache,
         replay_only=True,
     )
-    evaluation = evaluate_sparql(files.s4s_gold, run.predictions_path, rdf_dir)
+    evaluation: Any = get("spider4sparql").evaluate(
+        files.s4s_gold, run.predictions_path, EvaluateOptions(rdf_dir=rdf_dir)
+    )
     evaluation.write(out / "evaluation")
     overall = evaluation.aggregated["overall"]
     return {
@@ -536,7 +536,7 @@ def _ngdbench(
     noisy graph into the demo's server (replacing what is there), generate NGDBench tasks
     (the clean graph in kgbench's disposable database; one management batch per operator)
     and score the oracle row."""
-    from kgbench.evaluate.ngdbench import evaluate_ngdbench
+    from kgbench.families import EvaluateOptions, get
     from kgbench.generate.ngdbench.build import generate_ngdbench
     from kgbench.neo4j import load_graph
     from kgbench.noise import inject_noise
@@ -554,7 +554,7 @@ def _ngdbench(
         progress=False,
         log=lambda _m: None,
     )
-    evaluation = evaluate_ngdbench(out / "tasks" / "tasks.json")
+    evaluation = get("ngdbench").evaluate(out / "tasks" / "tasks.json", None, EvaluateOptions())
     evaluation.write(out / "evaluation")
     return {"noise": noise, "generation": generation, "aggregated": evaluation.aggregated}
 

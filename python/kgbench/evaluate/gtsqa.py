@@ -23,11 +23,12 @@ answer set equals the gold one (metrics.md §11).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.evaluate.outputs import Evaluation
 
 #: Metrics averaged in ``overall``, in report order.
 METRICS = (
@@ -46,19 +47,10 @@ _KGS = ("wikidata", "wikikg2", "neo4j")
 
 
 @dataclass
-class GtsqaEvaluation:
+class GtsqaEvaluation(Evaluation):
     """Per-task records with ``metrics`` and the aggregate."""
 
-    records: list[dict[str, Any]]
-    aggregated: dict[str, Any]
-
-    def write(self, out_dir: str | Path) -> Path:
-        """Write ``result_with_metrics.json`` and ``aggregated_metrics.json`` into ``out_dir``."""
-        from kgbench.fileio import write_json_atomic
-
-        out = Path(out_dir)
-        write_json_atomic(out / "result_with_metrics.json", self.records)
-        return write_json_atomic(out / "aggregated_metrics.json", self.aggregated)
+    family: str = field(default="gtsqa", kw_only=True)
 
     def table(self) -> str:
         """The overall means as a two-column table (×100 but ``n_triples``)."""
@@ -105,9 +97,9 @@ def evaluate_gtsqa(
         if tid in ids:
             raise InputError(f"{where}: duplicate id {tid!r} (first at {ids[tid]})")
         ids[tid] = where
-        for field in (f"all_answers_{name}", f"full_answer_subgraph_{name}"):
-            if not isinstance(rec.get(field), list):
-                raise InputError(f"{where}: field {field!r} must be a list")
+        for key in (f"all_answers_{name}", f"full_answer_subgraph_{name}"):
+            if not isinstance(rec.get(key), list):
+                raise InputError(f"{where}: field {key!r} must be a list")
     preds: dict[str, tuple[str, dict[str, Any]]] = {}
     for where, rec in read_records(predictions):
         pid = rec.get("id")

@@ -46,7 +46,7 @@ same length). Values follow the EX value model (``1 == 1.0``, lists inside a val
   anything). Without the runner, or with a plain string ``pred_cypher``, the task is not
   scored and the reason is counted. Answer values (``steps``) take precedence over Cypher;
 * ``{qid|index, pred_cypher}``: with a reader (``--uri``: the *noisy* graph), analytic and
-  Boolean queries are run read-only (:class:`kgbench.generate.sampling.GraphReader`) and their
+  Boolean queries are run read-only (:class:`kgbench.neo4j.GraphReader`) and their
   rows become the answer (Boolean: the rows held valid); without one the task is not scored
   and the reason is counted.
 
@@ -99,11 +99,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from kgbench.errors import InputError
+from kgbench.evaluate.outputs import Evaluation
 from kgbench.query.ngdbench_answer import (  # answer_from_rows, clean_answer: re-exported
     answer_from_rows,
     clean_answer,
@@ -470,21 +471,10 @@ def management_metrics(gold_steps: Sequence[Any], pred_steps: Sequence[Any]) -> 
 
 
 @dataclass
-class NgdbenchEvaluation:
+class NgdbenchEvaluation(Evaluation):
     """Scored task records and the aggregated metrics (module docstring)."""
 
-    records: list[dict[str, Any]]
-    aggregated: dict[str, Any]
-
-    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
-        """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``; their paths."""
-        from kgbench.fileio import write_json_atomic
-
-        out = Path(out_dir)
-        return (
-            write_json_atomic(out / "result_with_metrics.json", self.records),
-            write_json_atomic(out / "aggregated_metrics.json", self.aggregated),
-        )
+    family: str = field(default="ngdbench", kw_only=True)
 
     def table(self) -> str:
         """The aggregated metrics as a printable table (MdRE above 10⁴ as "—")."""
@@ -687,7 +677,7 @@ def evaluate_ngdbench(
         predictions: the prediction file, or None to compute only the oracle row (every task
             is then counted as not scored: "no prediction file").
         gold: ``"clean"`` (``answer``, default) or ``"noisy"`` (``noise_answer``).
-        reader: a :class:`kgbench.generate.sampling.GraphReader` on the *noisy* graph, used
+        reader: a :class:`kgbench.neo4j.GraphReader` on the *noisy* graph, used
             to run ``pred_cypher`` predictions of analytic and Boolean tasks (read-only).
         timeout_s: per-query timeout for ``reader`` (None: the reader's default), and the
             timeout of one management batch transaction on ``disposable`` (None: 60 s).
@@ -726,7 +716,7 @@ def evaluate_ngdbench(
 
 def _run_query(reader: Any, query: str, timeout_s: float | None) -> tuple[Any, str | None]:
     """(rows as {col: value} dicts, None) or (None, error class) for a predicted query."""
-    from kgbench.generate.sampling import QueryFailed
+    from kgbench.neo4j.executor import QueryFailed
 
     try:
         records = reader.run(query, timeout_s=timeout_s)

@@ -19,7 +19,7 @@ task's own correctness, as the report's ``correct`` verdict: NoAgg Jaccard 1 (th
 answer set), Agg relative error 0 (the exact number), Boolean accuracy 1 (every candidate
 judged right), management L_step 1 (every step's check right); samples are
 ``pred_cypher_samples`` (a management sample is its reply's JSON text, read as
-``steps_cypher`` by :func:`kgbench.predict.ngdbench.steps_of`). NGDBench tasks that are not
+``steps_cypher`` by :func:`kgbench.tasks.steps_of`). NGDBench tasks that are not
 scored get no pass@k; its aggregate gets ``pass@k`` in each family block of ``overall`` and
 ``pass_at_k {samples, tasks, overall}`` over all scored tasks.
 """
@@ -164,8 +164,7 @@ def ngdbench_pass_at_k(
         InputError: a prediction with fewer than ``k`` samples (file and record named)."""
     from kgbench.evaluate.aggregate import mean4
     from kgbench.evaluate.ngdbench import evaluate_ngdbench
-    from kgbench.predict.ngdbench import steps_of
-    from kgbench.tasks import read_records
+    from kgbench.tasks import read_records, steps_of
 
     raw = read_records(predictions)
     samples = read_samples(raw, "pred_cypher_samples", "pred_cypher", k)

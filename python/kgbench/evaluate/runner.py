@@ -33,7 +33,6 @@ being executed; a failing gold query excludes its task (CypherBench's run crashe
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -50,6 +49,7 @@ from kgbench.evaluate.aggregate import (
     format_table,
     informative_metrics,
 )
+from kgbench.evaluate.outputs import Evaluation
 from kgbench.evaluate.provenance import (
     ExecutorLike,
     Failure,
@@ -62,6 +62,7 @@ from kgbench.evaluate.provenance import (
     run_queries,
 )
 from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
+from kgbench.neo4j.targets import GraphTarget, load_graph_targets
 from kgbench.tasks import (
     clean_prediction,
     load_predictions,
@@ -101,18 +102,8 @@ METRIC_ALIASES = {
 }
 
 
-@dataclass(frozen=True)
-class GraphTarget:
-    """Where one graph lives: Bolt URI, database (``None`` = server default), auth."""
-
-    uri: str
-    database: str | None = None
-    user: str | None = None
-    password: str | None = None
-
-
 @dataclass
-class EvaluationResult:
+class EvaluationResult(Evaluation):
     """The scored records (``result_with_metrics.json``: the tasks that were scored, in input
     order), CypherBench's aggregated metrics over them, the number of scored tasks with an
     error of each class (a task with several metrics failing for the same class counts once
@@ -122,8 +113,6 @@ class EvaluationResult:
     status, entries, discarded, change, corrupt, hits}``), and the queries sent to the servers
     (``queries_sent``: not refused before sending, not answered by a cache)."""
 
-    records: list[dict[str, Any]]
-    aggregated: dict[str, dict[str, float]]
     metrics: tuple[str, ...]
     metric_for_agg: str
     error_counts: dict[str, int] = field(default_factory=dict)
@@ -137,14 +126,14 @@ class EvaluationResult:
     test_suite: dict[str, Any] = field(default_factory=dict)
     queries_sent: int = 0
 
-    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
-        """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``
-        (``json.dump(..., indent=2)``, as CypherBench) into ``out_dir``; return paths.
-        The aggregated file holds CypherBench's keys, then ``counts`` and ``excluded``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        results_path = out / "result_with_metrics.json"
-        agg_path = out / "aggregated_metrics.json"
+    family: str = field(default="cypherbench", kw_only=True)
+
+    #: CypherBench's ``json.dump(..., indent=2)``: its files byte for byte.
+    JSON_STYLE = "cypherbench"
+
+    def aggregated_output(self) -> dict[str, Any]:
+        """CypherBench's keys, then ``ci95``, ``informative``, the test-suite keys,
+        ``counts`` and ``excluded`` (those the run has); :meth:`write` writes it."""
         aggregated: dict[str, Any] = dict(self.aggregated)
         if self.ci95:
             aggregated["ci95"] = self.ci95
@@ -156,11 +145,7 @@ class EvaluationResult:
         if self.counts:
             aggregated["counts"] = self.counts
             aggregated["excluded"] = self.excluded
-        with results_path.open("w", encoding="utf-8") as fout:
-            json.dump(self.records, fout, indent=2)
-        with agg_path.open("w", encoding="utf-8") as fout:
-            json.dump(aggregated, fout, indent=2)
-        return results_path, agg_path
+        return aggregated
 
     def summary(self) -> str:
         """``"9 tasks: 7 scored, 1 excluded (gold query failed), 1 not scored (connection
@@ -230,57 +215,6 @@ def parse_metrics(spec: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def load_graph_targets(
-    source: str | Path | Mapping[str, Any],
-    user: str | None = None,
-    password: str | None = None,
-) -> dict[str, GraphTarget]:
-    """Graph name -> :class:`GraphTarget` from a mapping or a JSON file.
-
-    Accepted values per graph: a Bolt URI string; an object ``{"uri", "database"?,
-    "user"?, "password"?}``; or CypherBench's ``neo4j_info.json`` form
-    ``{"full": {graph: {"host", "port", "username"?, "password"?, "database"?}}}``.
-    ``user``/``password`` fill in missing credentials.
-
-    Raises:
-        InputError: unreadable file or an entry without a URI (names the graph).
-    """
-    where = "graph map"
-    if isinstance(source, Mapping):
-        data: Any = source
-    else:
-        where = str(source)
-        try:
-            data = json.loads(Path(source).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{source}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
-    if not isinstance(data, Mapping):
-        raise InputError(f"{where}: expected a JSON object mapping graph names to Bolt URIs")
-    if isinstance(data.get("full"), Mapping):
-        data = data["full"]
-    out: dict[str, GraphTarget] = {}
-    for graph, value in data.items():
-        if isinstance(value, str):
-            out[graph] = GraphTarget(value, None, user, password)
-            continue
-        if not isinstance(value, Mapping):
-            raise InputError(f"{where}: graph {graph!r}: expected a URI string or an object")
-        uri = value.get("uri")
-        if uri is None and "host" in value:
-            uri = f"bolt://{value['host']}:{value.get('port', 7687)}"
-        if not isinstance(uri, str) or not uri:
-            raise InputError(f"{where}: graph {graph!r}: no 'uri' (or 'host'/'port') given")
-        out[graph] = GraphTarget(
-            uri,
-            value.get("database"),
-            value.get("user", value.get("username", user)),
-            value.get("password", password),
-        )
-    return out
-
-
 #: Factory of executors: ``(graph, target, timeout_s, workers, cache_path) -> executor``.
 ExecutorFactory = Callable[[str, GraphTarget, float, int, Path | None], ExecutorLike]
 
@@ -294,12 +228,11 @@ def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
     cache is keyed by the content; when the fingerprint cannot be read (e.g. a user without
     the right to call ``db.info()``) the cache is not used and ``cache_report`` says why.
     """
-    import neo4j
-
     from kgbench.neo4j import QueryExecutor
     from kgbench.neo4j.executor import (
         CacheReport,
         classify,
+        connect,
         database_fingerprint,
     )
 
@@ -308,8 +241,7 @@ def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
     def driver_for(target: GraphTarget) -> Any:
         key = (target.uri, target.user, target.password)
         if key not in drivers:
-            auth = (target.user, target.password or "") if target.user else None
-            driver = neo4j.GraphDatabase.driver(target.uri, auth=auth)
+            driver = connect(target.uri, target.user, target.password)
             try:
                 driver.verify_connectivity()
             except Exception as exc:

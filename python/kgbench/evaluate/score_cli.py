@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from kgbench._core import evaluate as _core
-from kgbench.cli import Activity
+from kgbench.progress import Activity
 
 _EPILOG = """\
 Each line of GOLD and PRED is one executed query result:

@@ -41,6 +41,7 @@ from kgbench.evaluate.aggregate import (
     informative_metrics,
     mean4,
 )
+from kgbench.evaluate.outputs import Evaluation
 from kgbench.evaluate.suites.core import SuiteCache, format_test_suite
 
 #: Spider's hardness levels, in order.
@@ -110,23 +111,12 @@ def attach_predictions(
 
 
 @dataclass
-class SparqlEvaluation:
+class SparqlEvaluation(Evaluation):
     """Scored records, the aggregated metrics and the excluded tasks (failing golds)."""
 
-    records: list[dict[str, Any]]
-    aggregated: dict[str, Any]
+    family: str = field(default="spider4sparql", kw_only=True)
     excluded: list[dict[str, Any]] = field(default_factory=list)
     error_counts: dict[str, int] = field(default_factory=dict)
-
-    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
-        """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``; their paths."""
-        from kgbench.fileio import write_json_atomic
-
-        out = Path(out_dir)
-        return (
-            write_json_atomic(out / "result_with_metrics.json", self.records),
-            write_json_atomic(out / "aggregated_metrics.json", self.aggregated),
-        )
 
     def table(self) -> str:
         """The aggregated metrics as a printable table."""

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.evaluate.outputs import Evaluation
 
 #: sacreBLEU's 13a rules (mteval-v13a): punctuation and symbols split off; period and comma
 #: split unless between digits; a dash after a digit split.
@@ -89,23 +90,12 @@ def google_bleu(predictions: Sequence[str], references: Sequence[str]) -> float:
 
 
 @dataclass
-class TranslationEvaluation:
+class TranslationEvaluation(Evaluation):
     """Scored records and the aggregate ``{overall: {google_bleu, exact_match}, by_graph,
     counts}``."""
 
-    records: list[dict[str, Any]]
-    aggregated: dict[str, Any]
+    family: str = field(default="text2cypher", kw_only=True)
     error_counts: dict[str, int] = field(default_factory=dict)
-
-    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
-        """Write ``result_with_metrics.json`` and ``aggregated_metrics.json``; their paths."""
-        from kgbench.fileio import write_json_atomic
-
-        out = Path(out_dir)
-        return (
-            write_json_atomic(out / "result_with_metrics.json", self.records),
-            write_json_atomic(out / "aggregated_metrics.json", self.aggregated),
-        )
 
     def table(self) -> str:
         """The aggregate as a printable table."""
@@ -148,7 +138,7 @@ def evaluate_translation(
     Raises:
         InputError: a record without a string ``cypher``, prediction records that do not align."""
     from kgbench.evaluate.aggregate import mean4
-    from kgbench.predict.text2cypher import read_tasks
+    from kgbench.tasks import read_text2cypher_tasks as read_tasks
 
     items = read_tasks(tasks)
     preds: list[Any] = [t["record"].get("pred_cypher") for t in items]
@@ -266,8 +256,8 @@ def _execution(
 
 
 def read_tasks_loose(path: str | Path) -> list[dict[str, Any]]:
-    """Prediction records (any fields) as :func:`kgbench.predict.text2cypher.read_tasks`
+    """Prediction records (any fields) as :func:`kgbench.tasks.read_text2cypher_tasks`
     wraps them, without requiring ``question`` / ``schema``."""
-    from kgbench.predict.text2cypher import _rows
+    from kgbench.tasks import read_table_records
 
-    return [{"record": rec} for _w, rec in _rows(Path(path))]
+    return [{"record": rec} for _w, rec in read_table_records(Path(path))]

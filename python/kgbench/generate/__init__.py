@@ -7,15 +7,17 @@
   (:mod:`kgbench.generate.traits`).
 - :func:`load_templates`, :func:`load_traits` — the template and traits files, validated
   (:mod:`kgbench.generate.patterns`).
-- :class:`GraphReader`, :func:`read_snapshot` — the shared graph-sampling layer (read-only
-  queries, in-memory snapshot; :mod:`kgbench.generate.sampling`).
+- :func:`read_snapshot` — the shared graph-sampling layer (in-memory snapshot;
+  :mod:`kgbench.generate.sampling`); :class:`GraphReader` (from :mod:`kgbench.neo4j`) the
+  read-only queries every generator sends.
 - :mod:`kgbench.generate.llm_steps` — the LLM rewrite and verify steps over :mod:`kgbench.llm`.
 """
 
 from kgbench.generate.cypherbench import GenerationResult, generate_cypherbench
 from kgbench.generate.patterns import TemplateError, load_templates, load_traits
-from kgbench.generate.sampling import GraphReader, QueryFailed, read_snapshot
+from kgbench.generate.sampling import read_snapshot
 from kgbench.generate.traits import draft_traits
+from kgbench.neo4j.executor import GraphReader, QueryFailed
 
 __all__ = [
     "GenerationResult",

@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any
 
 from kgbench.generate.cli_options import llm_args, llm_client, progress_log
-from kgbench.neo4j.cli import _connection_args, _driver, _resolve_uri
+from kgbench.neo4j.cli import connection_args, driver_from_args, resolve_uri
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
         "Offline and deterministic unless --llm-base-url is given; the same graph, files and "
         "seed give byte-identical tasks.json.",
     )
-    _connection_args(cb)
+    connection_args(cb)
     cb.add_argument(
         "--templates",
         default=None,
@@ -122,7 +122,7 @@ def register(subparsers: Any) -> None:
         "CypherBench's graph_info.json format (with the measured fractions). Review it before "
         "use.",
     )
-    _connection_args(tr)
+    connection_args(tr)
     tr.add_argument("--graph", default="graph", metavar="NAME", help="key of the graph in the file")
     tr.add_argument("-o", "--output", default=None, metavar="FILE", help="write here, not stdout")
     tr.add_argument(
@@ -141,7 +141,7 @@ def _cypherbench(args: argparse.Namespace) -> int:
 
     log = progress_log(args)
     result = generate_cypherbench(
-        _resolve_uri(args),
+        resolve_uri(args),
         args.templates,
         args.traits,
         args.graph,
@@ -194,7 +194,7 @@ def _traits(args: argparse.Namespace) -> int:
 
     from kgbench.generate.traits import draft_traits, write_traits
 
-    with _driver(args) as driver:
+    with driver_from_args(args) as driver:
         traits = draft_traits(
             driver, database=args.database, graph=args.graph, tolerance=args.tolerance
         )

@@ -17,7 +17,7 @@ rules and its RNG: ``random.Random(seed + int(md5(match cypher), 16))`` per MATC
 the per-graph balance (sort, shuffle with ``seed``, cap per MATCH category, sort, dedup);
 validation on the full graph (``count(*)`` of the MATCH part ≤ 100,000, non-empty gold, no
 error, ≤ 30 s); optionally the LLM rewrite and verify steps (:mod:`kgbench.generate.llm_steps`).
-Every query goes through :class:`~kgbench.generate.sampling.GraphReader` (read-only gate, READ
+Every query goes through :class:`~kgbench.neo4j.GraphReader` (read-only gate, READ
 sessions). Queries are batched: the count and distinct-value queries of many MATCH clauses
 travel as one ``UNION ALL`` query.
 
@@ -80,13 +80,12 @@ from kgbench.generate.patterns import (
     load_traits,
 )
 from kgbench.generate.sampling import (
-    GraphReader,
-    QueryFailed,
     Snapshot,
     cypher_sort_key,
     java_text,
     read_snapshot,
 )
+from kgbench.neo4j.executor import GraphReader, QueryFailed
 
 #: CypherBench's own template file, shipped with kgbench (see the NOTICE beside it).
 DEFAULT_TEMPLATES = Path(__file__).resolve().parent / "data" / "nl2cypher_generator_config.json"
@@ -344,7 +343,7 @@ class CypherBenchGenerator:
     def fetch_schema(self) -> None:
         """Property datatypes per label, CypherBench's ``get_schema(map_to_categorical=True)``:
         properties sorted by name, ``name`` kept, strings split into categorical / str."""
-        from kgbench.neo4j.schema import NODE_PROPERTIES_QUERY, _pick, datatype_of
+        from kgbench.neo4j.schema import NODE_PROPERTIES_QUERY, datatype_of, pick_datatype
 
         types: dict[str, dict[str, set[str]]] = {}
         for rec in self.reader.run(NODE_PROPERTIES_QUERY, timeout_s=0):
@@ -355,7 +354,7 @@ class CypherBenchGenerator:
             raise KgbenchError("the graph has no entities (MATCH (n) found no node)")
         out: dict[str, dict[str, str]] = {}
         for label in sorted(types):
-            props = {p: _pick(t) for p, t in sorted(types[label].items())}
+            props = {p: pick_datatype(t) for p, t in sorted(types[label].items())}
             strs = [p for p, t in props.items() if t == STR]
             if strs:
                 cols = ", ".join(f"count(DISTINCT n.`{p}`) AS c{i}" for i, p in enumerate(strs))

@@ -1,9 +1,9 @@
 """The graph-sampling layer shared by kgbench's benchmark generators.
 
-- :class:`GraphReader` — every query a generator sends: the read-only gate
-  (``kgbench._core.cypher.write_clauses``), READ-mode sessions, a per-query timeout, one-line
-  errors for an unreachable server or refused credentials, and counters (queries issued, wall
-  seconds spent waiting for Neo4j) for the benchmarks.
+Every query a generator sends goes through :class:`kgbench.neo4j.GraphReader`, the executor
+(:class:`kgbench.neo4j.QueryExecutor`) under the generators' defaults: the read-only gate,
+READ-mode sessions, a per-query timeout, one-line errors and the counters.
+
 - :func:`read_snapshot` — an in-memory snapshot of the graph (``kgbench._core.sample``, Rust):
   each node's first label, each relationship's type and ends, and the values of the named
   node and relationship properties, interned as value ids.
@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import math
-import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,111 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from kgbench.errors import KgbenchError
-from kgbench.neo4j.executor import classify, read_session, write_clauses_of
-
-
-class QueryFailed(KgbenchError):
-    """A generator query failed; ``error_class`` is one of
-    :data:`kgbench.neo4j.ERROR_CLASSES` (``timeout``, ``syntax``, ``write``, ...)."""
-
-    def __init__(self, message: str, error_class: str) -> None:
-        super().__init__(message)
-        self.error_class = error_class
-
-
-class GraphReader:
-    """Read-only access to one Neo4j database for the generators.
-
-    ``driver`` is a ``neo4j.Driver``; ``database`` the database name (None: the server's
-    default); ``timeout_s`` the default transaction timeout in seconds. :attr:`queries` counts
-    queries sent, :attr:`neo4j_s` the wall seconds from sending each query to its last record.
-
-    :meth:`run` raises :class:`QueryFailed` (error class and the server's message) for a
-    failed query, and :class:`kgbench.errors.KgbenchError` when the server is unreachable
-    (error class ``connection``), which no generator can work around.
-    """
-
-    def __init__(
-        self, driver: Any, database: str | None = None, timeout_s: float | None = 30.0
-    ) -> None:
-        self.driver = driver
-        self.database = database
-        self.timeout_s = timeout_s
-        self.queries = 0
-        self.neo4j_s = 0.0
-        self._lock = threading.Lock()
-
-    @classmethod
-    def connect(
-        cls,
-        uri: str,
-        user: str | None = None,
-        password: str | None = None,
-        database: str | None = None,
-        timeout_s: float | None = 30.0,
-    ) -> GraphReader:
-        """Open a driver for ``uri`` and check that the server answers.
-
-        Raises :class:`kgbench.errors.KgbenchError` with one line when the server cannot be
-        reached or refuses the credentials.
-        """
-        import neo4j
-        from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
-
-        auth = (user, password or "") if user else None
-        try:
-            driver = neo4j.GraphDatabase.driver(uri, auth=auth)
-        except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
-            raise KgbenchError(f"not a Neo4j URI: {uri!r} ({exc})") from exc
-        try:
-            driver.verify_connectivity()
-        except AuthError as exc:
-            driver.close()
-            raise KgbenchError(
-                f"Neo4j at {uri} refused the credentials (user {user!r}): {exc.message}"
-            ) from exc
-        except (ServiceUnavailable, OSError) as exc:
-            driver.close()
-            raise KgbenchError(f"cannot reach Neo4j at {uri}: {exc}") from exc
-        except Neo4jError as exc:
-            driver.close()
-            raise KgbenchError(f"Neo4j at {uri} refused the connection: {exc}") from exc
-        return cls(driver, database=database, timeout_s=timeout_s)
-
-    def close(self) -> None:
-        """Close the driver."""
-        self.driver.close()
-
-    def run(
-        self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None
-    ) -> list[Any]:
-        """Run ``query`` in a READ session; return its ``neo4j.Record`` list (native values:
-        ``neo4j.time.Date`` stays a Date). Write queries are refused before sending.
-        ``timeout_s``: None the reader's default, 0 no client-set limit."""
-        import neo4j
-
-        writes = write_clauses_of(query)
-        if writes:
-            raise QueryFailed(
-                f"refused before sending: write clause(s) {', '.join(writes)} in {query[:200]!r}",
-                "write",
-            )
-        timeout = self.timeout_s if timeout_s is None else (timeout_s or None)
-        t0 = time.perf_counter()
-        with self._lock:
-            self.queries += 1
-        try:
-            with read_session(self.driver, self.database) as session:
-                return list(session.run(neo4j.Query(query, timeout=timeout), params or {}))
-        except Exception as exc:
-            cls = classify(exc)
-            message = " ".join(str(getattr(exc, "message", None) or exc).split())
-            if cls == "connection":
-                raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
-            raise QueryFailed(message, cls) from exc
-        finally:
-            with self._lock:
-                self.neo4j_s += time.perf_counter() - t0
+from kgbench.neo4j.executor import GraphReader
 
 
 def java_double(x: float) -> str:

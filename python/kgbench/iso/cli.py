@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from kgbench.errors import InputError
+from kgbench.fileio import open_decompressed
 from kgbench.iso import (
     analyze_answer_subgraph,
     classify_gtsqa_jsonl,
@@ -54,15 +55,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _open_text(path: Path) -> TextIO:
-    """Open as UTF-8 text; gzip is recognised by its magic bytes (as in the Rust reader)."""
-    with path.open("rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
-    if gzipped:
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open(encoding="utf-8")
-
-
 def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, record)`` for every non-blank line of a JSONL file.
 
@@ -71,7 +63,7 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             field; the message names the file and line.
     """
     try:
-        handle = _open_text(path)
+        handle = open_decompressed(path, text=True)
     except OSError as exc:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from exc
     with handle:
@@ -123,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``kgbench iso``: the file is parsed and classified in Rust
     (:func:`kgbench.iso.classify_gtsqa_jsonl`); only ``--out`` reads the records
     into Python, to write them back."""
-    from kgbench.cli import Activity
+    from kgbench.progress import Activity
 
     path: Path = args.file
     # a spinner on a terminal while the native call runs (it releases the GIL)

@@ -7,16 +7,23 @@
 - :func:`import_graph` — offline bulk import (Neo4j's import tool) into the local server.
 - :func:`fetch_schema` — CypherBench's exact schema queries (seed Appendix B.4) without APOC.
 - :class:`QueryExecutor` / :class:`QueryResult` — concurrent read-only query execution with
-  timeouts, error classes and plain-Python values (SPEC.md §4).
+  timeouts, error classes and plain-Python values (SPEC.md §4): the one way kgbench reads
+  Neo4j; :class:`GraphReader` is its name under the generators' defaults (``neo4j.Record``
+  lists, :class:`QueryFailed`).
+- :func:`connect` — the one place a ``neo4j.Driver`` is opened (authentication, a one-line
+  error for a bad URI or an unreachable server).
 - :func:`server_version` / :func:`cypher_dialect` / :func:`server_info` — the version and the
   Cypher dialect (``"5"`` or ``"25"``) of the server behind a driver, read once per driver.
 """
 
 from kgbench.neo4j.executor import (
     ERROR_CLASSES,
+    GraphReader,
     QueryExecutor,
+    QueryFailed,
     QueryResult,
     ServerInfo,
+    connect,
     cypher_dialect,
     server_info,
     server_version,
@@ -38,6 +45,7 @@ from kgbench.neo4j.versions import UnknownNeo4jVersionError, offered_versions
 
 __all__ = [
     "ERROR_CLASSES",
+    "GraphReader",
     "GraphValidationError",
     "LoadReport",
     "LoadVerificationError",
@@ -45,9 +53,11 @@ __all__ = [
     "Neo4jServerError",
     "OfflineImportError",
     "QueryExecutor",
+    "QueryFailed",
     "QueryResult",
     "ServerInfo",
     "UnknownNeo4jVersionError",
+    "connect",
     "cypher_dialect",
     "ensure_built",
     "fetch_schema",

@@ -1,6 +1,6 @@
 """CLI subcommands of kgbench.neo4j: ``neo4j start|stop|status``, ``load``, ``schema``.
 
-Which server a command uses (:func:`_resolve_uri`): ``--uri``, else ``$KGBENCH_NEO4J_URI``, else
+Which server a command uses (:func:`resolve_uri`): ``--uri``, else ``$KGBENCH_NEO4J_URI``, else
 the background server on ``--data DIR`` when given, else the one running background server of
 the registry (:mod:`kgbench.neo4j.registry`, written by ``kgbench neo4j start``), else the
 server in ``.neo4j/``. ``neo4j status`` and ``neo4j stop`` find a server the same way when
@@ -93,7 +93,7 @@ def register(subparsers: Any) -> None:
         "verified.",
     )
     load.add_argument("graph", help="graph.json, or a kgbench convert output directory / Parquet")
-    _connection_args(load, data=False)  # --data is in the offline group below
+    connection_args(load, data=False)  # --data is in the offline group below
     load.add_argument("--wipe", action="store_true", help="delete all data and indexes first")
     load.add_argument(
         "--batch-size", type=int, default=10_000, help="rows per transaction (default 10000)"
@@ -141,7 +141,7 @@ def register(subparsers: Any) -> None:
         "CypherBench's exact schema queries (its paper's Appendix B.4) without APOC; format: "
         "kgbench/docs/formats.md §4.",
     )
-    _connection_args(schema, data=True)
+    connection_args(schema, data=True)
     schema.add_argument("--name", default="", help="graph name written in the schema JSON")
     schema.add_argument("-o", "--output", default=None, help="write to this file, not stdout")
     schema.set_defaults(func=_schema)
@@ -157,9 +157,9 @@ def _offered_help() -> str:
         return "see kgbench.neo4j.versions"
 
 
-def _connection_args(p: argparse.ArgumentParser, *, data: bool = False) -> None:
+def connection_args(p: argparse.ArgumentParser, *, data: bool = False) -> None:
     """Add ``--uri``, ``--user``, ``--password``, ``--database`` (and ``--data DIR`` with
-    ``data``) to ``p``; :func:`_resolve_uri` and :func:`_driver` read them."""
+    ``data``) to ``p``; :func:`resolve_uri` and :func:`driver_from_args` read them."""
     p.add_argument(
         "--uri",
         default=None,
@@ -195,7 +195,7 @@ def _no_server_advice() -> str:
 
 
 def _running_server(data: str | None) -> tuple[str, str] | None:
-    """``(uri, data_dir)`` of the background server :func:`_resolve_uri` uses when neither
+    """``(uri, data_dir)`` of the background server :func:`resolve_uri` uses when neither
     ``--uri`` nor ``$KGBENCH_NEO4J_URI`` is given: the one on ``data`` when given, else the
     only running one of the registry, else the one in ``.neo4j/``; None when there is none.
     Raises :class:`KgbenchError` when several registered servers run and ``data`` is None."""
@@ -235,7 +235,7 @@ def no_server_advice() -> str:
     return _no_server_advice()
 
 
-def _resolve_uri(args: argparse.Namespace) -> str:
+def resolve_uri(args: argparse.Namespace) -> str:
     """The Bolt URI a command connects to: ``--uri``, ``$KGBENCH_NEO4J_URI``, the server on
     ``--data DIR`` (when the command has and was given it), the running server of the registry,
     the server in ``.neo4j/``. Raises :class:`KgbenchError` saying what to do when none is
@@ -255,13 +255,12 @@ def _resolve_uri(args: argparse.Namespace) -> str:
     )
 
 
-def _driver(args: argparse.Namespace, uri: str | None = None) -> Any:
-    """A ``neo4j.Driver`` to ``uri`` (default: :func:`_resolve_uri`) with ``--user`` /
+def driver_from_args(args: argparse.Namespace, uri: str | None = None) -> Any:
+    """A ``neo4j.Driver`` to ``uri`` (default: :func:`resolve_uri`) with ``--user`` /
     ``--password`` (none: no authentication); the caller closes it."""
-    import neo4j
+    from kgbench.neo4j.executor import connect
 
-    auth = (args.user or "neo4j", args.password or "") if (args.user or args.password) else None
-    return neo4j.GraphDatabase.driver(uri or _resolve_uri(args), auth=auth)
+    return connect(uri or resolve_uri(args), args.user, args.password)
 
 
 def _connection_errors() -> tuple[type[Exception], ...]:
@@ -282,9 +281,9 @@ def _unreachable(uri: str, exc: Exception) -> KgbenchError:
 
 
 def _start(args: argparse.Namespace) -> int:
-    from kgbench.cli import Activity
     from kgbench.neo4j.server import LocalNeo4j, background_status
     from kgbench.neo4j.versions import default_version, resolve_version
+    from kgbench.progress import Activity
 
     data = args.data if args.data is not None else DEFAULT_DATA
     version = resolve_version(args.version) if args.version is not None else None
@@ -368,8 +367,8 @@ def _load(args: argparse.Namespace) -> int:
             version=args.version,
         )
     else:
-        uri = _resolve_uri(args)
-        with _driver(args, uri) as driver:
+        uri = resolve_uri(args)
+        with driver_from_args(args, uri) as driver:
             try:
                 report = load_graph(
                     args.graph,
@@ -396,8 +395,8 @@ def _load(args: argparse.Namespace) -> int:
 def _schema(args: argparse.Namespace) -> int:
     from kgbench.neo4j.schema import fetch_schema
 
-    uri = _resolve_uri(args)
-    with _driver(args, uri) as driver:
+    uri = resolve_uri(args)
+    with driver_from_args(args, uri) as driver:
         try:
             schema = fetch_schema(driver, name=args.name, database=args.database)
         except _connection_errors() as exc:

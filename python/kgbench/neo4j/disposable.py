@@ -254,11 +254,11 @@ def run_batch(
 def _tx_memory_max(heap: str | None) -> str:
     """Half the JVM heap (at least 64 MiB) as ``db.memory.transaction.max``: a runaway op
     fails with a memory-pool error instead of exhausting the heap."""
-    from kgbench.neo4j.server import DEFAULT_HEAP, _size_bytes
+    from kgbench.neo4j.server import DEFAULT_HEAP, size_bytes
 
     size = heap or os.environ.get("KGBENCH_NEO4J_HEAP", DEFAULT_HEAP)
     try:
-        n = _size_bytes(size)
+        n = size_bytes(size)
     except ValueError:
         return "256m"
     return f"{max(64 << 20, n // 2) >> 20}m"

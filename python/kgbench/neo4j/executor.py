@@ -97,6 +97,62 @@ class ConnectionLostError(KgbenchError):
     ``kgbench.evaluate.ConnectionLostError``). The message says where and what to do."""
 
 
+class QueryFailed(KgbenchError):
+    """A query sent through :meth:`QueryExecutor.fetch` (or :class:`GraphReader`) failed;
+    ``error_class`` is one of :data:`ERROR_CLASSES` (``timeout``, ``syntax``, ``write``, ...)
+    and the message the server's (or, for a refused write, kgbench's)."""
+
+    def __init__(self, message: str, error_class: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+def connect(
+    uri: str,
+    user: str | None = None,
+    password: str | None = None,
+    *,
+    verify: bool = False,
+    **config: Any,
+) -> Any:
+    """The one place kgbench opens a ``neo4j.Driver``: to ``uri`` with basic authentication
+    ``(user or "neo4j", password or "")`` when a user or a password is given, else none (the
+    local server of :class:`kgbench.neo4j.LocalNeo4j` has none). ``config`` goes to
+    ``neo4j.GraphDatabase.driver`` as is. The caller closes the driver.
+
+    With ``verify`` the server is asked to answer first (``verify_connectivity``).
+
+    Raises:
+        KgbenchError: one line for a string that is not a Neo4j URI (``bolt://``,
+            ``neo4j://``, ...), and, with ``verify``, for a server that cannot be reached
+            ("cannot reach Neo4j at ..."), refuses the credentials or the connection.
+    """
+    import neo4j
+    from neo4j.exceptions import AuthError, ConfigurationError, Neo4jError, ServiceUnavailable
+
+    auth = (user or "neo4j", password or "") if (user or password) else None
+    try:
+        driver = neo4j.GraphDatabase.driver(uri, auth=auth, **config)
+    except (ValueError, ConfigurationError) as exc:
+        raise KgbenchError(f"not a Neo4j URI: {uri!r} ({exc})") from exc
+    if not verify:
+        return driver
+    try:
+        driver.verify_connectivity()
+    except AuthError as exc:
+        driver.close()
+        raise KgbenchError(
+            f"Neo4j at {uri} refused the credentials (user {user!r}): {exc.message}"
+        ) from exc
+    except (ServiceUnavailable, OSError) as exc:
+        driver.close()
+        raise KgbenchError(f"cannot reach Neo4j at {uri}: {exc}") from exc
+    except Neo4jError as exc:
+        driver.close()
+        raise KgbenchError(f"Neo4j at {uri} refused the connection: {exc}") from exc
+    return driver
+
+
 _SEMANTIC_CODES = (
     "Neo.ClientError.Statement.SemanticError",
     "Neo.ClientError.Statement.TypeError",
@@ -591,6 +647,8 @@ class QueryExecutor:
         self.cache_hits = 0
         #: Queries sent to the server (not refused before sending, not from the cache).
         self.sent = 0
+        #: Wall seconds from sending each query to its last record, summed over the queries.
+        self.neo4j_s = 0.0
         self._cache: dict[str, QueryResult] = {}
         self._lock = threading.Lock()
         if dialect is not None and dialect not in ("5", "25"):
@@ -723,6 +781,45 @@ class QueryExecutor:
         self._store(res)
         return res
 
+    def fetch(
+        self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None
+    ) -> list[Any]:
+        """Run ``query`` with ``params`` in a READ session and return its ``neo4j.Record``
+        list, native values kept (a ``neo4j.time.Date`` stays a Date): the raising form of
+        :meth:`run` for callers that need the driver's values (the generators). ``timeout_s``:
+        None the executor's limit, 0 none set by the client. No cache and no client-side
+        deadline; counted in :attr:`sent` and :attr:`neo4j_s`.
+
+        Raises:
+            QueryFailed: a write query (refused before sending, class ``write``) or a failed
+                query (its error class, :func:`classify`, and the server's message).
+            KgbenchError: the connection was lost ("lost the connection to Neo4j: ...").
+        """
+        import neo4j
+
+        writes = write_clauses_of(query, self.dialect)
+        if writes:
+            raise QueryFailed(
+                f"refused before sending: write clause(s) {', '.join(writes)} in {query[:200]!r}",
+                "write",
+            )
+        timeout = self.timeout_s if timeout_s is None else (timeout_s or None)
+        t0 = time.perf_counter()
+        with self._lock:
+            self.sent += 1
+        try:
+            with read_session(self.driver, self.database) as session:
+                return list(session.run(neo4j.Query(query, timeout=timeout), params or {}))
+        except Exception as exc:
+            error_class = classify(exc)
+            message = " ".join(str(getattr(exc, "message", None) or exc).split())
+            if error_class == CONNECTION:
+                raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
+            raise QueryFailed(message, error_class) from exc
+        finally:
+            with self._lock:
+                self.neo4j_s += time.perf_counter() - t0
+
     def _execute(self, query: str) -> QueryResult:
         try:
             query.encode("utf-8")
@@ -801,6 +898,8 @@ class QueryExecutor:
         except Exception as exc:  # classified, reported in the result
             message = str(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
             elapsed = time.perf_counter() - t0
+            with self._lock:
+                self.neo4j_s += elapsed
             error_class = classify(exc)
             if error_class == CONNECTION and self._server_answers():
                 # the server is up: it dropped this query's connection (the driver stops
@@ -820,9 +919,10 @@ class QueryExecutor:
                 error=message,
                 elapsed_s=elapsed,
             )
-        return QueryResult(
-            query=query, columns=columns, rows=rows, elapsed_s=time.perf_counter() - t0
-        )
+        elapsed = time.perf_counter() - t0
+        with self._lock:
+            self.neo4j_s += elapsed
+        return QueryResult(query=query, columns=columns, rows=rows, elapsed_s=elapsed)
 
     def _server_answers(self, within_s: float = 10.0) -> bool:
         """True when ``RETURN 1`` runs on a fresh connection within ``within_s`` seconds: the
@@ -870,3 +970,75 @@ class QueryExecutor:
                 out[futures[fut]] = fut.result()
                 bar.update(1)
         return [r for r in out if r is not None]
+
+
+class GraphReader:
+    """The generators' name for a :class:`QueryExecutor` on one database: one session at a
+    time, a 30 s default timeout and the Cypher 5 read-only gate; :meth:`run` is the
+    executor's :meth:`QueryExecutor.fetch` (``neo4j.Record`` lists, :class:`QueryFailed` for a
+    failed query). :attr:`queries` counts the queries sent (:attr:`QueryExecutor.sent`) and
+    :attr:`neo4j_s` the wall seconds spent waiting for Neo4j.
+
+    ``driver`` is a ``neo4j.Driver`` (:func:`connect`); ``database`` the database name (None:
+    the server's default); ``timeout_s`` the default transaction timeout in seconds (None:
+    the server's own limit).
+    """
+
+    def __init__(
+        self, driver: Any, database: str | None = None, timeout_s: float | None = 30.0
+    ) -> None:
+        self.executor = QueryExecutor(driver, database, timeout_s=timeout_s, workers=1, dialect="5")
+
+    @classmethod
+    def connect(
+        cls,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        timeout_s: float | None = 30.0,
+    ) -> GraphReader:
+        """A reader on a driver from :func:`connect` (``verify=True``): raises
+        :class:`kgbench.errors.KgbenchError` with one line when ``uri`` is not a Neo4j URI,
+        or the server cannot be reached or refuses the credentials."""
+        return cls(connect(uri, user, password, verify=True), database, timeout_s)
+
+    @property
+    def driver(self) -> Any:
+        """The ``neo4j.Driver``."""
+        return self.executor.driver
+
+    @property
+    def database(self) -> str | None:
+        """The database name (None: the server's default)."""
+        return self.executor.database
+
+    @property
+    def timeout_s(self) -> float | None:
+        """The default transaction timeout in seconds."""
+        return self.executor.timeout_s
+
+    @property
+    def queries(self) -> int:
+        """Queries sent to the server (write queries refused before sending not counted)."""
+        return self.executor.sent
+
+    @property
+    def neo4j_s(self) -> float:
+        """Wall seconds from sending each query to its last record, summed."""
+        return self.executor.neo4j_s
+
+    @neo4j_s.setter
+    def neo4j_s(self, seconds: float) -> None:
+        self.executor.neo4j_s = seconds
+
+    def run(
+        self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None
+    ) -> list[Any]:
+        """:meth:`QueryExecutor.fetch`: the records of ``query``; ``timeout_s`` None the
+        reader's default, 0 none."""
+        return self.executor.fetch(query, params, timeout_s)
+
+    def close(self) -> None:
+        """Close the driver."""
+        self.executor.driver.close()

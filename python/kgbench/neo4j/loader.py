@@ -305,11 +305,9 @@ def _q(name: str) -> str:
 
 def _open_driver(driver_or_uri: Any, user: str | None, password: str | None) -> tuple[Any, bool]:
     if isinstance(driver_or_uri, str):
-        import neo4j
+        from kgbench.neo4j.executor import connect
 
-        auth = (user or "neo4j", password or "") if (user or password) else None
-        drv = neo4j.GraphDatabase.driver(driver_or_uri, auth=auth)
-        return drv, True
+        return connect(driver_or_uri, user, password), True
     return driver_or_uri, False
 
 
@@ -486,7 +484,7 @@ def _load(
 
     with driver.session(database=database, notifications_min_severity="OFF") as session:
         _phase("creating constraints and indexes", progress)
-        _create_schema(session, ent_props)
+        create_schema(session, ent_props)
         _end_phase(progress)
 
         def count_nodes(label: str) -> int:
@@ -533,7 +531,7 @@ def _load(
         t2 = time.perf_counter()
 
         _phase("verifying the counts", progress)
-        got_nodes, got_rels = _verify_counts(
+        got_nodes, got_rels = verify_counts(
             session, want_nodes, want_rels, ent_props, rel_props, verify
         )
         _end_phase(progress)
@@ -559,7 +557,7 @@ def _run_write(tx: Any, query: str, rows: list[dict[str, Any]]) -> None:
     tx.run(query, rows=rows).consume()
 
 
-def _create_schema(session: Any, ent_props: Mapping[str, Any]) -> None:
+def create_schema(session: Any, ent_props: Mapping[str, Any]) -> None:
     """The uniqueness constraint on ``eid`` and the index on ``name`` of every entity label."""
     for label in sorted(ent_props):
         session.run(
@@ -573,7 +571,7 @@ def _create_schema(session: Any, ent_props: Mapping[str, Any]) -> None:
     session.run("CALL db.awaitIndexes(600)").consume()
 
 
-def _verify_counts(
+def verify_counts(
     session: Any,
     want_nodes: Mapping[str, int],
     want_rels: Mapping[str, int],

@@ -40,20 +40,20 @@ from kgbench._core import neo4j as _core_neo4j
 from kgbench.neo4j.loader import (
     GraphValidationError,
     LoadReport,
-    _create_schema,
-    _verify_counts,
+    create_schema,
     graph_json_bytes,
     graph_json_path,
     read_graph_file,
+    verify_counts,
 )
 from kgbench.neo4j.server import (
     LOG_FILE,
     LocalNeo4j,
     Neo4jServerError,
-    _require_java,
     background_status,
     ensure_built,
     launcher_home,
+    require_java,
 )
 
 #: The launcher's import command: ``neo4j-admin database import full`` keeping empty lists.
@@ -248,7 +248,7 @@ def run_import_tool(
     from kgbench.neo4j.server import class_archive_flags, launcher_classpath
 
     home = ensure_built(launcher_home())
-    java = _require_java()
+    java = require_java()
     conf_dir = work_dir / "conf"
     conf_dir.mkdir(exist_ok=True)
     (conf_dir / "neo4j.conf").write_text("", encoding="utf-8")
@@ -352,10 +352,10 @@ def import_graph(
             server.driver() as driver,
             driver.session(database=database, notifications_min_severity="OFF") as session,
         ):
-            _create_schema(session, ent_props)
+            create_schema(session, ent_props)
             t5 = time.perf_counter()
             phases["constraints_s"] = t5 - t3
-            got_nodes, got_rels = _verify_counts(
+            got_nodes, got_rels = verify_counts(
                 session,
                 check.nodes_by_label,
                 check.relationships_by_type,

@@ -77,9 +77,11 @@ def datatype_of(value_type: str) -> str:
     return _SCALARS.get(t, t.lower())
 
 
-def _pick(types: set[str]) -> str:
-    # The loader gives one type per property; if several occur (data from elsewhere), prefer
-    # float over int (a numeric column), else the first in sorted order: deterministic.
+def pick_datatype(types: set[str]) -> str:
+    """One datatype name for a property seen with the datatypes ``types`` (a non-empty set of
+    :func:`datatype_of` names): the loader gives one type per property; if several occur
+    (data from elsewhere), ``float`` over ``int`` (a numeric column), else the first in
+    sorted order (deterministic)."""
     if types == {"int", "float"}:
         return "float"
     return sorted(types)[0]
@@ -116,7 +118,7 @@ def fetch_schema(
                 rel_types[rec["type"]][rec["property"]].add(datatype_of(rec["propType"]))
 
     entities = [
-        {"label": label, "properties": {p: _pick(t) for p, t in sorted(props.items())}}
+        {"label": label, "properties": {p: pick_datatype(t) for p, t in sorted(props.items())}}
         for label, props in sorted(ent_types.items())
     ]
     relations = [
@@ -124,7 +126,9 @@ def fetch_schema(
             "label": rtype,
             "subj_label": start,
             "obj_label": end,
-            "properties": {p: _pick(t) for p, t in sorted(rel_types.get(rtype, {}).items())},
+            "properties": {
+                p: pick_datatype(t) for p, t in sorted(rel_types.get(rtype, {}).items())
+            },
         }
         for rtype, start, end in sorted(set(triples))
     ]

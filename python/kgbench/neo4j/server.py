@@ -307,12 +307,12 @@ def ensure_built(
     if installed and not _stamp_is_fresh(home):
         from kgbench.neo4j import artifacts
 
-        _require_java(version)
+        require_java(version)
         artifacts.install(home, progress=progress, version=version)
     if installed or _stamp_is_fresh(home, version):
         _ensure_class_archive(home, version, progress)
         return home
-    _require_java(version)
+    require_java(version)
     mvn = shutil.which("mvn")
     if mvn is None:
         raise Neo4jServerError(
@@ -406,7 +406,7 @@ _ARCHIVE_FAILED = "kgbench-neo4j.jsa.failed"
 def _archive_worth_trying(home: Path, version: str | None = None) -> bool:
     if _ARCHIVE_TRIED.get(str(_target(home, version))):
         return False
-    if not _has_base_archive(_require_java(version)):
+    if not _has_base_archive(require_java(version)):
         return False
     try:
         failed = _target(home, version) / _ARCHIVE_FAILED
@@ -499,7 +499,7 @@ def make_class_archive(home: Path, version: str | None = None) -> bool:
     return True
 
 
-def _require_java(version: str | None = None) -> str:
+def require_java(version: str | None = None) -> str:
     """The ``java`` to run the launcher with for the Neo4j release ``version`` (default: the
     default release): in a checkout, ``java`` on PATH for the default release; otherwise
     :func:`kgbench.neo4j.artifacts.find_java` (a Java the release runs on from PATH, else
@@ -673,9 +673,9 @@ class LocalNeo4j(StartStop):
 
     def driver(self, **kwargs: Any) -> Any:
         """A ``neo4j.Driver`` to this server (no authentication); the caller closes it."""
-        import neo4j
+        from kgbench.neo4j.executor import connect
 
-        return neo4j.GraphDatabase.driver(self.uri, auth=None, **kwargs)
+        return connect(self.uri, **kwargs)
 
     # -- lifecycle ----------------------------------------------------------------------------
     def command(self) -> list[str]:
@@ -683,7 +683,7 @@ class LocalNeo4j(StartStop):
         version = self.version
         home = launcher_home(version)
         assert self.data_dir is not None and self.port is not None
-        cmd = [_require_java(version), f"-Xmx{self.heap}", f"-Xms{_min_size(self.heap, '512m')}"]
+        cmd = [require_java(version), f"-Xmx{self.heap}", f"-Xms{_min_size(self.heap, '512m')}"]
         cmd += [*_JVM_FLAGS, *(self._jvm_extra or class_archive_flags(home, version))]
         cmd += ["-cp", launcher_classpath(home, version), MAIN_CLASS]
         cmd += ["--data", str(self.data_dir), "--port", str(self.port), "--host", "127.0.0.1"]
@@ -728,7 +728,7 @@ class LocalNeo4j(StartStop):
             self.version = self._data_dir_version(self.data_dir.resolve())
         else:
             self.version = self.requested_version
-        _require_java(self.version)
+        require_java(self.version)
         if not self._jvm_extra:
             ensure_built(launcher_home(self.version), progress=progress, version=self.version)
         if self.data_dir is None:
@@ -881,11 +881,12 @@ class LocalNeo4j(StartStop):
                 f"the local Neo4j server was not ready within {self.start_timeout_s:.0f} s"
             )
         # The launcher ran a query in-process; confirm the Bolt connector answers too.
-        import neo4j
         from neo4j.exceptions import ServiceUnavailable
 
+        from kgbench.neo4j.executor import connect
+
         last: Exception | None = None
-        with neo4j.GraphDatabase.driver(self.uri, auth=None) as drv:
+        with connect(self.uri) as drv:
             while time.monotonic() < deadline:
                 try:
                     drv.execute_query("RETURN 1")
@@ -942,7 +943,10 @@ class LocalNeo4j(StartStop):
         return f"LocalNeo4j(data_dir={str(self.data_dir)!r}, {where})"
 
 
-def _size_bytes(size: str) -> int:
+def size_bytes(size: str) -> int:
+    """Bytes in a Neo4j memory size such as ``512m``, ``2g``, ``64k`` or ``1048576`` (suffixes
+    ``k``/``m``/``g``/``t``, powers of 1024, case-insensitive). Raises ``ValueError`` for a
+    size that is not a number with an optional suffix."""
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
     s = size.strip().lower()
     if s and s[-1] in units:
@@ -951,7 +955,7 @@ def _size_bytes(size: str) -> int:
 
 
 def _min_size(a: str, b: str) -> str:
-    return a if _size_bytes(a) <= _size_bytes(b) else b
+    return a if size_bytes(a) <= size_bytes(b) else b
 
 
 def background_status(data_dir: str | os.PathLike[str]) -> dict[str, Any] | None:

@@ -1,9 +1,11 @@
 """kgbench.predict — model runs: tasks → prompts → an OpenAI-compatible model → predictions.
 
-:func:`predict` (``kgbench predict``) runs a chat-completions model on a benchmark family's
-tasks with the seed's own published prompt and writes the family's prediction file, read
-unchanged by ``kgbench evaluate``, and ``run.json`` (model, prompt SHA-256, tokens, requests,
-retries, failures; formats: ``kgbench/docs/formats.md`` §15). Families:
+:func:`predict` (``kgbench predict``) runs a chat-completions model on the tasks of a benchmark
+family (a :class:`PredictFamily`, from :func:`kgbench.families.get`;
+``kgbench.families.predict`` takes the family's name) with the seed's own published prompt and
+writes the family's prediction file, read unchanged by ``kgbench evaluate``, and ``run.json``
+(model, prompt SHA-256, tokens, requests, retries, failures; formats:
+``kgbench/docs/formats.md`` §15). Families:
 
 - ``cypherbench`` (:mod:`kgbench.predict.cypherbench`): CypherBench's zero-shot baseline;
   ``result.json``.
@@ -26,21 +28,21 @@ from __future__ import annotations
 from kgbench.predict.prompt import PromptTemplate, load_prompt
 from kgbench.predict.replay import replay_cache_from_published
 from kgbench.predict.run import (
-    DEFAULT_PROMPTS,
-    FAMILIES,
-    OUTPUT_FILES,
+    GraphSources,
     PredictError,
+    PredictFamily,
     PredictResult,
+    PromptSetting,
     build_prompts,
     predict,
 )
 
 __all__ = [
-    "DEFAULT_PROMPTS",
-    "FAMILIES",
-    "OUTPUT_FILES",
+    "GraphSources",
     "PredictError",
+    "PredictFamily",
     "PredictResult",
+    "PromptSetting",
     "PromptTemplate",
     "build_prompts",
     "load_prompt",

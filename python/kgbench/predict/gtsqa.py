@@ -144,7 +144,7 @@ class KnowledgeGraph:
     loader) and the relation list of the prompt."""
 
     def __init__(self, paths: Sequence[str | Path]) -> None:
-        from kgbench.generate.synth.kg import load_store
+        from kgbench.query.sparql import load_store
 
         if not paths:
             raise InputError("--family gtsqa needs --kg FILE (a Wikidata RDF dump)")
@@ -435,9 +435,7 @@ class CypherGraph:
     ) -> None:
         import json
 
-        import neo4j
-
-        from kgbench.neo4j.executor import QueryExecutor
+        from kgbench.neo4j.executor import QueryExecutor, connect
 
         try:
             data = json.loads(Path(schema).read_text(encoding="utf-8"))
@@ -457,8 +455,7 @@ class CypherGraph:
             self.pid_between.setdefault(ends, pid)
         self.uri = uri
         self.database = database
-        auth = (user, password or "") if user else None
-        self.driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+        self.driver = connect(uri, user, password)
         self.executor = QueryExecutor(self.driver, database, timeout_s=timeout_s, workers=1)
 
     def close(self) -> None:

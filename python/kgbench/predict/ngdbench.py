@@ -29,14 +29,13 @@ post-processed management reply text), in task order; with samples, ``pred_cyphe
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from kgbench.predict.cypherbench import cut_end_tokens
 from kgbench.predict.cypherbench import postprocess as cypher_postprocess
+from kgbench.tasks import steps_of
 
 #: Placeholders the family's prompt needs.
 PLACEHOLDERS = ("schema", "task")
@@ -47,18 +46,11 @@ DEFAULT_GRAPH = "ngdbench"
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|\Z)", re.S)
 
 
-def read_tasks(path: str | Path) -> list[dict[str, Any]]:
-    """NGDBench tasks (:func:`kgbench.evaluate.ngdbench.load_ngdbench_tasks`), each with
-    ``qid`` (the task id) and ``graph``.
-
-    Raises:
-        InputError: as ``load_ngdbench_tasks``."""
-    from kgbench.evaluate.ngdbench import load_ngdbench_tasks
-
-    tasks = []
-    for t in load_ngdbench_tasks(path):
-        tasks.append({**t, "qid": t["id"], "graph": str(t.get("graph") or DEFAULT_GRAPH)})
-    return tasks
+def prompt_task(task: Mapping[str, Any]) -> dict[str, Any]:
+    """One NGDBench task as loaded by :func:`kgbench.evaluate.ngdbench.load_ngdbench_tasks`
+    (``kgbench.families.ngdbench`` reads the file), with ``qid`` (the task id) and ``graph``
+    (its ``graph`` field, else :data:`DEFAULT_GRAPH`) for the prompt."""
+    return {**task, "qid": task["id"], "graph": str(task.get("graph") or DEFAULT_GRAPH)}
 
 
 def _text(value: Any, fallback: Any) -> str:
@@ -107,27 +99,6 @@ def management_postprocess(reply: str) -> str:
     text = cut_end_tokens(reply)
     m = _FENCE.search(text)
     return (m.group(1) if m is not None else text).strip()
-
-
-def steps_of(text: str, n_steps: int) -> list[dict[str, Any]]:
-    """The ``steps_cypher`` of a management reply's JSON text: step objects with string
-    queries (others become null), at most ``n_steps``; ``[]`` when it is not a JSON list."""
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return []
-    if not isinstance(value, list):
-        return []
-    out = []
-    for step in value[:n_steps]:
-        s = step if isinstance(step, dict) else {}
-        out.append(
-            {
-                "operate_query": q if isinstance(q := s.get("operate_query"), str) else None,
-                "valid_query": q if isinstance(q := s.get("valid_query"), str) else None,
-            }
-        )
-    return out
 
 
 def record(task: Mapping[str, Any], samples: list[str]) -> dict[str, Any]:

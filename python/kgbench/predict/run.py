@@ -23,30 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kgbench.errors import InputError, KgbenchError
-
-#: Families :func:`predict` runs.
-FAMILIES = ("cypherbench", "spider4sparql", "text2cypher", "gtsqa", "ngdbench")
-
-#: The shipped prompt each family uses by default (the seed's published setting).
-DEFAULT_PROMPTS = {
-    "cypherbench": "cypherbench_zero_shot",
-    "spider4sparql": "spider4sparql_zero_shot",
-    "text2cypher": "text2cypher_neo4j_2024",
-    "gtsqa": "gtsqa_sparql",
-    "ngdbench": "ngdbench_cypher",
-}
-
-#: The prediction file each family writes in the output directory.
-OUTPUT_FILES = {
-    "cypherbench": "result.json",
-    "spider4sparql": "predictions.json",
-    "text2cypher": "predictions.json",
-    "gtsqa": "predictions.json",
-    "ngdbench": "predictions.json",
-}
 
 
 class PredictError(KgbenchError):
@@ -74,62 +53,122 @@ class _Prompted:
     messages: list[dict[str, str]]
 
 
-def _graph_contexts(
-    family: str,
-    tasks: Sequence[Mapping[str, Any]],
-    *,
-    rdf_dir: str | Path | None,
-    schema_dir: str | Path | None,
-    uri: str | None,
-    graph_uris: str | Path | Mapping[str, Any] | None,
-    user: str | None,
-    password: str | None,
-    database: str | None,
-    kg: Any = None,
-) -> dict[str, str]:
-    """Graph -> the text the family's prompt needs for it (schema, ontology or relations)."""
-    graphs = sorted({str(t["graph"]) for t in tasks})
-    if family == "text2cypher":  # each record carries its own schema
-        return {g: "" for g in graphs}
-    if family == "gtsqa":
-        text = kg.schema_text() if hasattr(kg, "schema_text") else kg.relations_text()
-        return {g: text for g in graphs}
-    if family == "spider4sparql":
-        from kgbench.predict.spider4sparql import load_ontologies
+@dataclass(frozen=True)
+class GraphSources:
+    """Where a run's graphs are described: ``rdf_dir`` (``kgbench rdb`` outputs),
+    ``schema_dir`` (``<graph>_schema.json`` files), the server ``uri`` / ``database`` or a
+    ``graph_uris`` map (:func:`kgbench.neo4j.targets.load_graph_targets`) with ``user`` /
+    ``password``, ``kg`` (RDF dump files) and ``schema`` (a ``.wd2neo4j.json`` conversion
+    schema). A family reads the ones it needs."""
 
-        if rdf_dir is None:
-            raise InputError("--family spider4sparql needs --rdf-dir (outputs of `kgbench rdb`)")
-        return load_ontologies(rdf_dir, graphs)
+    rdf_dir: str | Path | None = None
+    schema_dir: str | Path | None = None
+    uri: str | None = None
+    graph_uris: str | Path | Mapping[str, Any] | None = None
+    user: str | None = None
+    password: str | None = None
+    database: str | None = None
+    kg: Any = None
+    schema: str | Path | None = None
+
+
+@dataclass(frozen=True)
+class PromptSetting:
+    """The prompt a run uses by default (a shipped prompt name), the placeholders every
+    prompt must have, and the graph handle the family's contexts and records read (``None``,
+    or e.g. GTSQA's knowledge graph; closed after the run when it has ``close()``)."""
+
+    default_prompt: str
+    placeholders: tuple[str, ...]
+    graph: Any = None
+
+
+class PredictFamily(Protocol):
+    """What :func:`predict` needs of a benchmark family (``kgbench.families.base.Family``
+    implements it; the families sit above this package)."""
+
+    @property
+    def name(self) -> str:
+        """The family's name (``run.json`` ``family``)."""
+        ...
+
+    @property
+    def prediction_file(self) -> str:
+        """The prediction file written in the output directory."""
+        ...
+
+    @property
+    def stop(self) -> str | None:
+        """The stop sequence sent with every request (``None``: none)."""
+        ...
+
+    def read_tasks(self, path: str | Path) -> list[dict[str, Any]]:
+        """The task records (each with ``qid`` and ``graph``); InputError on bad input."""
+        ...
+
+    def prompt_setting(self, sources: GraphSources) -> PromptSetting:
+        """The default prompt, its placeholders and the graph handle for ``sources``."""
+        ...
+
+    def graph_contexts(
+        self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources, graph: Any
+    ) -> dict[str, str]:
+        """Graph name -> the text the prompt needs for it (schema, ontology, relations)."""
+        ...
+
+    def prompt_values(self, task: Mapping[str, Any], context: str) -> dict[str, str]:
+        """Placeholder -> text for one task (``context``: its graph's context text)."""
+        ...
+
+    def postprocess(self, task: Mapping[str, Any]) -> Callable[[str], str]:
+        """The post-processing of a reply to ``task`` (reply text -> prediction text)."""
+        ...
+
+    def records(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        prompts: Sequence[str],
+        preds: Sequence[Sequence[str]],
+        graph: Any,
+    ) -> list[dict[str, Any]]:
+        """The prediction records, in task order (``preds``: each task's samples)."""
+        ...
+
+
+def schema_contexts(graphs: Sequence[str], sources: GraphSources) -> dict[str, str]:
+    """Graph -> CypherBench's schema text, from ``sources.schema_dir`` or fetched from the
+    graph's server (``graph_uris`` / ``uri``; :func:`kgbench.predict.cypherbench.
+    load_schema_texts`).
+
+    Raises:
+        InputError: a graph with neither a schema file nor a reachable server."""
     from kgbench.predict.cypherbench import load_schema_texts
 
     targets: dict[str, Any] = {}
-    if graph_uris is not None or uri is not None:
-        from kgbench.evaluate.runner import GraphTarget, load_graph_targets
+    if sources.graph_uris is not None or sources.uri is not None:
+        from kgbench.neo4j.targets import GraphTarget, load_graph_targets
 
-        if graph_uris is not None:
-            targets = dict(load_graph_targets(graph_uris, user, password))
-        if uri is not None:
+        if sources.graph_uris is not None:
+            targets = dict(load_graph_targets(sources.graph_uris, sources.user, sources.password))
+        if sources.uri is not None:
             for g in graphs:
-                targets.setdefault(g, GraphTarget(uri, database, user, password))
-    return load_schema_texts(graphs, schema_dir=schema_dir, targets=targets, fetch=_fetch_schema)
-
-
-def kg_paths_given(kg: Any) -> bool:
-    """True when ``--kg`` names at least one file."""
-    from kgbench.predict.gtsqa import kg_paths
-
-    return bool(kg_paths(kg))
+                targets.setdefault(
+                    g, GraphTarget(sources.uri, sources.database, sources.user, sources.password)
+                )
+    return load_schema_texts(
+        graphs, schema_dir=sources.schema_dir, targets=targets, fetch=_fetch_schema
+    )
 
 
 def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
     """The schema JSON of ``graph`` from its server (CypherBench's queries)."""
     import neo4j
 
+    from kgbench.neo4j.executor import connect
     from kgbench.neo4j.schema import fetch_schema
 
-    auth = (target.user, target.password or "") if target.user else None
     try:
-        with neo4j.GraphDatabase.driver(target.uri, auth=auth) as driver:
+        with connect(target.uri, target.user, target.password) as driver:
             return fetch_schema(driver, name=graph, database=target.database)
     except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -138,147 +177,19 @@ def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
         ) from exc
 
 
-def _read_tasks(family: str, path: str | Path) -> list[dict[str, Any]]:
-    if family == "gtsqa":
-        from kgbench.predict.gtsqa import read_tasks as read_gtsqa
-
-        return read_gtsqa(path)
-    if family == "ngdbench":
-        from kgbench.predict.ngdbench import read_tasks as read_ngd
-
-        return read_ngd(path)
-    if family == "text2cypher":
-        from kgbench.predict.text2cypher import read_tasks as read_t2c
-
-        return read_t2c(path)
-    if family == "cypherbench":
-        from kgbench.predict.cypherbench import read_tasks
-
-        return read_tasks(path)
-    from kgbench.predict.spider4sparql import read_tasks as read_s4s
-
-    return read_s4s(path)
-
-
-def _prompt_values(family: str, task: Mapping[str, Any], context: str) -> dict[str, str]:
-    if family == "gtsqa":
-        from kgbench.predict.gtsqa import prompt_values
-
-        return prompt_values(task, context)
-    if family == "ngdbench":
-        from kgbench.predict.ngdbench import task_text
-
-        return {"schema": context, "task": task_text(task)}
-    if family == "text2cypher":
-        return {"schema": str(task["schema"]), "question": str(task["question"])}
-    if family == "cypherbench":
-        from kgbench.predict.cypherbench import question_of
-
-        return {"schema": context, "question": question_of(task)}
-    return {"question": str(task["nl_question"]), "ontology": context}
-
-
-def _placeholders(family: str) -> tuple[str, ...]:
-    if family == "gtsqa":
-        from kgbench.predict.gtsqa import PLACEHOLDERS as GT
-
-        return GT
-    if family == "ngdbench":
-        from kgbench.predict.ngdbench import PLACEHOLDERS as NGD
-
-        return NGD
-    if family == "text2cypher":
-        from kgbench.predict.text2cypher import PLACEHOLDERS as T2C
-
-        return T2C
-    if family == "cypherbench":
-        from kgbench.predict.cypherbench import PLACEHOLDERS
-
-        return PLACEHOLDERS
-    from kgbench.predict.spider4sparql import PLACEHOLDERS as S4S
-
-    return S4S
-
-
-def _postprocess(family: str, task: Mapping[str, Any]) -> Callable[[str], str]:
-    if family == "gtsqa":
-        from kgbench.predict.gtsqa import postprocess as gt_post
-
-        return gt_post
-    if family == "ngdbench":
-        from kgbench.predict import ngdbench as ngd
-
-        if task["family"] == "management":
-            return ngd.management_postprocess
-        return ngd.postprocess
-    if family == "text2cypher":
-        from kgbench.predict.text2cypher import postprocess as t2c_post
-
-        return t2c_post
-    if family == "cypherbench":
-        from kgbench.predict.cypherbench import postprocess
-
-        return postprocess
-    from kgbench.predict.spider4sparql import postprocess as s4s_post
-
-    return s4s_post
-
-
 def build_prompts(
-    family: str,
+    family: PredictFamily,
     tasks: Sequence[Mapping[str, Any]],
     contexts: Mapping[str, str],
     prompt: Any,
 ) -> list[str]:
     """The prompt text of every task (``prompt`` a :class:`~kgbench.predict.prompt.
     PromptTemplate`, ``contexts`` graph -> schema or ontology text), in task order."""
-    return [prompt.fill(_prompt_values(family, t, contexts[str(t["graph"])])) for t in tasks]
-
-
-def _records(
-    family: str,
-    tasks: Sequence[Mapping[str, Any]],
-    prompts: Sequence[str],
-    preds: Sequence[Sequence[str]],
-    kg: Any = None,
-) -> list[dict[str, Any]]:
-    if family == "gtsqa":
-        from kgbench.predict.gtsqa import records as gtsqa_records
-
-        return gtsqa_records(tasks, preds, kg)
-    out = []
-    for task, text, samples in zip(tasks, prompts, preds, strict=True):
-        if family == "ngdbench":
-            from kgbench.predict.ngdbench import record as ngd_record
-
-            out.append(ngd_record(task, list(samples)))
-            continue
-        if family == "text2cypher":
-            rec = dict(task["record"])
-            rec["pred_cypher"] = samples[0]
-            if len(samples) > 1:
-                rec["pred_cypher_samples"] = list(samples)
-        elif family == "cypherbench":
-            rec = dict(task)
-            rec["pred_cypher"] = samples[0]
-            if len(samples) > 1:
-                rec["pred_cypher_samples"] = list(samples)
-        else:
-            rec = {
-                "db_id": task["graph"],
-                "natural_language_question": task["nl_question"],
-                "prompt": text,
-                "predicted_sparql": samples[0],
-            }
-            if len(samples) > 1:
-                rec["predicted_sparql_samples"] = list(samples)
-            rec["qid"] = task["qid"]
-        out.append(rec)
-    return out
+    return [prompt.fill(family.prompt_values(t, contexts[str(t["graph"])])) for t in tasks]
 
 
 def predict(
-    family: str,
+    family: PredictFamily,
     tasks: str | Path,
     *,
     base_url: str,
@@ -313,25 +224,25 @@ def predict(
 ) -> PredictResult:
     """Run a model on a family's tasks; write ``OUT/<predictions>`` and ``OUT/run.json``.
 
-    ``family``: ``cypherbench`` (needs ``schema_dir`` with ``<graph>_schema.json`` or a
-    server per graph: ``uri`` / ``graph_uris``), ``spider4sparql`` (needs ``rdf_dir``, the
-    outputs of ``kgbench rdb``) or ``text2cypher`` (Neo4j's Text2Cypher records, each with its
-    own schema), ``gtsqa`` (GTSQA records; needs ``kg``, the Wikidata RDF dump(s) the
-    predicted SPARQL runs on: :mod:`kgbench.predict.gtsqa`) or ``ngdbench`` (NGDBench tasks;
-    schema as ``cypherbench``: :mod:`kgbench.predict.ngdbench`). ``prompt``: a shipped prompt
-    name or a template file (default: the family's published prompt); ``kg``: ``gtsqa``'s
-    dump file(s); without ``kg``, ``gtsqa`` with ``uri`` asks for Cypher on the KG's Neo4j
-    conversion (default prompt ``gtsqa_cypher``) with ``schema`` the conversion schema
-    (``.wd2neo4j.json``, types back to PIDs): :class:`kgbench.predict.gtsqa.CypherGraph`.
-    The API key is read from the environment variable
-    ``api_key_env`` and never written. ``samples`` replies per task (each its own cache
-    entry); ``limit`` the first N tasks; ``replay_only`` answers from the cache only;
-    ``seed`` is sent to the endpoint; ``price_in`` / ``price_out`` in currency per million
-    prompt / completion tokens give ``run.json`` ``cost``. ``timeout_s``, ``backoff_s`` and
-    ``max_backoff_s`` are seconds.
+    ``family``: the benchmark family (a :class:`PredictFamily`: ``kgbench.families.get(name)``;
+    ``kgbench.families.predict`` takes the name): ``cypherbench`` (needs ``schema_dir`` with
+    ``<graph>_schema.json`` or a server per graph: ``uri`` / ``graph_uris``), ``spider4sparql``
+    (needs ``rdf_dir``, the outputs of ``kgbench rdb``) or ``text2cypher`` (Neo4j's Text2Cypher
+    records, each with its own schema), ``gtsqa`` (GTSQA records; needs ``kg``, the Wikidata RDF
+    dump(s) the predicted SPARQL runs on: :mod:`kgbench.predict.gtsqa`) or ``ngdbench``
+    (NGDBench tasks; schema as ``cypherbench``: :mod:`kgbench.predict.ngdbench`). ``prompt``: a
+    shipped prompt name or a template file (default: the family's published prompt); ``kg``:
+    ``gtsqa``'s dump file(s); without ``kg``, ``gtsqa`` with ``uri`` asks for Cypher on the KG's
+    Neo4j conversion (default prompt ``gtsqa_cypher``) with ``schema`` the conversion schema
+    (``.wd2neo4j.json``, types back to PIDs): :class:`kgbench.predict.gtsqa.CypherGraph`. The
+    API key is read from the environment variable ``api_key_env`` and never written. ``samples``
+    replies per task (each its own cache entry); ``limit`` the first N tasks; ``replay_only``
+    answers from the cache only; ``seed`` is sent to the endpoint; ``price_in`` / ``price_out``
+    in currency per million prompt / completion tokens give ``run.json`` ``cost``.
+    ``timeout_s``, ``backoff_s`` and ``max_backoff_s`` are seconds.
 
     Raises:
-        InputError: bad arguments or input, caught before any request (unknown family, a
+        InputError: bad arguments or input, caught before any request (a
             graph without schema / ontology / server, a prompt lacking a placeholder).
         PredictError: the run stopped early (the endpoint stayed down, refused, or answered
             with something other than chat-completions JSON; a replay-only miss); names the
@@ -342,8 +253,6 @@ def predict(
     from kgbench.llm import LLMClient, LLMError
     from kgbench.predict.prompt import load_prompt
 
-    if family not in FAMILIES:
-        raise InputError(f"unknown family {family!r} (one of {', '.join(FAMILIES)})")
     if samples < 1:
         raise InputError(f"--samples must be at least 1, got {samples}")
     if concurrency < 1:
@@ -354,30 +263,12 @@ def predict(
         if price is not None and price < 0:
             raise InputError(f"{name} must be >= 0")
     out = Path(out_dir)
-    task_list = _read_tasks(family, tasks)
+    task_list = family.read_tasks(tasks)
     if limit is not None:
         task_list = task_list[:limit]
     if not task_list:
         raise InputError(f"{tasks}: no tasks")
-    graph_kg: Any = None
-    placeholders, default_prompt = _placeholders(family), DEFAULT_PROMPTS[family]
-    if family == "gtsqa":
-        from kgbench.predict import gtsqa as gt
-
-        if not kg_paths_given(kg) and uri is not None:
-            if schema is None:
-                raise InputError(
-                    "--family gtsqa with --uri needs --schema FILE (the .wd2neo4j.json "
-                    "conversion schema, to map relationship types back to PIDs)"
-                )
-            placeholders, default_prompt = gt.CYPHER_PLACEHOLDERS, "gtsqa_cypher"
-            graph_kg = gt.CypherGraph(uri, schema, user=user, password=password, database=database)
-        else:
-            graph_kg = gt.KnowledgeGraph(gt.kg_paths(kg))
-    template = load_prompt(prompt or default_prompt, placeholders)
-    contexts = _graph_contexts(
-        family,
-        task_list,
+    sources = GraphSources(
         rdf_dir=rdf_dir,
         schema_dir=schema_dir,
         uri=uri,
@@ -385,14 +276,15 @@ def predict(
         user=user,
         password=password,
         database=database,
-        kg=graph_kg,
+        kg=kg,
+        schema=schema,
     )
+    setting = family.prompt_setting(sources)
+    graph_kg = setting.graph
+    template = load_prompt(prompt or setting.default_prompt, setting.placeholders)
+    contexts = family.graph_contexts(task_list, sources, graph_kg)
     prompts = build_prompts(family, task_list, contexts, template)
-    stop = None
-    if family == "cypherbench":
-        from kgbench.predict.cypherbench import STOP
-
-        stop = STOP
+    stop = family.stop
     jobs = [
         _Prompted(i, s, [{"role": "user", "content": text}])
         for i, text in enumerate(prompts)
@@ -434,7 +326,7 @@ def predict(
         ThreadPoolExecutor(max_workers=concurrency) as pool,
         tqdm(
             total=len(jobs),
-            desc=f"predict {family}",
+            desc=f"predict {family.name}",
             unit="req",
             disable=None if progress else True,
         ) as bar,
@@ -466,7 +358,7 @@ def predict(
         if reply is None:
             continue
         received += 1
-        text = _postprocess(family, task_list[job.task])(reply.text)
+        text = family.postprocess(task_list[job.task])(reply.text)
         if reply.unusable:
             failures[reply.unusable] += 1
         elif not text:
@@ -476,9 +368,9 @@ def predict(
         prompt_tokens += reply.prompt_tokens or 0
         completion_tokens += reply.completion_tokens or 0
         preds[job.task].append(text)
-    out_name = OUTPUT_FILES[family]
+    out_name = family.prediction_file
     run: dict[str, Any] = {
-        "family": family,
+        "family": family.name,
         "model": model,
         "base_url": client.base_url,
         "api_key_env": api_key_env,
@@ -533,7 +425,7 @@ def predict(
             "the same command to resume)"
         )
     try:
-        records = _records(family, task_list, prompts, preds, graph_kg)
+        records = family.records(task_list, prompts, preds, graph_kg)
     finally:
         if hasattr(graph_kg, "close"):
             graph_kg.close()

@@ -17,12 +17,8 @@ Output ``predictions.json``: the records as read with ``pred_cypher`` (and, with
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-from typing import Any
-
-from kgbench.errors import InputError
 from kgbench.predict.cypherbench import cut_end_tokens
+from kgbench.tasks import read_text2cypher_tasks as read_tasks
 
 #: Placeholders the family's prompt needs.
 PLACEHOLDERS = ("schema", "question")
@@ -36,47 +32,4 @@ def postprocess(reply: str) -> str:
     return text.strip("`\n ")
 
 
-def _rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    if path.suffix.lower() == ".csv":
-        try:
-            with open(path, encoding="utf-8", newline="") as f:
-                return [(f"{path} row {i + 2}", dict(r)) for i, r in enumerate(csv.DictReader(f))]
-        except (OSError, UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"{path}: cannot read as CSV: {exc}") from exc
-    if path.suffix.lower() == ".parquet":
-        import polars as pl
-
-        try:
-            frame = pl.read_parquet(path)
-        except Exception as exc:  # polars raises its own error classes
-            raise InputError(f"{path}: cannot read as Parquet: {exc}") from exc
-        return [(f"{path} row {i}", r) for i, r in enumerate(frame.to_dicts())]
-    from kgbench.tasks import read_records
-
-    return read_records(path)
-
-
-def read_tasks(path: str | Path) -> list[dict[str, Any]]:
-    """Text2Cypher records with string ``question`` and ``schema``; ``qid`` is the record's
-    ``instance_id`` when it has one, else its position; ``graph`` is
-    ``database_reference_alias`` (or ``data_source``, or ``"text2cypher"``).
-
-    Raises:
-        InputError: an unreadable file or a record without ``question`` / ``schema``."""
-    tasks = []
-    for i, (where, rec) in enumerate(_rows(Path(path))):
-        for field in ("question", "schema"):
-            if not isinstance(rec.get(field), str):
-                raise InputError(f"{where}: field {field!r} must be a string")
-        qid = rec.get("instance_id")
-        graph = rec.get("database_reference_alias") or rec.get("data_source") or "text2cypher"
-        tasks.append(
-            {
-                "record": rec,
-                "qid": str(qid) if qid not in (None, "") else str(i),
-                "graph": str(graph),
-                "question": rec["question"],
-                "schema": rec["schema"],
-            }
-        )
-    return tasks
+__all__ = ["PLACEHOLDERS", "postprocess", "read_tasks"]

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.fileio import open_decompressed
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _INTEGERS = {
@@ -249,7 +250,7 @@ def _command(store: Any, msg: tuple[Any, ...], undo: list[tuple[str, Any]]) -> t
 def _worker(paths: list[str], conn: Any) -> None:
     """The worker process: load ``paths`` into a store, then answer queries until EOF."""
     try:
-        store = load_rdf(paths)
+        store = load_store(paths)
     except Exception as exc:
         conn.send(("error", "load", f"{type(exc).__name__}: {exc}"))
         return
@@ -268,15 +269,27 @@ def _worker(paths: list[str], conn: Any) -> None:
         conn.send(_run_in_store(store, query))
 
 
-def load_rdf(paths: Sequence[str | os.PathLike[str]]) -> Any:
-    """An in-memory pyoxigraph store holding the RDF files ``paths`` (N-Triples, or Turtle
-    when the name contains ``.ttl``; ``.gz`` / ``.bz2`` read by content).
+def load_store(paths: Sequence[str | os.PathLike[str]]) -> Any:
+    """An in-memory pyoxigraph store holding the triples of the RDF files ``paths``, in order
+    (N-Triples, or Turtle when the name contains ``.ttl``; gzip / bzip2 detected from the
+    content, :func:`kgbench.fileio.open_decompressed`).
 
     Raises:
-        InputError: a file that cannot be read or parsed (the parser names the line)."""
-    from kgbench.generate.synth.kg import load_store
+        InputError: a file that cannot be read or parsed (the parser's message names the
+            line)."""
+    import pyoxigraph as ox
 
-    return load_store(paths)
+    store = ox.Store()
+    for p in map(Path, paths):
+        fmt = ox.RdfFormat.TURTLE if ".ttl" in p.name else ox.RdfFormat.N_TRIPLES
+        try:
+            with open_decompressed(p) as fh:
+                store.bulk_load(input=fh, format=fmt)
+        except OSError as exc:
+            raise InputError(f"{p}: cannot read: {exc}") from exc
+        except SyntaxError as exc:
+            raise InputError(f"{p}: not valid RDF: {exc}") from exc
+    return store
 
 
 class SparqlExecutor:
@@ -430,7 +443,7 @@ def sparql_execution_accuracy(
 
 
 RDF_SUFFIXES = (".nt", ".nt.gz", ".nt.bz2", ".ttl", ".ttl.gz", ".ttl.bz2")
-"""File name endings read as RDF by :func:`rdf_files_of` (what :func:`load_rdf` parses:
+"""File name endings read as RDF by :func:`rdf_files_of` (what :func:`load_store` parses:
 N-Triples or Turtle, plain or gzip / bzip2 compressed)."""
 
 

@@ -139,7 +139,7 @@ def validate_translations(
 
     ``databases`` maps a db_id to (its :class:`~kgbench.rdb.schema.DatabaseSchema`, its
     SQLite file, its RDF files). ``cypher_reader``: a
-    :class:`~kgbench.generate.sampling.GraphReader` on a server holding the database's
+    :class:`~kgbench.neo4j.GraphReader` on a server holding the database's
     property graph, or a callable ``db_id -> reader`` (None: no Cypher validation).
     Questions of other databases are skipped.
     """
@@ -214,7 +214,7 @@ def _cypher_verdict(
     rec: dict[str, Any],
     timeout_s: float,
 ) -> str:
-    from kgbench.generate.sampling import QueryFailed
+    from kgbench.neo4j.executor import QueryFailed
 
     if cy.status != "ok" or cy.query is None:
         rec["cypher_reason"] = cy.reason

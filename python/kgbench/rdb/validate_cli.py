@@ -104,8 +104,8 @@ def _run(args: argparse.Namespace) -> int:
 def _local_graphs(stack: Any, out: Path, say: Any) -> Any:
     """A ``db_id -> GraphReader`` that loads the database's graph.json into a local Neo4j
     started under ``out/neo4j`` (wiping the previous one)."""
-    from kgbench.generate.sampling import GraphReader
     from kgbench.neo4j import LocalNeo4j, load_graph
+    from kgbench.neo4j.executor import GraphReader
 
     say("starting a local Neo4j server for the Cypher side")
     server = stack.enter_context(LocalNeo4j(data_dir=out / "neo4j"))

@@ -73,12 +73,13 @@ def main() -> None:
     args = ap.parse_args()
 
     from kgbench.fileio import write_jsonl_atomic
-    from kgbench.generate.synth.kg import WikidataKG, load_store
+    from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.template import (
         CypherMapping,
         SynthSettings,
         generate_template_items,
     )
+    from kgbench.query.sparql import load_store
 
     store = load_store([WD50K])
     kg = WikidataKG.from_store(store)

@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
-from kgbench.generate.pipe.templates import _q as cypher_ident
+from kgbench.generate.pipe.templates import cypher_ident
 from kgbench.generate.synth.neo4j_kg import cypher_string
 
 __all__ = [
@@ -678,7 +678,7 @@ def multiset_equal(a: Any, b: Any, *, ordered: bool = False) -> bool:
 
 
 def _rows_answer(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Any:
-    from kgbench.evaluate.ngdbench import answer_from_rows
+    from kgbench.query.ngdbench_answer import answer_from_rows
 
     return answer_from_rows(columns, rows)
 
@@ -712,7 +712,7 @@ def _boolean_sides(
     rng: random.Random,
     max_candidates: int,
 ) -> dict[str, list[dict[str, Any]]]:
-    from kgbench.evaluate.ngdbench import clean_answer
+    from kgbench.query.ngdbench_answer import clean_answer
 
     def rowmap(r: Sequence[Any]) -> dict[str, Any]:
         return {str(c): clean_answer(v) for c, v in zip(columns, r, strict=True)}

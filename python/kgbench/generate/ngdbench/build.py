@@ -146,7 +146,7 @@ def generate_ngdbench(
         collect_anchors,
         load_templates,
     )
-    from kgbench.neo4j import LocalNeo4j, QueryExecutor, load_graph
+    from kgbench.neo4j import LocalNeo4j, QueryExecutor, connect, load_graph
     from kgbench.neo4j.disposable import DisposableNeo4j
 
     say = log or (lambda m: print(m, file=sys.stderr, flush=True))
@@ -185,10 +185,7 @@ def generate_ngdbench(
             stack.callback(noisy_driver.close)
             load_graph(noisy_graph, noisy_driver, wipe=True, progress=False)
         else:
-            import neo4j
-
-            auth = (user, password or "") if user else None
-            noisy_driver = neo4j.GraphDatabase.driver(noisy_uri, auth=auth)
+            noisy_driver = connect(noisy_uri, user, password)
             stack.callback(noisy_driver.close)
         clean_exec = QueryExecutor(clean_driver, timeout_s=timeout_s, workers=workers)
         noisy_exec = QueryExecutor(noisy_driver, timeout_s=timeout_s, workers=workers)

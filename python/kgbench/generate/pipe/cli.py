@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kgbench.neo4j.cli import _connection_args, _resolve_uri
+from kgbench.neo4j.cli import connection_args, resolve_uri
 
 
 def _dialect_arg(p: Any) -> None:
@@ -57,7 +57,7 @@ def register_pipe(sub: Any) -> None:
         "format) and DIR/manifest.sha256 (kgbench/docs/formats.md §11). Offline and deterministic "
         "unless --llm-base-url is given.",
     )
-    _connection_args(p)
+    connection_args(p)
     _dialect_arg(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument(
@@ -173,7 +173,7 @@ def register(subparsers: Any) -> None:
         "Writes DIR/records.jsonl (one ledger line per record) and DIR/gate_report.json and "
         "prints the rejections per gate. Write queries are never sent to the server.",
     )
-    _connection_args(g)
+    connection_args(g)
     _dialect_arg(g)
     g.add_argument("--tasks", required=True, metavar="FILE", help="task file")
     g.add_argument("--out", required=True, metavar="DIR", help="output directory")
@@ -247,12 +247,12 @@ def format_funnel(funnel: Mapping[str, int]) -> str:
 def _pipe(args: argparse.Namespace) -> int:
     from kgbench.generate.cli_options import llm_client, progress_log
     from kgbench.generate.pipe.pipeline import generate_pipe
-    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j.executor import GraphReader
 
     # bad --weight options fail before connecting (not after the whole run)
     weights = _weights(args.weight) or None
     llm = None if args.no_llm else llm_client(args, args.out)
-    reader = GraphReader.connect(_resolve_uri(args), args.user, args.password, args.database)
+    reader = GraphReader.connect(resolve_uri(args), args.user, args.password, args.database)
     try:
         res = generate_pipe(
             reader,
@@ -337,10 +337,11 @@ def task_candidates(path: str | os.PathLike[str], graph: str | None = None) -> l
 
 def _gate(args: argparse.Namespace) -> int:
     from kgbench.errors import InputError
+    from kgbench.fileio import write_json_atomic, write_jsonl_atomic
     from kgbench.generate.pipe.gates import GateSettings, gate_candidates, rejection_counts
-    from kgbench.generate.pipe.pipeline import LEDGER, _write_json, _write_jsonl
+    from kgbench.generate.pipe.pipeline import LEDGER
     from kgbench.generate.pipe.profile import load_profile, profile_graph
-    from kgbench.generate.sampling import GraphReader
+    from kgbench.neo4j.executor import GraphReader
 
     t0 = time.perf_counter()
     cands = task_candidates(args.tasks, args.graph)
@@ -357,7 +358,7 @@ def _gate(args: argparse.Namespace) -> int:
         )
     reader = None
     if not args.static or args.schema is None:
-        reader = GraphReader.connect(_resolve_uri(args), args.user, args.password, args.database)
+        reader = GraphReader.connect(resolve_uri(args), args.user, args.password, args.database)
     try:
         if args.schema is not None:
             profile = load_profile(args.schema)
@@ -390,7 +391,7 @@ def _gate(args: argparse.Namespace) -> int:
             reader.close()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    _write_jsonl(out / LEDGER, ledger)
+    write_jsonl_atomic(out / LEDGER, ledger, sort_keys=True)
     funnel = rejection_counts(ledger)
     issues = Counter(i["code"] for r in ledger for i in r["validation"]["issues"])
     diagnoses = Counter(
@@ -408,7 +409,7 @@ def _gate(args: argparse.Namespace) -> int:
         "empty_diagnoses": {str(k): v for k, v in diagnoses.items()},
         "seconds": round(seconds, 3),
     }
-    _write_json(out / "gate_report.json", report)
+    write_json_atomic(out / "gate_report.json", report)
     print(format_funnel(funnel))
     if diagnoses:
         print("empty diagnoses   " + ", ".join(f"{k} {v}" for k, v in diagnoses.items()))

@@ -18,7 +18,7 @@ in order and returns one ledger row each, accepted or not:
   UNION, CALL, UNWIND, ``WHERE [NOT] EXISTS`` or second WHERE); both queries run and the
   rewrite is kept only when the answer sets are equal (otherwise logged). Skips are logged.
 - **G8 execution** within ``timeout_s`` (60 s) in a READ session through
-  :class:`~kgbench.generate.sampling.GraphReader`.
+  :class:`~kgbench.neo4j.GraphReader`.
 - **G9 non-empty**; an empty result gets a prefix-``count(*)`` diagnosis: ``literal_miss``
   (a string literal of the query is no node's property value), ``impossible_path`` (the
   MATCH part matches nothing although every literal exists), ``aggregation_collapse`` or
@@ -55,8 +55,7 @@ from typing import Any
 
 from kgbench.generate.pipe.features import query_features
 from kgbench.generate.pipe.judge import apply_override, deterministic_judge
-from kgbench.generate.sampling import GraphReader, QueryFailed
-from kgbench.neo4j.executor import to_plain
+from kgbench.neo4j.executor import GraphReader, QueryFailed, to_plain
 
 #: Rejection buckets in the order the first failing one is chosen (spec §3).
 REJECTION_BUCKETS = (

@@ -2,7 +2,7 @@
 ``pipe-cypher.md`` §2.2, §2.4, §4 "Quotas").
 
 - :func:`ground` runs a template's reverse query once (read-only, through
-  :class:`kgbench.generate.sampling.GraphReader`) and keeps the answerable bindings: every slot
+  :class:`kgbench.neo4j.GraphReader`) and keeps the answerable bindings: every slot
   a string of 1–160 characters, equal to its trimmed form, without tab or newline.
 - :func:`capacity_warnings` — the plan check: slotted templates × binding limit + slot-free
   templates below the target.
@@ -50,7 +50,7 @@ from kgbench.generate.pipe.templates import (
     mask_question,
     question_key,
 )
-from kgbench.generate.sampling import GraphReader, QueryFailed
+from kgbench.neo4j.executor import GraphReader, QueryFailed
 
 #: The reverse query's default row limit (the original's ``generated_query_limit``; the
 #: paper used 300).
@@ -99,7 +99,7 @@ def ground(
     dropped, repeats removed; the list starts at ``offset`` (mod its length) and wraps
     around (round-robin). A slot-free template gives ``[{}]`` without a query.
 
-    Raises :class:`kgbench.generate.sampling.QueryFailed` when the query fails (or is refused
+    Raises :class:`kgbench.neo4j.QueryFailed` when the query fails (or is refused
     as a write), :class:`kgbench.errors.KgbenchError` when the server is unreachable.
     """
     if not template.slots:

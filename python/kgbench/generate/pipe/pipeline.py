@@ -1,7 +1,7 @@
 """``kgbench generate pipe``: PIPE-Cypher's governed construction end to end (spec
 ``pipe-cypher.md`` §2; seed pipe-cypher.txt).
 
-Stages, each on the shared layers (:class:`~kgbench.generate.sampling.GraphReader` for every
+Stages, each on the shared layers (:class:`~kgbench.neo4j.GraphReader` for every
 query, :mod:`kgbench.llm` for every model call, the Rust Cypher analysis for every gate):
 
 1. **profile** → ``OUT/schema.json`` (:mod:`.profile`);
@@ -48,7 +48,7 @@ from kgbench.generate.pipe.gates import (
     gate_candidates,
     rejection_counts,
 )
-from kgbench.generate.sampling import GraphReader
+from kgbench.neo4j.executor import GraphReader
 
 #: Ledger file name.
 LEDGER = "records.jsonl"

@@ -30,7 +30,7 @@ schema too) are left out unless ``exclude_properties`` says otherwise.
 Queries: four, each a fixed text (Neo4j plans a new text once, ~20-30 ms): one scan of the
 nodes (label, property, type), one of the relationships (end labels, type), one of the
 relationship properties, one batched categorical read. All go through
-:class:`kgbench.generate.sampling.GraphReader` (read-only gate, READ sessions).
+:class:`kgbench.neo4j.GraphReader` (read-only gate, READ sessions).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.generate.patterns import read_json_file
-from kgbench.generate.sampling import GraphReader
+from kgbench.neo4j.executor import GraphReader
 from kgbench.neo4j.schema import DEFAULT_EXCLUDED
 
 #: A categorical property has at most this many distinct values (spec §2.1).
@@ -125,7 +125,7 @@ def profile_graph(
 
     Runs four read-only queries (full scans of nodes and relationships). Raises
     :class:`kgbench.errors.InputError` when the graph has no node ("the graph at URI has no
-    nodes; nothing to profile"), :class:`kgbench.generate.sampling.QueryFailed` when a query
+    nodes; nothing to profile"), :class:`kgbench.neo4j.QueryFailed` when a query
     fails, :class:`kgbench.errors.KgbenchError` when the server is unreachable.
     """
     excluded = list(dict.fromkeys(exclude_properties))

@@ -210,8 +210,10 @@ def question_key(category: str, question: str) -> tuple[str, str]:
 # -- profile access ------------------------------------------------------------------------
 
 
-def _q(name: str) -> str:
-    """A Cypher identifier, backquoted when needed."""
+def cypher_ident(name: str) -> str:
+    """``name`` (a label, relationship type or property name) as a Cypher identifier: as it
+    is when it is a plain identifier (``[A-Za-z_][A-Za-z0-9_]*``), else in backquotes with each
+    backquote doubled (Cypher Manual, "Naming rules": escaped names)."""
     if _IDENT_RE.fullmatch(name):
         return name
     return "`" + name.replace("`", "``") + "`"
@@ -355,7 +357,7 @@ class _Schema:
         chosen += [p for p in self.categorical.get(label, []) if p not in chosen][:2]
         if not chosen:
             return [(f"elementId({var})", f"{_alias(label)}ElementId")]
-        return [(f"{var}.{_q(p)}", _column(label, p)) for p in chosen]
+        return [(f"{var}.{cypher_ident(p)}", _column(label, p)) for p in chosen]
 
 
 def _cols(columns: list[tuple[str, str]]) -> str:
@@ -364,8 +366,8 @@ def _cols(columns: list[tuple[str, str]]) -> str:
 
 def _node(var: str, label: str, prop: str | None = None, slot: str | None = None) -> str:
     if prop is None or slot is None:
-        return f"({var}:{_q(label)})"
-    return f"({var}:{_q(label)} {{{_q(prop)}: {{{slot}}}}})"
+        return f"({var}:{cypher_ident(label)})"
+    return f"({var}:{cypher_ident(label)} {{{cypher_ident(prop)}: {{{slot}}}}})"
 
 
 def _reverse(match: str, where: list[str], returns: list[tuple[str, str]]) -> str:
@@ -469,7 +471,7 @@ class _Side:
     @property
     def unlinked(self) -> str:
         """``NOT (s)-[:R]->(:E)``: the anchored node has no such link."""
-        return f"NOT {self.hop(f'({self.var})', f'(:{_q(self.other)})')}"
+        return f"NOT {self.hop(f'({self.var})', f'(:{cypher_ident(self.other)})')}"
 
     def bind(self, prop: str, base: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         """``slots`` and ``meta`` of a template naming the anchored end by ``prop``."""
@@ -479,9 +481,9 @@ class _Side:
     def reverse(self, prop: str, match: str = "", where: Iterable[str] = ()) -> str:
         """The reverse query binding the slot to the anchored end's ``prop`` over ``match``
         (default: the pattern with the other end anonymous), with more ``where`` conditions."""
-        value = f"{self.var}.{_q(prop)}"
+        value = f"{self.var}.{cypher_ident(prop)}"
         return _reverse(
-            match or self.hop(other=f"(:{_q(self.other)})"),
+            match or self.hop(other=f"(:{cypher_ident(self.other)})"),
             [f"{value} IS NOT NULL", *where],
             [(value, self.way.slot)],
         )
@@ -499,7 +501,7 @@ def _sides(
 
 def _rel_sides(rel: _Rel) -> tuple[_Side, _Side]:
     """``(s:S)-[:R]->(e:E)`` seen from its start and from its end."""
-    return _sides("s", rel.start, f"[:{_q(rel.type)}]", "e", rel.end, rel.type)
+    return _sides("s", rel.start, f"[:{cypher_ident(rel.type)}]", "e", rel.end, rel.type)
 
 
 class _Builder:
@@ -609,14 +611,15 @@ class _Builder:
             self._anchored(rel, inc, ep)
             self._shared(rel, inc, ep)
         if sp is not None and ep is not None:
-            qsp, qep = _q(sp), _q(ep)
+            qsp, qep = cypher_ident(sp), cypher_ident(ep)
             self.add(
                 "boolean_existence",
                 "exists_pair",
                 f"Is {out.phrase} '{{{START_SLOT}}}' linked to {inc.phrase} '{{{TARGET_SLOT}}}' "
                 f"through :{rel.type}?",
                 f"MATCH {out.node(sp)}, {inc.node(ep)} "
-                f"OPTIONAL MATCH (s)-[r:{_q(rel.type)}]->(e) RETURN COUNT(r) > 0 AS answer",
+                f"OPTIONAL MATCH (s)-[r:{cypher_ident(rel.type)}]->(e) "
+                "RETURN COUNT(r) > 0 AS answer",
                 slots={START_SLOT: f"{rel.start}.{sp}", TARGET_SLOT: f"{rel.end}.{ep}"},
                 reverse=_reverse(
                     out.hop(),
@@ -704,7 +707,7 @@ class _Builder:
         )
         if side.way is _OUTGOING:
             for num in s.numeric_properties(side.other)[:2]:
-                qn = _q(num)
+                qn = cypher_ident(num)
                 self.add(
                     "complex_aggregation",
                     "sum_outgoing_anchored",
@@ -716,7 +719,7 @@ class _Builder:
                     meta={**meta, "aggregated_property": num},
                 )
         for date in s.temporal_properties(side.other)[:2]:
-            column, qd = _column(side.other, date), _q(date)
+            column, qd = _column(side.other, date), cypher_ident(date)
             if column in returned:
                 continue  # already a returned column
             self.add(
@@ -731,9 +734,9 @@ class _Builder:
                 meta={**meta, "temporal_property": date},
             )
         if side.way is _OUTGOING:
-            link = f"[r:{_q(rel.type)}]"
+            link = f"[r:{cypher_ident(rel.type)}]"
             for date in s.temporal_rel_properties(rel.type)[:2]:
-                column, qd = _column(rel.type, date), _q(date)
+                column, qd = _column(rel.type, date), cypher_ident(date)
                 if column in returned:
                     continue
                 self.add(
@@ -746,7 +749,7 @@ class _Builder:
                     slots=slots,
                     reverse=side.reverse(
                         prop,
-                        side.hop(other=f"(:{_q(side.other)})", middle=link),
+                        side.hop(other=f"(:{cypher_ident(side.other)})", middle=link),
                         [f"r.{qd} IS NOT NULL"],
                     ),
                     meta={**meta, "temporal_property": date},
@@ -756,11 +759,11 @@ class _Builder:
                 "path_temporal",
                 f"path_{name}",
                 side.say(side.way.path, named),
-                f"MATCH {side.hop(anchor, middle=f'[:{_q(rel.type)}*1..2]')} "
+                f"MATCH {side.hop(anchor, middle=f'[:{cypher_ident(rel.type)}*1..2]')} "
                 f"WHERE {ov} <> {side.var} RETURN DISTINCT {_cols(cols)} LIMIT {lim}",
                 slots=slots,
                 reverse=side.reverse(
-                    prop, side.hop(other=f"(x:{_q(side.other)})"), [f"x <> {side.var}"]
+                    prop, side.hop(other=f"(x:{cypher_ident(side.other)})"), [f"x <> {side.var}"]
                 ),
                 meta=meta,
             )
@@ -770,11 +773,11 @@ class _Builder:
         node the named anchor is linked with (``shared_target`` anchors the start,
         ``shared_source`` the end)."""
         slots, meta = side.bind(prop, rel.meta)
-        link = f"[:{_q(rel.type)}]"
+        link = f"[:{cypher_ident(rel.type)}]"
         there, back = f"-{link}->", f"<-{link}-"
         if side.way is _INCOMING:
             there, back = back, there
-        qa, qo = _q(side.label), _q(side.other)
+        qa, qo = cypher_ident(side.label), cypher_ident(side.other)
         self.add(
             "complex_retrieval",
             "shared_target" if side.way is _OUTGOING else "shared_source",
@@ -800,7 +803,13 @@ class _Builder:
 
     def chain(self, r1: _Rel, r2: _Rel) -> None:
         s, lim = self.s, self.limit
-        qa, qb, qc, q1, q2 = _q(r1.start), _q(r1.end), _q(r2.end), _q(r1.type), _q(r2.type)
+        qa, qb, qc, q1, q2 = (
+            cypher_ident(r1.start),
+            cypher_ident(r1.end),
+            cypher_ident(r2.end),
+            cypher_ident(r1.type),
+            cypher_ident(r2.type),
+        )
         base = {**r1.meta, "second_relationship_type": r2.type, "second_end_label": r2.end}
         sides = _sides(
             "a",
@@ -944,9 +953,9 @@ def generic_reverse_cypher(slots: Mapping[str, str]) -> str:
     for i, (slot, label_prop) in enumerate(slots.items()):
         label, _, prop = label_prop.partition(".")
         var = f"v{i}"
-        parts.append(f"({var}:{_q(label)})")
-        where.append(f"{var}.{_q(prop)} IS NOT NULL")
-        cols.append((f"{var}.{_q(prop)}", slot))
+        parts.append(f"({var}:{cypher_ident(label)})")
+        where.append(f"{var}.{cypher_ident(prop)} IS NOT NULL")
+        cols.append((f"{var}.{cypher_ident(prop)}", slot))
     return _reverse(", ".join(parts), where, cols)
 
 

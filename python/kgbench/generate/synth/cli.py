@@ -38,9 +38,9 @@ def register_synth(sub: Any) -> None:
         "Neo4j graph at --uri)",
     )
     from kgbench.generate.cli_options import llm_args
-    from kgbench.neo4j.cli import _connection_args
+    from kgbench.neo4j.cli import connection_args
 
-    _connection_args(p)
+    connection_args(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--n", type=int, default=100, help="valid items wanted (default: 100)")
     p.add_argument("--seed", type=int, default=1111, help="random seed (default: 1111)")
@@ -120,7 +120,7 @@ def generate_synth(
 
     The graph is the RDF dumps ``rdf`` (SPARQL on an embedded pyoxigraph store) or, when
     ``rdf`` is None, the Neo4j graph behind ``reader`` (a
-    :class:`~kgbench.generate.sampling.GraphReader`; Cypher). ``client``: a
+    :class:`~kgbench.neo4j.GraphReader`; Cypher). ``client``: a
     :class:`kgbench.llm.LLMClient` for the LLM generator (None: the template generator).
     ``excluded``: relations left out (None: the original's P21, P31, P530, P735 for RDF,
     none for Neo4j). ``split``: deduplicate and assign train/test
@@ -139,7 +139,8 @@ def generate_synth(
     t0 = time.perf_counter()
     kg: Any
     if rdf is not None:
-        from kgbench.generate.synth.kg import EXCLUDED_RELATIONS, WikidataKG, load_store
+        from kgbench.generate.synth.kg import EXCLUDED_RELATIONS, WikidataKG
+        from kgbench.query.sparql import load_store
 
         store = load_store(rdf)
         keep = None if settings.cypher is None else list(settings.cypher.rel_types)
@@ -281,10 +282,10 @@ def _synth(args: argparse.Namespace) -> int:
     client = llm_client(args, args.out)
     reader = None
     if not args.rdf:
-        from kgbench.generate.sampling import GraphReader
-        from kgbench.neo4j.cli import _resolve_uri
+        from kgbench.neo4j.cli import resolve_uri
+        from kgbench.neo4j.executor import GraphReader
 
-        reader = GraphReader.connect(_resolve_uri(args), args.user, args.password, args.database)
+        reader = GraphReader.connect(resolve_uri(args), args.user, args.password, args.database)
     try:
         rep = generate_synth(
             args.rdf,

@@ -2,8 +2,8 @@
 in an embedded SPARQL store (pyoxigraph; no endpoint to install) and its entity–entity truthy
 triples as the in-memory graph the Rust sampler works on.
 
-- :func:`load_store` reads N-Triples / Turtle dumps (``.gz`` and ``.bz2`` too) into an
-  in-memory :class:`pyoxigraph.Store`.
+- :func:`kgbench.query.sparql.load_store` reads N-Triples / Turtle dumps (``.gz`` and
+  ``.bz2`` too) into the in-memory :class:`pyoxigraph.Store` this module works on.
 - :class:`WikidataKG` holds the truthy ``wdt:`` triples between ``wd:Q`` items that have an
   English label (GTSQA dropped unlabelled nodes), minus the excluded relations (the code's
   P21, P31, P530, P735), the labels of items and properties, and the Rust
@@ -13,14 +13,10 @@ triples as the in-memory graph the Rust sampler works on.
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any
 
 from kgbench.errors import InputError
 
@@ -47,39 +43,6 @@ def sparql_select(pattern: str) -> str:
 def sparql_construct(pattern: str) -> str:
     """``CONSTRUCT WHERE`` over a basic graph pattern (the full answer subgraph)."""
     return f"{PREFIXES}CONSTRUCT WHERE {{ {pattern} }}"
-
-
-def _open(path: Path) -> IO[bytes]:
-    with path.open("rb") as fh:
-        magic = fh.read(3)
-    if magic[:2] == b"\x1f\x8b":
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    if magic == b"BZh":
-        return cast(IO[bytes], bz2.open(path, "rb"))
-    return path.open("rb")
-
-
-def load_store(paths: Sequence[str | os.PathLike[str]]) -> Any:
-    """An in-memory pyoxigraph store holding the triples of ``paths`` (N-Triples, or Turtle
-    when the name ends in ``.ttl``; compression detected from the content).
-
-    Raises:
-        InputError: a file that cannot be read or parsed (the parser's message names the
-            line).
-    """
-    import pyoxigraph as ox
-
-    store = ox.Store()
-    for p in map(Path, paths):
-        fmt = ox.RdfFormat.TURTLE if ".ttl" in p.name else ox.RdfFormat.N_TRIPLES
-        try:
-            with _open(p) as fh:
-                store.bulk_load(input=fh, format=fmt)
-        except OSError as exc:
-            raise InputError(f"{p}: cannot read: {exc}") from exc
-        except SyntaxError as exc:
-            raise InputError(f"{p}: not valid RDF: {exc}") from exc
-    return store
 
 
 def _by_length(text: str) -> tuple[int, str]:

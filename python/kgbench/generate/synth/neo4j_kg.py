@@ -1,7 +1,7 @@
 """The Neo4j back end of SynthKGQA generation (spec ``synthkgqa.md`` §6 "Neo4j"): a kgbench
 (or CypherBench) property graph in Neo4j, read once into the Rust adjacency the sampler works
 on, with every validation query in Cypher on the same server (read access mode and
-kgbench's read-only gate, :class:`kgbench.generate.sampling.GraphReader`).
+kgbench's read-only gate, :class:`kgbench.neo4j.GraphReader`).
 
 - Entities are the nodes with an ``eid`` and a ``name`` (GTSQA dropped unlabelled nodes);
   an entity is spelt ``"name (eid)"`` and its id in answers and subgraphs is its ``eid``.
@@ -75,7 +75,7 @@ class PropertyGraphKG:
         cls, reader: Any, excluded: Iterable[str] = (), keep: Iterable[str] | None = None
     ) -> PropertyGraphKG:
         """Read nodes and relationships through ``reader`` (a
-        :class:`~kgbench.generate.sampling.GraphReader`) and index them. ``excluded`` /
+        :class:`~kgbench.neo4j.GraphReader`) and index them. ``excluded`` /
         ``keep``: relationship types to leave out / to keep only.
 
         Raises:
@@ -223,7 +223,7 @@ class PropertyGraphKG:
             InputError: the query fails or is refused by the read-only gate (the server's
                 message), or has no ``answer`` column.
         """
-        from kgbench.generate.sampling import QueryFailed
+        from kgbench.neo4j.executor import QueryFailed
 
         try:
             records = self.reader.run(query, params)

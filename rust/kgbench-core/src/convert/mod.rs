@@ -734,6 +734,9 @@ pub fn convert(
     })
 }
 
+/// Classes listed per empty entity label in the report's `empty_entity_classes`.
+pub const FREQUENT_CLASSES: usize = 10;
+
 struct Resolver<'a> {
     s: &'a Schema,
     st: &'a Store,
@@ -1078,8 +1081,10 @@ impl Resolver<'_> {
         let n = s.entities.len();
         // 1-3: candidates per entity.
         let mut base: Vec<FxHashSet<ItemId>> = Vec::with_capacity(n);
+        let mut class_members: Vec<usize> = Vec::with_capacity(n);
         for e in &s.entities {
             let m = self.members(e);
+            class_members.push(m.len());
             base.push(m.into_iter().filter(|&q| self.satisfies(q, e)).collect());
         }
         let mut kept: Vec<Vec<ItemId>> = vec![Vec::new(); n];
@@ -1439,7 +1444,8 @@ impl Resolver<'_> {
                     .collect(),
             )
         };
-        let report = vec![
+        let empty_classes = self.empty_entity_classes(&kept, &class_members);
+        let mut report = vec![
             ("schema".into(), J::Str(s.name.clone())),
             ("entities_total".into(), J::Int(n_ent as i64)),
             ("relations_total".into(), J::Int(n_rel as i64)),
@@ -1481,7 +1487,62 @@ impl Resolver<'_> {
                 ),
             ),
         ];
+        if let Some(classes) = empty_classes {
+            report.push(("empty_entity_classes".into(), classes));
+        }
         (graph, report)
+    }
+
+    /// The report's `empty_entity_classes` (`None` when every enabled schema entity label kept
+    /// an entity): per label that kept none, `class_members`, the items its class pattern
+    /// matches (`P31/P279*` as in [`Resolver::members`], before constraints, roots and the
+    /// English-label rule), and when that is 0, `frequent_classes`: the
+    /// [`FREQUENT_CLASSES`] most frequent objects of the truthy item edges of its pattern's
+    /// predicate (`wdt:P31`, or `wdt:P279` for `wd_is_instance: false`) as
+    /// `[qid, English label or null, items]`, by items (descending) then QID number; an
+    /// empty list when the input has no such edge. What `kgbench convert` says when it kept
+    /// nothing (`kgbench.convert.explain_empty_entities`).
+    fn empty_entity_classes(&self, kept: &[Vec<ItemId>], class_members: &[usize]) -> Option<J> {
+        let mut frequent: [Option<J>; 2] = [None, None];
+        let mut out = Vec::new();
+        for (i, e) in self.s.entities.iter().enumerate() {
+            if e.disable || !kept[i].is_empty() {
+                continue;
+            }
+            let mut fields = vec![("class_members".into(), J::Int(class_members[i] as i64))];
+            if class_members[i] == 0 {
+                let (slot, pred) = if e.is_instance { (0, 31) } else { (1, 279) };
+                let classes = frequent[slot].get_or_insert_with(|| self.frequent_classes(pred));
+                fields.push(("frequent_classes".into(), classes.clone()));
+            }
+            out.push((e.label.clone().into(), J::Obj(fields)));
+        }
+        (!out.is_empty()).then_some(J::Obj(out))
+    }
+
+    /// The [`FREQUENT_CLASSES`] most frequent objects of the truthy item edges of property
+    /// `pred`, as `[[qid, English label or null, subjects], ...]` (see
+    /// [`Resolver::empty_entity_classes`]).
+    fn frequent_classes(&self, pred: u32) -> J {
+        let mut counts: FxHashMap<ItemId, i64> = FxHashMap::default();
+        for &(_, c) in self.item_edges.get(&pred).into_iter().flatten() {
+            *counts.entry(c).or_default() += 1;
+        }
+        let mut ranked: Vec<(ItemId, i64)> = counts.into_iter().collect();
+        ranked.sort_unstable_by_key(|&(q, n)| (std::cmp::Reverse(n), q));
+        ranked.truncate(FREQUENT_CLASSES);
+        J::Arr(
+            ranked
+                .into_iter()
+                .map(|(q, n)| {
+                    let label = match self.st.labels.get(&q) {
+                        Some(l) if !l.is_empty() => J::Str(l.to_string()),
+                        _ => J::Null,
+                    };
+                    J::Arr(vec![J::Str(qid(q)), label, J::Int(n)])
+                })
+                .collect(),
+        )
     }
 
     /// Relations of schema relation `r` from one subject item `a` (step 5 of

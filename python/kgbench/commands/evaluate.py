@@ -1,13 +1,16 @@
-"""``kgbench evaluate``: CypherBench-compatible scoring of text-to-Cypher predictions."""
+"""``kgbench evaluate``: score a benchmark family's predictions (CypherBench-compatible
+scoring of text-to-Cypher predictions by default); the options are checked here and the
+family of :func:`kgbench.families.get` scores (:meth:`kgbench.families.base.Family.evaluate`)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from kgbench.commands.predict import registry_names
 
 _EPILOG = """\
 Tasks and predictions use CypherBench's Nl2CypherSample records (JSON array or JSON
@@ -99,9 +102,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tasks", required=True, type=Path, help="task file (.json or .jsonl)")
     p.add_argument(
         "--family",
-        choices=("cypherbench", "ngdbench", "text2cypher", "gtsqa"),
+        choices=registry_names(),
         default="cypherbench",
         help="task family: cypherbench (default; Nl2CypherSample tasks, EX/PSJS/Exec), "
+        "spider4sparql (Spider4SPARQL tasks on RDF, the same as --language sparql), "
         "ngdbench (NGDBench analytic, Boolean and management tasks) or text2cypher (Neo4j's "
         "Text2Cypher records: Google-BLEU and exact match on the query text; EX and Exec with "
         "--graph-uris database_reference_alias -> server) or gtsqa (GTSQA records and the "
@@ -248,26 +252,25 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler of ``kgbench evaluate``."""
+    """Handler of ``kgbench evaluate``: the options checked, then the family of
+    :func:`kgbench.families.get` scores (``--language sparql``: ``spider4sparql``)."""
     from kgbench.errors import InputError
+    from kgbench.families import EvaluateOptions, get
 
+    if args.family == "spider4sparql":  # the family of --language sparql, named
+        args.language = "sparql"
+        args.family = "cypherbench"
     specs: list[str] = args.predictions or []
     several = len(specs) > 1 or any("=" in Path(v).name for v in specs)
     if several and (args.family != "cypherbench" or args.language != "cypher"):
         raise InputError("several --predictions files are for Cypher tasks (--family cypherbench)")
     if several and args.samples is not None:
         raise InputError("--samples scores one prediction file; give --predictions once")
-    args.predictions = None if not specs or several else Path(specs[0])
-    from kgbench.evaluate.runner import (
-        METRIC_ALIASES,
-        ConnectionLostError,
-        evaluate,
-        parse_metrics,
-    )
-
+    predictions = None if not specs or several else Path(specs[0])
     if args.test_suite is None and (args.suite_cache is not None or args.suite_graph is not None):
         raise InputError("--suite-cache and --suite-graph need --test-suite")
-    if args.neo4j_version is not None:
+    neo4j_version = args.neo4j_version
+    if neo4j_version is not None:
         if args.suite_graph is None and args.clean_graph is None:
             raise InputError(
                 "--neo4j-version is the release of the disposable Neo4j kgbench starts: it "
@@ -275,13 +278,18 @@ def run(args: argparse.Namespace) -> int:
             )
         from kgbench.neo4j.versions import resolve_version
 
-        args.neo4j_version = resolve_version(args.neo4j_version)  # one line when unknown
+        neo4j_version = resolve_version(neo4j_version)  # one line when unknown
     if args.test_suite is not None and args.family != "cypherbench":
         raise InputError(
             "--test-suite scores execution accuracy of query tasks (--family cypherbench, "
             "Cypher on Neo4j or --language sparql)"
         )
-    if args.samples is not None and (args.samples < 1 or args.family == "text2cypher"):
+    family = get(
+        "spider4sparql"
+        if args.language == "sparql" and args.family == "cypherbench"
+        else args.family
+    )
+    if args.samples is not None and (args.samples < 1 or not family.run_samples):
         raise InputError(
             "--samples must be >= 1 and is for --family cypherbench, gtsqa and ngdbench tasks"
         )
@@ -291,55 +299,56 @@ def run(args: argparse.Namespace) -> int:
             f"--test-suite N: N is the largest suite per task and must be >= 1, not "
             f"{args.test_suite} (without --test-suite, only EX is scored)"
         )
-    if args.family == "text2cypher":
-        from kgbench.evaluate.translation import evaluate_translation
-
-        scored = evaluate_translation(
-            args.tasks,
-            args.predictions,
-            graph_uris=args.graph_uris,
-            user=args.user or os.environ.get("NEO4J_USER"),
-            password=args.password or os.environ.get("NEO4J_PASSWORD"),
-            timeout_s=30.0 if args.timeout is None else args.timeout,
-        )
-        results_path, agg_path = scored.write(args.out)
-        print(scored.table())
-        print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
-        return 0
-    if args.family == "gtsqa":
-        from kgbench.evaluate.gtsqa import evaluate_gtsqa
-
-        if args.predictions is None:
-            raise InputError("--family gtsqa needs --predictions (kgbench predict's output)")
-        gtsqa = evaluate_gtsqa(args.tasks, args.predictions)
-        if args.samples is not None:
-            from kgbench.evaluate.passk import gtsqa_pass_at_k
-
-            gtsqa_pass_at_k(gtsqa, args.predictions, args.samples)
-        agg_path = gtsqa.write(args.out)
-        print(gtsqa.table())
-        print(f"wrote {args.out / 'result_with_metrics.json'} and {agg_path}", file=sys.stderr)
-        return 0
-    if args.keep_going and (args.family != "cypherbench" or args.language != "cypher"):
+    if args.keep_going and not family.needs_server:
         raise InputError("--keep-going is for Cypher tasks on Neo4j (--family cypherbench)")
-    if args.family == "ngdbench":
-        return _run_ngdbench(args)
-    if args.clean_graph is not None:
+    if args.family == "ngdbench" and args.language != "cypher":
+        raise InputError("--family ngdbench scores Cypher tasks; drop --language sparql")
+    if args.clean_graph is not None and args.family != "ngdbench":
         raise InputError("--clean-graph is for --family ngdbench (management predictions)")
-    if args.language == "sparql":
-        return _run_sparql(args)
+    options: dict[str, Any] = {
+        "user": args.user or os.environ.get("NEO4J_USER"),
+        "password": args.password or os.environ.get("NEO4J_PASSWORD"),
+        "database": args.database,
+        "graph_uris": args.graph_uris,
+        "timeout_s": args.timeout,
+        "uri": args.uri,
+        "rdf_dir": args.rdf_dir,
+        "compat": args.compat,
+        "test_suite": args.test_suite,
+        "suite_graph": args.suite_graph,
+        "suite_cache": args.suite_cache,
+        "seed": args.seed,
+        "gold": args.gold,
+        "clean_graph": args.clean_graph,
+        "neo4j_version": neo4j_version,
+        "samples": args.samples,
+        "out": args.out,
+        "progress": True,
+    }
+    if family.needs_server:
+        options.update(_server_options(args))
+    return _evaluate(
+        family, args, predictions, specs if several else None, EvaluateOptions(**options)
+    )
+
+
+def _server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of an evaluation on Neo4j servers (``--family cypherbench``), checked."""
+    from kgbench.errors import InputError
+    from kgbench.evaluate.runner import METRIC_ALIASES, parse_metrics
+
     if args.test_suite is not None and args.suite_graph is None:
         raise InputError(
             "--test-suite for Cypher needs --suite-graph (the graph.json or convert "
             "directory of the graph under test, loaded into a disposable Neo4j)"
         )
-    if args.timeout is None:
-        args.timeout = 120.0
-    if args.uri is None and args.graph_uris is None:
+    timeout = 120.0 if args.timeout is None else args.timeout
+    uri = args.uri
+    if uri is None and args.graph_uris is None:
         from kgbench.neo4j.cli import local_server_uri, no_server_advice
 
-        args.uri = local_server_uri()
-        if args.uri is None:
+        uri = local_server_uri()
+        if uri is None:
             raise InputError(
                 "no Neo4j server: give --uri (or set KGBENCH_NEO4J_URI), --graph-uris, or both; "
                 + no_server_advice()
@@ -348,7 +357,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--workers must be at least 1")
     if args.no_cache and (args.cache or args.gold_cache):
         raise InputError("--no-cache and --cache (or --gold-cache) contradict each other")
-    if args.timeout <= 0:
+    if timeout <= 0:
         raise InputError("--timeout must be positive")
     metrics = parse_metrics(args.metrics)
     if args.metric_for_agg is None:
@@ -361,278 +370,36 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--metric-for-agg {args.metric_for_agg!r} must be one of the selected metrics"
         )
-    common: dict[str, Any] = {
-        "uri": args.uri,
-        "user": args.user or os.environ.get("NEO4J_USER"),
-        "password": args.password or os.environ.get("NEO4J_PASSWORD"),
-        "database": args.database,
-        "graph_uris": args.graph_uris,
+    if args.test_suite is not None and "execution_accuracy" not in metrics:
+        raise InputError("--test-suite needs the ex metric (--metrics ...,ex)")
+    return {
+        "uri": uri,
+        "timeout_s": timeout,
+        "metrics": metrics,
+        "metric_for_agg": agg_name,
         "workers": args.workers,
-        "timeout_s": args.timeout,
         "gold_timeout_s": args.gold_timeout,
         "cache_dir": None
         if args.no_cache
         else (args.cache or args.gold_cache or args.out / "cache"),
         "keep_going": args.keep_going,
     }
-    suite_db = None
-    if args.test_suite is not None:
-        if "execution_accuracy" not in metrics:
-            raise InputError("--test-suite needs the ex metric (--metrics ...,ex)")
-        from kgbench.evaluate.suites.cypher import open_suite_graph
-
-        # started before anything is scored: no server, one line and nothing written
-        suite_db, suite_data, suite_fp = open_suite_graph(
-            args.suite_graph, version=args.neo4j_version
-        )
-    if several:
-        try:
-            suite = None if suite_db is None else (suite_db, suite_data, suite_fp)
-            return _run_leaderboard(args, specs, metrics, agg_name, common, suite)
-        finally:
-            if suite_db is not None:
-                suite_db.stop()
-    try:
-        result = evaluate(
-            args.tasks,
-            args.predictions,
-            metrics=metrics,
-            metric_for_agg=agg_name,
-            progress=True,
-            **common,
-        )
-        if args.samples is not None and args.samples > 1:
-            from kgbench.evaluate.passk import cypher_pass_at_k
-
-            cypher_pass_at_k(result, args.predictions or args.tasks, args.samples, common)
-        if suite_db is not None:
-            _score_suites(args, result, suite_db, suite_data, suite_fp)
-    except ConnectionLostError as exc:
-        earlier = (args.out / "aggregated_metrics.json").exists()
-        raise ConnectionLostError(
-            f"{exc}. No result files were written to {args.out}"
-            + (" (the ones there are from an earlier run)" if earlier else "")
-        ) from exc
-    finally:
-        if suite_db is not None:
-            suite_db.stop()
-    results_path, agg_path = result.write(args.out)
-    print(result.table())
-    print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
-    counts = result.counts
-    if counts["connection_errors"]:
-        print(
-            f"kgbench evaluate: {counts['connection_errors']} of {counts['tasks']} tasks were "
-            "not scored because of connection errors (--keep-going); the results are "
-            "incomplete (exit code 3)",
-            file=sys.stderr,
-        )
-        return 3
-    if counts["scored"] == 0:
-        print(
-            f"kgbench evaluate: no task could be scored (all {counts['tasks']} excluded, see "
-            f"'excluded' in {agg_path}) (exit code 3)",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
 
 
-def _score_suites(
+def _evaluate(
+    family: Any,
     args: argparse.Namespace,
-    result: Any,
-    db: Any,
-    data: Any,
-    fingerprint: str,
-    runs: Sequence[tuple[str, Any]] = (),
-) -> None:
-    """``--test-suite`` for Cypher: test-suite EX on the disposable database ``db``, of
-    ``result`` or, with several prediction files, of each ``(name, result)`` of ``runs``:
-    each gold's suite is distilled once (the first run) and reused by the others from the
-    one cache; each run's counters are its own."""
-    from kgbench.evaluate.suites.core import SuiteCache
-    from kgbench.evaluate.suites.cypher import CypherSuiteBackend, score_test_suite
-    from kgbench.neo4j.executor import cypher_dialect
-
-    cache_path = args.suite_cache or (args.out / "test_suite_cache.json")
-    cache = SuiteCache.load(cache_path)
-    backend = CypherSuiteBackend(
-        db, data, fingerprint, dialect=cypher_dialect(db.driver), timeout_s=args.timeout
-    )
-    for name, one in runs or [("", result)]:
-        cache.reset_counts()
-        score_test_suite(
-            one,
-            backend,
-            max_size=args.test_suite,
-            seed=args.seed,
-            cache=cache,
-            scope=str(Path(args.suite_graph).resolve()),
-            workers=min(args.workers, 4),
-        )
-        c = cache.counts()
-        print(
-            f"{f'[{name}] ' if name else ''}test-suite cache {cache_path}: {c['reused']} "
-            f"suites reused, {c['distilled']} distilled ({c['rebuilt']} rebuilt: made for "
-            "another graph content or version)"
-            + (
-                f"; {backend.reconnects} reads run again after a lost connection"
-                if backend.reconnects
-                else ""
-            ),
-            file=sys.stderr,
-        )
-    cache.save(cache_path)
-
-
-def _run_sparql(args: argparse.Namespace) -> int:
-    """``kgbench evaluate --language sparql``."""
-    from kgbench.errors import InputError
-    from kgbench.evaluate.sparql_runner import evaluate_sparql
-
-    if args.rdf_dir is None:
-        raise InputError("--language sparql needs --rdf-dir (the graphs' RDF files)")
-    timeout = 30.0 if args.timeout is None else args.timeout
-    if timeout <= 0:
-        raise InputError("--timeout must be positive")
-
-    def progress(done: int, total: int) -> None:
-        if done % 50 == 0 or done == total:
-            print(f"  {done}/{total} tasks", file=sys.stderr)
-
-    cache = None
-    if args.test_suite is not None:
-        from kgbench.evaluate.suites.core import SuiteCache
-
-        if args.suite_graph is not None:
-            raise InputError("--suite-graph is for --language cypher; SPARQL uses --rdf-dir")
-        cache = SuiteCache.load(args.suite_cache or args.out / "test_suite_cache.json")
-    result = evaluate_sparql(
-        args.tasks,
-        args.predictions,
-        args.rdf_dir,
-        timeout_s=timeout,
-        compat=args.compat,
-        progress=progress,
-        test_suite=args.test_suite,
-        suite_cache=cache,
-        seed=args.seed,
-    )
-    if cache is not None:
-        path = cache.save()
-        counts = cache.counts()
-        print(
-            f"test suites: {counts['distilled']} distilled ({counts['rebuilt']} rebuilt: the "
-            f"cached suite was made for another graph content), {counts['reused']} reused; "
-            f"cache {path}",
-            file=sys.stderr,
-        )
-    if args.samples is not None and args.samples > 1:
-        from kgbench.evaluate.passk import sparql_pass_at_k
-
-        if args.predictions is None:
-            raise InputError("--samples with --language sparql needs --predictions")
-        sparql_pass_at_k(result, args.tasks, args.predictions, args.rdf_dir, args.samples, timeout)
-    results_path, agg_path = result.write(args.out)
-    print(result.table())
-    print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
-    return 0
-
-
-def _run_ngdbench(args: argparse.Namespace) -> int:
-    """``kgbench evaluate --family ngdbench``."""
-    from kgbench.errors import InputError
-    from kgbench.evaluate.ngdbench import evaluate_ngdbench
-
-    if args.language != "cypher":
-        raise InputError("--family ngdbench scores Cypher tasks; drop --language sparql")
-    timeout = 120.0 if args.timeout is None else args.timeout
-    if timeout <= 0:
-        raise InputError("--timeout must be positive")
-    if args.clean_graph is not None and not args.clean_graph.exists():
-        raise InputError(f"--clean-graph {args.clean_graph}: no such file or directory")
-    reader = None
-    disposable = None
-    if args.uri is not None:
-        from kgbench.generate.sampling import GraphReader
-
-        reader = GraphReader.connect(
-            args.uri,
-            user=args.user or os.environ.get("NEO4J_USER"),
-            password=args.password or os.environ.get("NEO4J_PASSWORD"),
-            database=args.database,
-            timeout_s=timeout,
-        )
-
-    def progress(done: int, total: int) -> None:
-        if done % 500 == 0 or done == total:
-            print(f"  {done}/{total} tasks", file=sys.stderr)
-
-    try:
-        if args.clean_graph is not None:
-            from kgbench.neo4j.disposable import DisposableNeo4j
-
-            print(
-                f"starting a disposable Neo4j with the clean graph {args.clean_graph}",
-                file=sys.stderr,
-            )
-            disposable = DisposableNeo4j(args.clean_graph, version=args.neo4j_version).start()
-        kwargs: dict[str, Any] = {
-            "gold": args.gold,
-            "reader": reader,
-            "timeout_s": timeout if reader is not None or disposable is not None else None,
-            "disposable": disposable,
-        }
-        result = evaluate_ngdbench(args.tasks, args.predictions, progress=progress, **kwargs)
-        samples = getattr(args, "samples", None)
-        if samples is not None:
-            from kgbench.evaluate.passk import ngdbench_pass_at_k
-
-            if args.predictions is None:
-                raise InputError("--samples with --family ngdbench needs --predictions")
-            ngdbench_pass_at_k(result, args.tasks, args.predictions, samples, kwargs)
-    finally:
-        if reader is not None:
-            reader.close()
-        if disposable is not None:
-            disposable.stop()
-    results_path, agg_path = result.write(args.out)
-    print(result.table())
-    print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
-    return 0
-
-
-def _run_leaderboard(
-    args: argparse.Namespace,
-    specs: list[str],
-    metrics: tuple[str, ...],
-    agg_name: str,
-    common: dict[str, Any],
-    suite: tuple[Any, Any, str] | None = None,
+    predictions: Path | None,
+    specs: list[str] | None,
+    options: Any,
 ) -> int:
-    """``kgbench evaluate`` with several ``--predictions``: one pass, one leaderboard
-    (:mod:`kgbench.evaluate.multirun`). With ``--test-suite`` (``suite``: the disposable
-    database, graph and fingerprint of :func:`open_suite_graph`), every run gets test-suite
-    EX from suites distilled once per gold, and the leaderboard adds TS-EX."""
-    from kgbench.evaluate.multirun import evaluate_runs, leaderboard, parse_run_specs
-    from kgbench.evaluate.runner import ConnectionLostError
-
-    runs = parse_run_specs(specs)
-    try:
-        result = evaluate_runs(
-            args.tasks, runs, metrics=metrics, metric_for_agg=agg_name, progress=True, **common
-        )
-        if suite is not None:
-            _score_suites(args, None, *suite, runs=list(result.runs.items()))
-            result.leaderboard = leaderboard(
-                result.runs, dict(runs), result.queries_sent, result.unmatched
-            )
-    except ConnectionLostError as exc:
-        raise ConnectionLostError(f"{exc}. No result files were written to {args.out}") from exc
-    board = result.write(args.out)
-    for name, run in result.runs.items():
-        print(f"== {name}\n{run.table()}")
-    print(result.table())
-    print(f"wrote {args.out}/<run>/ for {len(runs)} runs and {board}", file=sys.stderr)
-    incomplete = [n for n, r in result.runs.items() if r.counts["connection_errors"]]
-    return 3 if incomplete else 0
+    """Score with ``family``, write, print the table and say what was written."""
+    if specs is not None:
+        code: int = family.evaluate_runs(args.tasks, specs, options)
+        return code
+    evaluation = family.evaluate(args.tasks, predictions, options)
+    results_path, agg_path = evaluation.write(args.out)
+    print(evaluation.table())
+    print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
+    code = family.finish(evaluation, agg_path)
+    return code
