@@ -404,7 +404,7 @@ def test_suite_backend_on_the_mini_company_graph(monkeypatch: pytest.MonkeyPatch
     import signal
 
     from kgbench.evaluate import ConnectionLostError
-    from kgbench.evaluate import test_suite_cypher as tsc
+    from kgbench.evaluate.suites import cypher as tsc
     from kgbench.evaluate.suites.core import distil, ts_verdict
     from kgbench.evaluate.suites.cypher import CypherSuiteBackend, open_suite_graph
     from kgbench.neo4j.disposable import WriteRefusedError
