@@ -204,6 +204,17 @@ def test_evaluate_cli_sparql(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main([*argv, "--out", str(out), "--compat", "s4s"]) == 0
     agg = json.loads((out / "aggregated_metrics.json").read_text(encoding="utf-8"))
     assert agg["overall"]["execution_accuracy"] == 0.5 and agg["compat"] == "s4s"
+    # the family named: --family spider4sparql is --language sparql (the same files)
+    named = tmp_path / "named"
+    argv_named = ["evaluate", "--family", "spider4sparql", *argv[3:], "--out", str(named)]
+    assert main([*argv_named, "--compat", "s4s"]) == 0
+    for name in ("aggregated_metrics.json", "result_with_metrics.json"):
+        assert (named / name).read_bytes() == (out / name).read_bytes()
+    # a Cypher family with --language sparql: a one-line error naming the family
+    capsys.readouterr()
+    t2c = ["evaluate", "--family", "text2cypher", "--language", "sparql", "--tasks", "x"]
+    assert main([*t2c, "--out", str(out)]) == 1
+    assert "--family text2cypher scores Cypher tasks" in capsys.readouterr().err
     # no --rdf-dir: a one-line error
     assert main(["evaluate", "--language", "sparql", "--tasks", "x", "--out", str(out)]) == 1
 

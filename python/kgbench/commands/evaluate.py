@@ -257,12 +257,12 @@ def run(args: argparse.Namespace) -> int:
     from kgbench.errors import InputError
     from kgbench.families import EvaluateOptions, get
 
-    if args.family == "spider4sparql":  # the family of --language sparql, named
-        args.language = "sparql"
-        args.family = "cypherbench"
+    # --language sparql names the family of CypherBench's SPARQL counterpart
+    sparql = args.family == "cypherbench" and args.language == "sparql"
+    family = get("spider4sparql" if sparql else args.family)
     specs: list[str] = args.predictions or []
     several = len(specs) > 1 or any("=" in Path(v).name for v in specs)
-    if several and (args.family != "cypherbench" or args.language != "cypher"):
+    if several and not family.several_runs:
         raise InputError("several --predictions files are for Cypher tasks (--family cypherbench)")
     if several and args.samples is not None:
         raise InputError("--samples scores one prediction file; give --predictions once")
@@ -279,16 +279,11 @@ def run(args: argparse.Namespace) -> int:
         from kgbench.neo4j.versions import resolve_version
 
         neo4j_version = resolve_version(neo4j_version)  # one line when unknown
-    if args.test_suite is not None and args.family != "cypherbench":
+    if args.test_suite is not None and not family.has_test_suite:
         raise InputError(
             "--test-suite scores execution accuracy of query tasks (--family cypherbench, "
             "Cypher on Neo4j or --language sparql)"
         )
-    family = get(
-        "spider4sparql"
-        if args.language == "sparql" and args.family == "cypherbench"
-        else args.family
-    )
     if args.samples is not None and (args.samples < 1 or not family.run_samples):
         raise InputError(
             "--samples must be >= 1 and is for --family cypherbench, gtsqa and ngdbench tasks"
@@ -301,9 +296,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.keep_going and not family.needs_server:
         raise InputError("--keep-going is for Cypher tasks on Neo4j (--family cypherbench)")
-    if args.family == "ngdbench" and args.language != "cypher":
-        raise InputError("--family ngdbench scores Cypher tasks; drop --language sparql")
-    if args.clean_graph is not None and args.family != "ngdbench":
+    if args.language == "sparql" and family.language != "sparql":
+        raise InputError(f"--family {family.name} scores Cypher tasks; drop --language sparql")
+    if args.clean_graph is not None and not family.takes_clean_graph:
         raise InputError("--clean-graph is for --family ngdbench (management predictions)")
     options: dict[str, Any] = {
         "user": args.user or os.environ.get("NEO4J_USER"),

@@ -90,6 +90,14 @@ class Family:
     needs_server: ClassVar[bool] = False
     #: Whether ``kgbench run --samples K`` reports pass@k for the family.
     run_samples: ClassVar[bool] = True
+    #: Whether ``kgbench evaluate`` scores several ``--predictions`` files in one pass
+    #: (:meth:`evaluate_runs`).
+    several_runs: ClassVar[bool] = False
+    #: Whether the family has test-suite EX (``--test-suite``).
+    has_test_suite: ClassVar[bool] = False
+    #: Whether its evaluation takes ``--clean-graph`` (management predictions run on a
+    #: disposable copy of the clean graph).
+    takes_clean_graph: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ predict
 

@@ -32,6 +32,8 @@ class CypherBench(Family):
     prediction_file = "result.json"
     default_prompt = "cypherbench_zero_shot"
     placeholders = stage.PLACEHOLDERS
+    several_runs = True
+    has_test_suite = True
     stop = stage.STOP
     needs_server = True
 

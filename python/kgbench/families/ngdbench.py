@@ -30,6 +30,7 @@ class Ngdbench(Family):
     language = "cypher"
     default_prompt = "ngdbench_cypher"
     placeholders = stage.PLACEHOLDERS
+    takes_clean_graph = True
 
     def read_tasks(self, path: str | Path) -> list[dict[str, Any]]:
         """NGDBench tasks (:func:`kgbench.evaluate.ngdbench.load_ngdbench_tasks`) with ``qid``

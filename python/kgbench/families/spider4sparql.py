@@ -31,6 +31,7 @@ class Spider4Sparql(Family):
     language = "sparql"
     default_prompt = "spider4sparql_zero_shot"
     placeholders = stage.PLACEHOLDERS
+    has_test_suite = True
     default_timeout_s = 30.0
 
     def read_tasks(self, path: str | Path) -> list[dict[str, Any]]:
