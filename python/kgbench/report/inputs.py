@@ -294,10 +294,6 @@ def detect_kind(path: Path) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# helpers
-
-
-# --------------------------------------------------------------------------------------------
 # runs
 
 
@@ -716,22 +712,11 @@ def _join_isomorphism_types(inputs: ReportInputs) -> None:
 # --------------------------------------------------------------------------------------------
 # families
 
-#: The benchmark family of each run kind (:attr:`Run.kind`, as the readers above set it).
-_FAMILY_OF_KIND = {
-    "evaluate (CypherBench)": "cypherbench",
-    "evaluate --language sparql": "spider4sparql",
-    "evaluate --family ngdbench": "ngdbench",
-    "evaluate --family gtsqa": "gtsqa",
-    "evaluate --family text2cypher": "text2cypher",
-    "score": "score",
-}
-
 
 def run_family(run: Run) -> str:
-    """The benchmark family of ``run``: ``cypherbench``, ``spider4sparql``, ``ngdbench``,
-    ``gtsqa``, ``text2cypher``, or ``score`` (result files of ``kgbench score``, comparable
-    only with each other). The family that read the run back (from the ``family`` of its
-    ``aggregated_metrics.json``, :func:`kgbench.families.family_of`), else read from the
-    run's kind; the report pairs only runs of one family
-    (:func:`kgbench.report.render.comparable_groups`)."""
-    return run.family or _FAMILY_OF_KIND.get(run.kind, run.kind)
+    """The benchmark family of ``run``: the family that read it back (:func:`load_inputs`
+    sets :attr:`Run.family` from its ``aggregated_metrics.json``,
+    :func:`kgbench.families.family_of`), or ``score`` for the result files of ``kgbench
+    score`` (their kind; comparable only with each other). The report pairs only runs of one
+    family (:func:`kgbench.report.render.comparable_groups`)."""
+    return run.family or run.kind
