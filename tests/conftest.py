@@ -79,8 +79,14 @@ def start_session_server(
         data_dir=tmp_path_factory.mktemp("neo4j" if version is None else f"neo4j-{version}"),
         heap=os.environ.get("KGBENCH_NEO4J_HEAP", "1g"),
         pagecache=os.environ.get("KGBENCH_NEO4J_PAGECACHE", "512m"),
-        # a runaway query fails with a memory-pool error instead of exhausting the 1 GiB heap
-        extra_settings={"db.memory.transaction.max": "256m"},
+        extra_settings={
+            # a runaway query fails with a memory-pool error instead of exhausting the 1 GiB heap
+            "db.memory.transaction.max": "256m",
+            # the driver gives up on a connection the server keeps busy after twice this (the
+            # connection.recv_timeout_seconds hint: 20 s instead of the default 120 s); a
+            # running query gets a NOOP every 10 s, so no live query is cut
+            "server.bolt.connection_keep_alive": "10s",
+        },
         version=version,
     )
     server.start()
