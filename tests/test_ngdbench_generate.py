@@ -274,11 +274,13 @@ def test_generate_is_deterministic_on_wd50k(
     tmp_path: Path, neo4j_server: Any, neo4j_driver: Any, neo4j_load: Any
 ) -> None:
     """On the converted WD50K dump: two runs give byte-identical tasks.json; the answers are
-    the queries' answers on the noisy graph."""
+    the queries' answers on the noisy graph. Both runs share one clean disposable database
+    (``clean_db``), which refuses a graph it was not loaded with."""
     if not WD50K.exists():
         pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
     from kgbench.convert import convert
     from kgbench.generate.ngdbench.build import generate_ngdbench
+    from kgbench.neo4j.disposable import DisposableNeo4j
 
     convert(str(WD50K_SCHEMA), [str(WD50K)], str(tmp_path / "g"))
     inject_noise(tmp_path / "g" / "graph.json", tmp_path / "n")
@@ -289,8 +291,12 @@ def test_generate_is_deterministic_on_wd50k(
         "noisy_uri": neo4j_server.uri,
         "log": lambda _m: None,
     }
-    a = generate_ngdbench(tmp_path / "g", tmp_path / "n", tmp_path / "a", **kwargs)
-    generate_ngdbench(tmp_path / "g", tmp_path / "n", tmp_path / "b", **kwargs)
+    with DisposableNeo4j(tmp_path / "g" / "graph.json") as clean_db:
+        kwargs["clean_db"] = clean_db
+        a = generate_ngdbench(tmp_path / "g", tmp_path / "n", tmp_path / "a", **kwargs)
+        generate_ngdbench(tmp_path / "g", tmp_path / "n", tmp_path / "b", **kwargs)
+        with pytest.raises(InputError, match=r"holds .* not the graph's"):
+            clean_db.require_graph({"entities": [], "relations": []})
     ta, tb = (tmp_path / d / "tasks.json" for d in ("a", "b"))
     assert ta.read_bytes() == tb.read_bytes()
     tasks = _json(ta)

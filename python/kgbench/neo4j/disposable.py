@@ -471,6 +471,27 @@ class DisposableNeo4j(StartStop):
         self.loaded_counts = self.counts()
         return report
 
+    def require_graph(self, graph: Mapping[str, Any]) -> DisposableNeo4j:
+        """Check that this running database was loaded with ``graph`` (a graph dict, SPEC.md
+        §2): its node and relationship counts after the load equal the graph's entity and
+        relation counts; return self.
+
+        Raises:
+            WriteRefusedError: the guard failed (not running, marker gone).
+            InputError: it holds another graph (both counts named), or none.
+        """
+        require_disposable(self)
+        want = {
+            "nodes": len(graph.get("entities") or []),
+            "relationships": len(graph.get("relations") or []),
+        }
+        if self.loaded_counts != want:
+            raise InputError(
+                f"the disposable database at {self._uri} holds {self.loaded_counts}, not the "
+                f"graph's {want}: load the same clean graph (DisposableNeo4j(graph))"
+            )
+        return self
+
     def stop(self) -> None:
         """Unregister, stop the server and (unless ``keep``) remove the directory. Calling it
         twice is harmless."""

@@ -97,6 +97,7 @@ def generate_ngdbench(
     timeout_s: float = 300.0,
     workers: int = 4,
     noisy_uri: str | None = None,
+    clean_db: Any = None,
     user: str | None = None,
     password: str | None = None,
     llm: Any = None,
@@ -124,6 +125,10 @@ def generate_ngdbench(
         noisy_uri: a running Neo4j that already holds the noisy graph, queried read-only
             (``user`` / ``password``; none: no authentication), instead of a second local
             server loaded by kgbench.
+        clean_db: a running :class:`~kgbench.neo4j.disposable.DisposableNeo4j` loaded with
+            ``clean`` (checked: :meth:`~kgbench.neo4j.disposable.DisposableNeo4j.
+            require_graph`), used and left running, e.g. to share one across runs (None: one
+            is started and stopped).
         llm: an optional :class:`kgbench.llm.LLMClient`; it rewrites each ``nlp`` from the
             template's NL text (the text is kept in ``nlp_template``).
         progress: query progress bars (None: only on a terminal).
@@ -153,6 +158,8 @@ def generate_ngdbench(
     t0 = time.perf_counter()
     clean_path = graph_file(clean)
     clean_graph, noisy_graph, noise_log = read_noisy_dir(noisy, clean_path)
+    if clean_db is not None:
+        clean_db.require_graph(clean_graph)  # before anything is written
     noisy_path = Path(noisy) / "graph.json"
     lib = load_templates(templates)
     if max_answers is None:
@@ -174,9 +181,11 @@ def generate_ngdbench(
         f"{anchor_counts['clean_nodes'] + anchor_counts['clean_edges']:,} clean anchors"
     )
 
-    say("ngdbench: starting local servers (the clean graph in a disposable database)")
+    if clean_db is None or noisy_uri is None:
+        say("ngdbench: starting local servers (the clean graph in a disposable database)")
     with ExitStack() as stack:
-        clean_db = stack.enter_context(DisposableNeo4j(clean_graph))
+        if clean_db is None:
+            clean_db = stack.enter_context(DisposableNeo4j(clean_graph))
         clean_driver = clean_db.server.driver()
         stack.callback(clean_driver.close)
         if noisy_uri is None:

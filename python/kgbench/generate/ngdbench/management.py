@@ -854,16 +854,7 @@ def generate_management(
                 timeout_s=timeout_s,
                 progress=progress,
             )
-    db = require_disposable(server)
-    want = {
-        "nodes": len(graph.get("entities") or []),
-        "relationships": len(graph.get("relations") or []),
-    }
-    if db.loaded_counts != want:
-        raise InputError(
-            f"the disposable database at {db.uri} holds {db.loaded_counts}, not the graph's "
-            f"{want}: load the same clean graph (DisposableNeo4j(graph))"
-        )
+    db = require_disposable(server).require_graph(graph)
     gi = _index_graph(graph)
     report: dict[str, Any] = {
         "seed": seed,
