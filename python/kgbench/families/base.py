@@ -190,9 +190,11 @@ class Family:
         (:func:`kgbench.report.inputs.detect_kind`; default ``evaluate-<name>``)."""
         return f"evaluate-{self.name}"
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The report's runs (:class:`kgbench.evaluate.readback.Run`) of the evaluation
-        written in directory ``path``, labelled ``label``.
+        written in directory ``path``, labelled ``label``; ``aggregated`` is its
+        ``aggregated_metrics.json``, already read (the report reads it once, to pick the
+        family).
 
         Raises:
             InputError: a file of the wrong shape (names it)."""

@@ -159,11 +159,11 @@ class CypherBench(SchemaFamily):
         """``evaluate`` (the report's kind of this family's output since before families)."""
         return "evaluate"
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The run of :func:`kgbench.evaluate.readback.read_evaluate`."""
         from kgbench.evaluate.readback import read_evaluate
 
-        return [read_evaluate(path, label)]
+        return [read_evaluate(path, label, aggregated)]
 
 
 def with_samples(rec: dict[str, Any], key: str, samples: Sequence[str]) -> dict[str, Any]:

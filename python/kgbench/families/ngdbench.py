@@ -121,12 +121,12 @@ class Ngdbench(SchemaFamily):
                 disposable.stop()
         return result
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The runs of :func:`kgbench.evaluate.readback.read_evaluate_ngdbench` (the
         predictions and the oracle row)."""
         from kgbench.evaluate.readback import read_evaluate_ngdbench
 
-        return list(read_evaluate_ngdbench(path, label))
+        return list(read_evaluate_ngdbench(path, label, aggregated))
 
     def written_by(self, aggregated: Mapping[str, Any]) -> bool:
         """``counts`` and ``oracle``."""
