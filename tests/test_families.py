@@ -84,9 +84,8 @@ class ToyQA(Family):
         mean = sum(r["metrics"]["exact_match"] for r in records) / len(records)
         return ToyEvaluation(records, {"overall": {"exact_match": mean}})
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         records = json.loads((path / "result_with_metrics.json").read_text(encoding="utf-8"))
-        agg = json.loads((path / "aggregated_metrics.json").read_text(encoding="utf-8"))
         rows = [
             TaskRow(
                 qid=str(r["qid"]),
@@ -98,7 +97,7 @@ class ToyQA(Family):
             )
             for r in records
         ]
-        return [Run(label, path, "evaluate --family toyqa", [EXACT], agg["overall"], rows)]
+        return [Run(label, path, "evaluate --family toyqa", [EXACT], aggregated["overall"], rows)]
 
 
 @pytest.fixture

@@ -119,6 +119,35 @@ def test_gzip_input_same_table_and_out(tmp_path: Path) -> None:
     assert gz_out.read_text(encoding="utf-8") == plain_out.read_text(encoding="utf-8")
 
 
+def test_out_bytes_plain_and_gzip(tmp_path: Path) -> None:
+    """``--out`` writes each record as ``json.dumps(record, ensure_ascii=False)`` and a
+    newline (the bytes of iso's own writer before it used :func:`kgbench.fileio.
+    write_jsonl_atomic`), non-ASCII text kept; a ``.gz`` name gets the same bytes gzipped
+    (level 9, the member named after the output), and no temporary file stays behind."""
+    records = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
+    for i, record in enumerate(records):
+        record["note"] = f'Zürich — 東京 \u2028 tab\t{i} "q" \\ 🎉'
+    source = tmp_path / "in" / "records.jsonl"
+    source.parent.mkdir()
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    types = ["((1)(1)(1))", "(2)(1)", "(1)", None, None]
+    expected = "".join(
+        json.dumps({**r, "graph_isomorphism": t}, ensure_ascii=False) + "\n"
+        for r, t in zip(records, types, strict=True)
+    ).encode("utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("typed.jsonl", "typed.jsonl.gz"):
+        proc = run_cli(str(source), "--out", str(out / name))
+        assert proc.returncode == 0, proc.stderr
+    assert (out / "typed.jsonl").read_bytes() == expected
+    packed = (out / "typed.jsonl.gz").read_bytes()
+    assert gzip.decompress(packed) == expected
+    assert packed[:4] == b"\x1f\x8b\x08\x08" and packed[8:10] == b"\x02\xff"  # FNAME, level 9
+    assert packed[10:].split(b"\x00", 1)[0] == b"typed.jsonl"
+    assert sorted(p.name for p in out.iterdir()) == ["typed.jsonl", "typed.jsonl.gz"]
+
+
 def test_table_width_is_capped_for_large_trees(tmp_path: Path) -> None:
     """A star of 2,000 seeds has an identifier of 6,000 characters: the table's label column
     is cut to 60 characters with an ellipsis instead of padding every line to it (issue 18,

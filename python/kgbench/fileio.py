@@ -1,5 +1,6 @@
 """Atomic output files: a temporary file beside the target, then a rename, so a reader never
-sees a partial file and a failed run leaves the previous file (or none) in place; the SHA-256
+sees a partial file and a failed run leaves the previous file (or none) in place (JSON Lines
+gzip-compressed under a ``.gz`` name, :func:`write_jsonl_atomic`); the SHA-256
 of a file (:func:`sha256_file`); and input files read through gzip or bzip2 when their bytes
 say so (:func:`open_decompressed`, for the readers in Python: pyoxigraph loads, JSON Lines)."""
 
@@ -8,10 +9,11 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import io
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any, Literal, cast, overload
 
@@ -37,15 +39,24 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
         InputError: the file cannot be written (the message names it); nothing is left
             behind.
     """
-    p = Path(path)
+    return _write_atomic(Path(path), lambda fh: fh.write(text))
+
+
+def _write_atomic(p: Path, write: Callable[[IO[str]], object], *, gzipped: bool = False) -> Path:
+    """``write(fh)`` into a temporary file beside ``p`` (UTF-8 text; through gzip when
+    ``gzipped``), then renamed to ``p``; the parent directory is created. Errors as
+    :func:`write_text_atomic`."""
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
     except OSError as exc:
         raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as raw:
+            # the gzip member is named after the target, not the temporary file
+            binary = gzip.GzipFile(p.name, "wb", fileobj=raw) if gzipped else raw
+            with io.TextIOWrapper(binary, encoding="utf-8") as fh:
+                write(fh)
             # mkstemp creates the file 0600; give it the mode a plain open() would
             os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, p)
@@ -67,9 +78,19 @@ def write_json_atomic(path: str | os.PathLike[str], data: Any, *, sort_keys: boo
 def write_jsonl_atomic(
     path: str | os.PathLike[str], rows: Iterable[Any], *, sort_keys: bool = False
 ) -> Path:
-    """One compact JSON object per line, atomically. Errors as :func:`write_text_atomic`."""
-    lines = (json.dumps(r, ensure_ascii=False, sort_keys=sort_keys, default=str) for r in rows)
-    return write_text_atomic(path, "".join(f"{line}\n" for line in lines))
+    """One compact JSON object per line (``json.dumps`` separators, non-ASCII kept, ``\\n``
+    after each line; values JSON cannot encode as ``str(value)``), atomically, written as the
+    rows come; a ``path`` ending in ``.gz`` is gzip-compressed (level 9, the member named
+    after ``path`` without ``.gz``; :func:`open_decompressed` reads it). Errors as
+    :func:`write_text_atomic`."""
+
+    def write(fh: IO[str]) -> None:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=sort_keys, default=str))
+            fh.write("\n")
+
+    p = Path(path)
+    return _write_atomic(p, write, gzipped=p.suffix == ".gz")
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kgbench.commands.options import neo4j_version_option
 from kgbench.commands.predict import registry_names
 
 _EPILOG = """\
@@ -269,16 +270,12 @@ def run(args: argparse.Namespace) -> int:
     predictions = None if not specs or several else Path(specs[0])
     if args.test_suite is None and (args.suite_cache is not None or args.suite_graph is not None):
         raise InputError("--suite-cache and --suite-graph need --test-suite")
-    neo4j_version = args.neo4j_version
-    if neo4j_version is not None:
-        if args.suite_graph is None and args.clean_graph is None:
-            raise InputError(
-                "--neo4j-version is the release of the disposable Neo4j kgbench starts: it "
-                "needs --suite-graph or --clean-graph"
-            )
-        from kgbench.neo4j.versions import resolve_version
-
-        neo4j_version = resolve_version(neo4j_version)  # one line when unknown
+    if args.neo4j_version is not None and args.suite_graph is None and args.clean_graph is None:
+        raise InputError(
+            "--neo4j-version is the release of the disposable Neo4j kgbench starts: it "
+            "needs --suite-graph or --clean-graph"
+        )
+    neo4j_version = neo4j_version_option(args.neo4j_version)  # one line when unknown
     if args.test_suite is not None and not family.has_test_suite:
         raise InputError(
             "--test-suite scores execution accuracy of query tasks (--family cypherbench, "
@@ -340,14 +337,11 @@ def _server_options(args: argparse.Namespace) -> dict[str, Any]:
     timeout = 120.0 if args.timeout is None else args.timeout
     uri = args.uri
     if uri is None and args.graph_uris is None:
-        from kgbench.neo4j.cli import local_server_uri, no_server_advice
+        from kgbench.neo4j.cli import require_local_server_uri
 
-        uri = local_server_uri()
-        if uri is None:
-            raise InputError(
-                "no Neo4j server: give --uri (or set KGBENCH_NEO4J_URI), --graph-uris, or both; "
-                + no_server_advice()
-            )
+        uri = require_local_server_uri(
+            "no Neo4j server: give --uri (or set KGBENCH_NEO4J_URI), --graph-uris, or both"
+        )
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
     if args.no_cache and (args.cache or args.gold_cache):

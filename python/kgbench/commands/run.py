@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kgbench.commands.options import neo4j_version_option
 from kgbench.commands.predict import add_predict_args, predict_from_args, summary
 
 _RUN_EPILOG = """\
@@ -81,13 +82,9 @@ def run_all(args: argparse.Namespace) -> int:
     eval_dir = out / "evaluation"
     uri = args.uri
     if family.needs_server and uri is None and args.graph_uris is None:
-        from kgbench.neo4j.cli import local_server_uri, no_server_advice
+        from kgbench.neo4j.cli import require_local_server_uri
 
-        uri = local_server_uri()
-        if uri is None:
-            raise InputError(
-                "no Neo4j server to score on: give --uri or --graph-uris; " + no_server_advice()
-            )
+        uri = require_local_server_uri("no Neo4j server to score on: give --uri or --graph-uris")
     tasks, predictions = family.run_inputs(
         Path(args.tasks), result.predictions_path, args.limit, out / "predict"
     )
@@ -102,7 +99,7 @@ def run_all(args: argparse.Namespace) -> int:
         rdf_dir=args.rdf_dir,
         gold=args.gold,
         clean_graph=args.clean_graph,
-        neo4j_version=_resolved_version(args.neo4j_version),
+        neo4j_version=neo4j_version_option(args.neo4j_version),
         samples=args.samples if args.samples > 1 else None,
         out=eval_dir,
         progress=True,
@@ -111,19 +108,6 @@ def run_all(args: argparse.Namespace) -> int:
     evaluation.write(eval_dir)
     print(evaluation.table())
     return _write_report(args, out, eval_dir)
-
-
-def _resolved_version(version: str | None) -> str | None:
-    """The Neo4j release named by ``--neo4j-version`` (None: the default LTS).
-
-    Raises:
-        UnknownNeo4jVersionError: the release is not one kgbench offers (one line listing them).
-    """
-    if version is None:
-        return None
-    from kgbench.neo4j.versions import resolve_version
-
-    return resolve_version(version)
 
 
 def _write_report(args: argparse.Namespace, out: Path, eval_dir: Path) -> int:

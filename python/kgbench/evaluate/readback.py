@@ -9,7 +9,8 @@ Readers: :func:`read_evaluate` (CypherBench, :mod:`kgbench.evaluate.runner`),
 oracle row), :func:`read_evaluate_gtsqa` (:mod:`kgbench.evaluate.gtsqa`) and
 :func:`read_evaluate_text2cypher` (:mod:`kgbench.evaluate.translation`). Each raises
 :class:`kgbench.errors.InputError` naming the file (and record) on a file that cannot be
-read, is not JSON, or lacks what its kind needs. The helpers :func:`finite_number`,
+read, is not JSON, or lacks what its kind needs; each takes the ``aggregated_metrics.json``
+its caller has already read (:func:`read_aggregated`). The helpers :func:`finite_number`,
 :func:`cell_text`, :func:`verdict_of`, :func:`count_error_classes`, :func:`json_object` and
 :func:`dict_of` are shared with the report's other readers.
 """
@@ -242,7 +243,16 @@ def json_object(path: Path, data: Any) -> dict[str, Any]:
     return data
 
 
-def read_evaluate(path: Path, label: str) -> Run:
+def read_aggregated(path: Path) -> dict[str, Any]:
+    """The ``aggregated_metrics.json`` of the evaluation directory ``path``, a JSON object.
+
+    Raises:
+        InputError: the file cannot be read, is not JSON or not an object (names it)."""
+    agg_path = path / "aggregated_metrics.json"
+    return json_object(agg_path, read_json(agg_path))
+
+
+def read_evaluate(path: Path, label: str, aggregated: Mapping[str, Any] | None = None) -> Run:
     """A CypherBench-family ``kgbench evaluate`` output (:mod:`kgbench.evaluate.runner`).
 
     Groups: ``graph``, ``MATCH category`` (``from_template.match_category``), ``RETURN
@@ -250,7 +260,9 @@ def read_evaluate(path: Path, label: str) -> Run:
     :data:`kgbench.evaluate.aggregate.RETURN_PATTERN_MAPPING`; templates it does not map are
     left out, as in ``aggregated_metrics.json``) and ``isomorphism type`` when a record has
     ``graph_isomorphism``. The verdict follows EX (or the first metric): 1 is ``correct``, a
-    recorded error gives its class, else ``wrong``.
+    recorded error gives its class, else ``wrong``. ``aggregated``: the directory's
+    ``aggregated_metrics.json`` when the caller has read it (None: read here,
+    :func:`read_aggregated`); so in every reader.
 
     Raises:
         InputError: a file that is not JSON or not of this shape (names it)."""
@@ -258,7 +270,7 @@ def read_evaluate(path: Path, label: str) -> Run:
 
     results = path / "result_with_metrics.json"
     records = _list_of_objects(results, read_json(results))
-    agg = json_object(path / "aggregated_metrics.json", read_json(path / "aggregated_metrics.json"))
+    agg = read_aggregated(path) if aggregated is None else aggregated
     known = {m.key: m for m in (EX, PSJS, EXEC, EX_SET)}
     present = [k for k in known if any(k in (r.get("metrics") or {}) for r in records)]
     present += [k for k in dict_of(agg.get("overall")) if k in known and k not in present]
@@ -394,13 +406,15 @@ def _informative_note(run: Run, agg: Mapping[str, Any]) -> None:
     )
 
 
-def read_evaluate_sparql(path: Path, label: str) -> Run:
+def read_evaluate_sparql(
+    path: Path, label: str, aggregated: Mapping[str, Any] | None = None
+) -> Run:
     """A ``kgbench evaluate --language sparql`` output (:mod:`kgbench.evaluate.sparql_runner`):
     EX and Exec per task, groups ``graph`` and ``hardness`` (Spider's levels); the tasks
     whose gold failed (``excluded``) are noted. Errors as :func:`read_evaluate`."""
     results = path / "result_with_metrics.json"
     records = _list_of_objects(results, read_json(results))
-    agg = json_object(path / "aggregated_metrics.json", read_json(path / "aggregated_metrics.json"))
+    agg = read_aggregated(path) if aggregated is None else aggregated
     metrics = [EX, EXEC]
     rows: list[TaskRow] = []
     classes: list[tuple[TaskRow, list[str]]] = []
@@ -532,7 +546,9 @@ def _ngd_overall(block: Mapping[str, Any] | None) -> dict[str, float | None]:
     }
 
 
-def read_evaluate_ngdbench(path: Path, label: str) -> list[Run]:
+def read_evaluate_ngdbench(
+    path: Path, label: str, aggregated: Mapping[str, Any] | None = None
+) -> list[Run]:
     """A ``kgbench evaluate --family ngdbench`` output (:mod:`kgbench.evaluate.ngdbench`): the
     run of the predictions (when any task was scored) and the oracle row (the gold query on the
     noisy graph, labelled ``LABEL · oracle``, when the file has one). Metrics per family: NoAgg
@@ -543,7 +559,7 @@ def read_evaluate_ngdbench(path: Path, label: str) -> list[Run]:
     data = read_json(results)
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         raise InputError(f"{results}: expected a JSON array of task records")
-    agg = json_object(path / "aggregated_metrics.json", read_json(path / "aggregated_metrics.json"))
+    agg = read_aggregated(path) if aggregated is None else aggregated
     counts = dict_of(agg.get("counts"))
     runs: list[Run] = []
     scored = [(i, r) for i, r in enumerate(data) if r.get("status") == "scored"]
@@ -607,7 +623,7 @@ def _pass_at_k(run: Run, rows: Sequence[TaskRow], records: Sequence[Any], overal
                 row.metrics[key] = value
 
 
-def read_evaluate_gtsqa(path: Path, label: str) -> Run:
+def read_evaluate_gtsqa(path: Path, label: str, aggregated: Mapping[str, Any] | None = None) -> Run:
     """A ``kgbench evaluate --family gtsqa`` output (:mod:`kgbench.evaluate.gtsqa`): GTSQA's
     metrics per task and overall, pass@k with samples. The verdict: ``correct`` when the
     predicted answer set equals the gold one, ``partial`` when some gold answer is among them
@@ -619,7 +635,7 @@ def read_evaluate_gtsqa(path: Path, label: str) -> Run:
         InputError: a file that is not JSON or not of this shape (names it)."""
     results = path / "result_with_metrics.json"
     records = _list_of_objects(results, read_json(results))
-    agg = json_object(path / "aggregated_metrics.json", read_json(path / "aggregated_metrics.json"))
+    agg = read_aggregated(path) if aggregated is None else aggregated
     rows: list[TaskRow] = []
     for i, rec in enumerate(records):
         pred = dict_of(rec.get("prediction"))
@@ -665,7 +681,9 @@ def read_evaluate_gtsqa(path: Path, label: str) -> Run:
     return run
 
 
-def read_evaluate_text2cypher(path: Path, label: str) -> Run:
+def read_evaluate_text2cypher(
+    path: Path, label: str, aggregated: Mapping[str, Any] | None = None
+) -> Run:
     """A ``kgbench evaluate --family text2cypher`` output (:mod:`kgbench.evaluate.translation`):
     Google-BLEU and exact match per task and overall (the corpus Google-BLEU), EX and Exec when
     the run executed queries (``execution``; aliases without a server are noted). The verdict
@@ -677,7 +695,7 @@ def read_evaluate_text2cypher(path: Path, label: str) -> Run:
         InputError: a file that is not JSON or not of this shape (names it)."""
     results = path / "result_with_metrics.json"
     records = _list_of_objects(results, read_json(results))
-    agg = json_object(path / "aggregated_metrics.json", read_json(path / "aggregated_metrics.json"))
+    agg = read_aggregated(path) if aggregated is None else aggregated
     execution = dict_of(agg.get("execution"))
     metrics = [GLEU, EXACT_MATCH] + ([EX, EXEC] if execution else [])
     rows: list[TaskRow] = []

@@ -1,5 +1,6 @@
-"""The protocol every benchmark family implements (:class:`Family`) and the typed options of
-its evaluation (:class:`EvaluateOptions`).
+"""The protocol every benchmark family implements (:class:`Family`; :class:`SchemaFamily`
+for those whose prompt takes each graph's schema) and the typed options of its evaluation
+(:class:`EvaluateOptions`).
 
 A family is everything kgbench knows of one benchmark: its query language, its task files,
 its published prompt and the placeholders the prompt fills, the graph context a prompt
@@ -21,7 +22,7 @@ from typing import Any, ClassVar
 
 from kgbench.errors import InputError
 from kgbench.evaluate.outputs import Evaluation
-from kgbench.predict.run import GraphSources, PromptSetting
+from kgbench.predict.run import GraphSources, PromptSetting, schema_contexts
 
 
 @dataclass(frozen=True)
@@ -189,9 +190,11 @@ class Family:
         (:func:`kgbench.report.inputs.detect_kind`; default ``evaluate-<name>``)."""
         return f"evaluate-{self.name}"
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The report's runs (:class:`kgbench.evaluate.readback.Run`) of the evaluation
-        written in directory ``path``, labelled ``label``.
+        written in directory ``path``, labelled ``label``; ``aggregated`` is its
+        ``aggregated_metrics.json``, already read (the report reads it once, to pick the
+        family).
 
         Raises:
             InputError: a file of the wrong shape (names it)."""
@@ -201,3 +204,17 @@ class Family:
         """Whether an ``aggregated_metrics.json`` without ``family`` was written by this
         family (the key sniffing of files written before the field existed)."""
         return False
+
+
+class SchemaFamily(Family):
+    """A family whose prompt gets each graph's schema text (cypherbench, ngdbench): from
+    ``--schema-dir`` or the graph's server."""
+
+    def graph_contexts(
+        self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources, graph: Any
+    ) -> dict[str, str]:
+        """Each graph's schema text (:func:`kgbench.predict.run.schema_contexts`).
+
+        Raises:
+            InputError: a graph with neither a schema file nor a reachable server."""
+        return schema_contexts(sorted({str(t["graph"]) for t in tasks}), sources)

@@ -19,12 +19,11 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.evaluate.outputs import Evaluation
-from kgbench.families.base import EvaluateOptions, Family
+from kgbench.families.base import EvaluateOptions, SchemaFamily
 from kgbench.predict import cypherbench as stage
-from kgbench.predict.run import GraphSources, schema_contexts
 
 
-class CypherBench(Family):
+class CypherBench(SchemaFamily):
     """CypherBench (module docstring)."""
 
     name = "cypherbench"
@@ -40,12 +39,6 @@ class CypherBench(Family):
     def read_tasks(self, path: str | Path) -> list[dict[str, Any]]:
         """CypherBench task records (:func:`kgbench.predict.cypherbench.read_tasks`)."""
         return stage.read_tasks(path)
-
-    def graph_contexts(
-        self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources, graph: Any
-    ) -> dict[str, str]:
-        """Each graph's schema text (:func:`kgbench.predict.run.schema_contexts`)."""
-        return schema_contexts(sorted({str(t["graph"]) for t in tasks}), sources)
 
     def prompt_values(self, task: Mapping[str, Any], context: str) -> dict[str, str]:
         """``{schema}`` and ``{question}``."""
@@ -166,11 +159,11 @@ class CypherBench(Family):
         """``evaluate`` (the report's kind of this family's output since before families)."""
         return "evaluate"
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The run of :func:`kgbench.evaluate.readback.read_evaluate`."""
         from kgbench.evaluate.readback import read_evaluate
 
-        return [read_evaluate(path, label)]
+        return [read_evaluate(path, label, aggregated)]
 
 
 def with_samples(rec: dict[str, Any], key: str, samples: Sequence[str]) -> dict[str, Any]:

@@ -104,11 +104,11 @@ class Gtsqa(Family):
             gtsqa_pass_at_k(result, predictions, options.samples)
         return result
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The run of :func:`kgbench.evaluate.readback.read_evaluate_gtsqa`."""
         from kgbench.evaluate.readback import read_evaluate_gtsqa
 
-        return [read_evaluate_gtsqa(path, label)]
+        return [read_evaluate_gtsqa(path, label, aggregated)]
 
     def written_by(self, aggregated: Mapping[str, Any]) -> bool:
         """``kg`` and ``overall.hits``."""

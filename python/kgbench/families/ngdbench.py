@@ -18,12 +18,11 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.evaluate.outputs import Evaluation
-from kgbench.families.base import EvaluateOptions, Family
+from kgbench.families.base import EvaluateOptions, SchemaFamily
 from kgbench.predict import ngdbench as stage
-from kgbench.predict.run import GraphSources, schema_contexts
 
 
-class Ngdbench(Family):
+class Ngdbench(SchemaFamily):
     """NGDBench (module docstring)."""
 
     name = "ngdbench"
@@ -38,12 +37,6 @@ class Ngdbench(Family):
         from kgbench.evaluate.ngdbench import load_ngdbench_tasks
 
         return [stage.prompt_task(t) for t in load_ngdbench_tasks(path)]
-
-    def graph_contexts(
-        self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources, graph: Any
-    ) -> dict[str, str]:
-        """Each graph's schema text (:func:`kgbench.predict.run.schema_contexts`)."""
-        return schema_contexts(sorted({str(t["graph"]) for t in tasks}), sources)
 
     def prompt_values(self, task: Mapping[str, Any], context: str) -> dict[str, str]:
         """``{schema}`` and ``{task}`` (:func:`kgbench.predict.ngdbench.task_text`)."""
@@ -128,12 +121,12 @@ class Ngdbench(Family):
                 disposable.stop()
         return result
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The runs of :func:`kgbench.evaluate.readback.read_evaluate_ngdbench` (the
         predictions and the oracle row)."""
         from kgbench.evaluate.readback import read_evaluate_ngdbench
 
-        return list(read_evaluate_ngdbench(path, label))
+        return list(read_evaluate_ngdbench(path, label, aggregated))
 
     def written_by(self, aggregated: Mapping[str, Any]) -> bool:
         """``counts`` and ``oracle``."""

@@ -154,11 +154,11 @@ class Spider4Sparql(Family):
         """``evaluate-sparql`` (the report's kind of this family's output since before families)."""
         return "evaluate-sparql"
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The run of :func:`kgbench.evaluate.readback.read_evaluate_sparql`."""
         from kgbench.evaluate.readback import read_evaluate_sparql
 
-        return [read_evaluate_sparql(path, label)]
+        return [read_evaluate_sparql(path, label, aggregated)]
 
     def written_by(self, aggregated: Mapping[str, Any]) -> bool:
         """``by_hardness`` (Spider's levels)."""

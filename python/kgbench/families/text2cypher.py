@@ -79,11 +79,11 @@ class Text2Cypher(Family):
             timeout_s=self.default_timeout_s if options.timeout_s is None else options.timeout_s,
         )
 
-    def read_output(self, path: Path, label: str) -> list[Any]:
+    def read_output(self, path: Path, label: str, aggregated: Mapping[str, Any]) -> list[Any]:
         """The run of :func:`kgbench.evaluate.readback.read_evaluate_text2cypher`."""
         from kgbench.evaluate.readback import read_evaluate_text2cypher
 
-        return [read_evaluate_text2cypher(path, label)]
+        return [read_evaluate_text2cypher(path, label, aggregated)]
 
     def written_by(self, aggregated: Mapping[str, Any]) -> bool:
         """``overall.google_bleu``."""

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 from kgbench.errors import InputError
-from kgbench.fileio import open_decompressed
+from kgbench.fileio import open_decompressed, write_jsonl_atomic
 from kgbench.iso import (
     analyze_answer_subgraph,
     classify_gtsqa_jsonl,
@@ -93,24 +91,6 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError(f"{path}: cannot read: {exc}") from exc
 
 
-def _write_atomically(path: Path, records: list[dict[str, Any]]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    opener: Any = gzip.open if path.suffix == ".gz" else open
-    try:
-        handle: IO[str]
-        with opener(tmp, "wt", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record, ensure_ascii=False))
-                handle.write("\n")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
-    except BaseException:  # Ctrl-C: no partial file left behind
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def run(args: argparse.Namespace) -> int:
     """Handler of ``kgbench iso``: the file is parsed and classified in Rust
     (:func:`kgbench.iso.classify_gtsqa_jsonl`); only ``--out`` reads the records
@@ -138,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             for record, identifier in zip(records, result.types, strict=True):
                 record[OUTPUT_FIELD] = identifier
-            _write_atomically(args.out, records)
+            write_jsonl_atomic(args.out, records)
         print(f"wrote {len(records)} records with {OUTPUT_FIELD} to {args.out}")
     return 0
 

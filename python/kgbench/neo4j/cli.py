@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import KgbenchError
+from kgbench.errors import InputError, KgbenchError
 
 #: Data directory of ``kgbench neo4j start`` when ``--data`` is not given (git-ignored).
 DEFAULT_DATA = ".neo4j"
@@ -233,6 +233,20 @@ def no_server_advice() -> str:
     """What to tell a user when no server was found: ``kgbench neo4j start`` when this machine
     can run it, else ``--uri`` / ``$KGBENCH_NEO4J_URI`` and what the local server needs."""
     return _no_server_advice()
+
+
+def require_local_server_uri(missing: str) -> str:
+    """The Bolt URI of :func:`local_server_uri` (no ``--data``), for a command given no server
+    to score on (``kgbench evaluate``, ``kgbench run``).
+
+    Raises:
+        InputError: none runs; the message is ``missing`` (what the command lacks and how to
+            give it), ``"; "`` and :func:`no_server_advice`.
+        KgbenchError: several registered servers run (as :func:`local_server_uri`)."""
+    uri = local_server_uri()
+    if uri is None:
+        raise InputError(f"{missing}; {no_server_advice()}")
+    return uri
 
 
 def resolve_uri(args: argparse.Namespace) -> str:

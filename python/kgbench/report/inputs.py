@@ -60,6 +60,7 @@ from kgbench.evaluate.readback import (  # the run records, re-exported for the 
     dict_of,
     finite_number,
     json_object,
+    read_aggregated,
     read_json,
 )
 from kgbench.fileio import open_decompressed
@@ -225,17 +226,15 @@ _EXPECTED = (
 )
 
 
-def _evaluation_family(path: Path) -> Any:
-    """The family (:mod:`kgbench.families`) that wrote the evaluation in directory ``path``:
-    the ``family`` its ``aggregated_metrics.json`` records, else (a file written before the
-    field existed) the one its keys tell (:func:`kgbench.families.family_of`)."""
+def _evaluation(path: Path) -> tuple[Any, dict[str, Any]]:
+    """The family (:mod:`kgbench.families`) that wrote the evaluation in directory ``path``
+    and its ``aggregated_metrics.json``, read once: the family is the ``family`` the file
+    records, else (a file written before the field existed) the one its keys tell
+    (:func:`kgbench.families.family_of`)."""
     from kgbench.families import family_of
 
-    agg_path = path / "aggregated_metrics.json"
-    agg = read_json(agg_path)
-    if not isinstance(agg, dict):
-        raise InputError(f"{agg_path}: expected a JSON object")
-    return family_of(agg, str(agg_path))
+    agg = read_aggregated(path)
+    return family_of(agg, str(path / "aggregated_metrics.json")), agg
 
 
 def detect_kind(path: Path) -> str:
@@ -246,34 +245,40 @@ def detect_kind(path: Path) -> str:
 
     Raises:
         InputError: no such path, or nothing recognisable in it (one line naming it)."""
+    return _detect(path)[0]
+
+
+def _detect(path: Path) -> tuple[str, tuple[Any, dict[str, Any]] | None]:
+    """:func:`detect_kind` and, for an evaluation directory, its :func:`_evaluation`."""
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     if path.is_file():
         record = _first_record(path)
         if record is not None and _is_score_record(record):
-            return "score"
+            return "score", None
         if record is not None and _is_iso_record(record):
-            return "iso"
+            return "iso", None
         raise InputError(
             f"{path}: not a kgbench output: a file must be the JSON Lines output of score or "
             "iso (for evaluate, generate and noise give their output directory)"
         )
     names = {p.name for p in path.iterdir()}
     if {"result_with_metrics.json", "aggregated_metrics.json"} <= names:
-        return _evaluation_family(path).report_kind
+        evaluation = _evaluation(path)
+        return evaluation[0].report_kind, evaluation
     if "noise_log.json" in names:
-        return "noise"
+        return "noise", None
     if "report.json" in names:
         report = read_json(path / "report.json")
         if isinstance(report, dict):
             if "funnel" in report and "accepted_by_category" in report:
-                return "generate-pipe"
+                return "generate-pipe", None
             if report.get("generator") == "cypherbench":
-                return "generate-cypherbench"
+                return "generate-cypherbench", None
             if "attempts" in report and "rejections" in report:
-                return "generate-synth"
+                return "generate-synth", None
             if "analytic" in report and "management" in report:
-                return "generate-ngdbench"
+                return "generate-ngdbench", None
     kinds = set()
     for p in _jsonl_files(path):
         record = _first_record(p)
@@ -282,7 +287,7 @@ def detect_kind(path: Path) -> str:
         elif record is not None and _is_iso_record(record):
             kinds.add("iso")
     if len(kinds) == 1:
-        return kinds.pop()
+        return kinds.pop(), None
     if kinds:
         raise InputError(
             f"{path}: holds both score and iso JSON Lines files; give the files themselves"
@@ -661,14 +666,14 @@ def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> ReportInputs:
     Raises:
         InputError: no path given, a path that does not exist or is of no known kind (one
             line naming it), or a file of the wrong shape (names the file)."""
-    items: list[tuple[Path, str]] = []
+    items: list[tuple[Path, str, tuple[Any, dict[str, Any]] | None]] = []
     for raw in paths:
         path = Path(raw)
-        kind = detect_kind(path)
-        items.extend((p, kind) for p in _expand(path, kind))
+        kind, evaluation = _detect(path)
+        items.extend((p, kind, evaluation) for p in _expand(path, kind))
     if not items:
         raise InputError("no output directory given")
-    labels = _labels([p for p, _ in items])
+    labels = _labels([p for p, _, _ in items])
     out = ReportInputs()
     readers: dict[str, tuple[str, Callable[[Path, str], Any]]] = {
         "score": ("runs", read_score),
@@ -679,10 +684,10 @@ def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> ReportInputs:
         "generate-synth": ("generations", read_generate_synth),
         "generate-ngdbench": ("generations", read_generate_ngdbench),
     }
-    for (path, kind), label in zip(items, labels, strict=True):
-        if kind.startswith("evaluate"):  # the family reads its own output back
-            family = _evaluation_family(path)
-            for run in family.read_output(path, label):
+    for (path, kind, evaluation), label in zip(items, labels, strict=True):
+        if evaluation is not None:  # the family reads its own output back
+            family, aggregated = evaluation
+            for run in family.read_output(path, label, aggregated):
                 run.family = family.name
                 out.runs.append(run)
             continue
