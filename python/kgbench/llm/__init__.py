@@ -15,6 +15,14 @@ from __future__ import annotations
 
 from kgbench.llm.cache import ReplayCache, cache_key
 from kgbench.llm.client import RETRY_STATUSES, Completion, LLMClient
-from kgbench.llm.errors import LLMError
+from kgbench.llm.errors import LLMError, RefusedParameterError
 
-__all__ = ["RETRY_STATUSES", "Completion", "LLMClient", "LLMError", "ReplayCache", "cache_key"]
+__all__ = [
+    "RETRY_STATUSES",
+    "Completion",
+    "LLMClient",
+    "LLMError",
+    "RefusedParameterError",
+    "ReplayCache",
+    "cache_key",
+]
