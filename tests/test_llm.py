@@ -379,3 +379,158 @@ def test_complete_full_refusal_is_an_empty_text(server: ChatCompletionsTestDoubl
     with LLMClient(server.url, "m", **FAST) as client:
         done = client.complete_full(user("x"))
     assert done.text == "" and done.unusable == "refusal"
+
+
+# -- request parameters an endpoint may refuse (issue 39) ------------------------------------
+
+OPENAI_STOP_REFUSED = json.dumps(
+    {
+        "error": {
+            "message": "Unsupported parameter: 'stop' is not supported with this model.",
+            "type": "invalid_request_error",
+            "param": "stop",
+            "code": "unsupported_parameter",
+        }
+    }
+)
+
+
+def test_temperature_none_reasoning_effort_and_max_completion_tokens_are_sent_as_asked(
+    server: ChatCompletionsTestDouble, tmp_path: Path
+) -> None:
+    cache = tmp_path / "c.jsonl"
+    with LLMClient(
+        server.url,
+        "m",
+        temperature=None,
+        reasoning_effort="low",
+        max_tokens_field="max_completion_tokens",
+        cache_path=cache,
+    ) as client:
+        assert client.request_parameters(stop="X", max_tokens=64) == {
+            "stop": "X",
+            "max_completion_tokens": 64,
+            "reasoning_effort": "low",
+        }
+        client.complete_full(user("a"), stop="X", max_tokens=64)
+        client.complete(user("b"))
+    assert server.requests[0] == {
+        "model": "m",
+        "messages": user("a"),
+        "stop": "X",
+        "max_completion_tokens": 64,
+        "reasoning_effort": "low",
+    }
+    assert server.requests[1] == {"model": "m", "messages": user("b"), "reasoning_effort": "low"}
+    # the cache lines say what was sent and replay offline
+    lines = [json.loads(x) for x in cache.read_text().splitlines()]
+    assert lines[0]["temperature"] is None and lines[0]["max_completion_tokens"] == 64
+    assert lines[0]["reasoning_effort"] == "low" and "max_tokens" not in lines[0]
+    with LLMClient(
+        server.url,
+        "m",
+        temperature=None,
+        reasoning_effort="low",
+        max_tokens_field="max_completion_tokens",
+        cache_path=cache,
+        replay_only=True,
+    ) as again:
+        assert again.complete_full(user("a"), stop="X", max_tokens=64).cached
+        assert again.complete(user("b")) == "echo: b"
+
+
+def test_other_request_parameters_are_other_cache_entries(
+    server: ChatCompletionsTestDouble, tmp_path: Path
+) -> None:
+    cache = tmp_path / "c.jsonl"
+    with LLMClient(server.url, "m", cache_path=cache) as client:
+        client.complete_full(user("a"), stop="X", max_tokens=64)
+    variants: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        ({"temperature": None}, {"stop": "X", "max_tokens": 64}),
+        ({}, {"max_tokens": 64}),  # --no-stop
+        ({"max_tokens_field": "max_completion_tokens"}, {"stop": "X", "max_tokens": 64}),
+        ({"reasoning_effort": "high"}, {"stop": "X", "max_tokens": 64}),
+    ]
+    for ctor, call in variants:
+        with LLMClient(server.url, "m", cache_path=cache, **ctor) as client:
+            assert not client.complete_full(user("a"), **call).cached
+    assert len(server.requests) == 1 + len(variants)
+    # and the default request keeps the key it always had
+    with LLMClient(server.url, "m", cache_path=cache) as client:
+        assert client.complete_full(user("a"), stop="X", max_tokens=64).cached
+    expected = {"model": "m", "messages": user("a"), "temperature": 0.0}
+    expected |= {"stop": "X", "max_tokens": 64}
+    canon = json.dumps(expected, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    first = json.loads(cache.read_text().splitlines()[0])
+    assert first["key"] == hashlib.sha256(canon.encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("body", "param", "code"),
+    [
+        (OPENAI_STOP_REFUSED, "stop", "unsupported_parameter"),
+        (
+            json.dumps(
+                {
+                    "error": {
+                        "message": "Unsupported value: 'temperature' does not support 0 with "
+                        "this model. Only the default (1) value is supported.",
+                        "type": "invalid_request_error",
+                        "param": "temperature",
+                        "code": "unsupported_value",
+                    }
+                }
+            ),
+            "temperature",
+            "unsupported_value",
+        ),
+        # a proxy's shape without "param": the name is read from the message
+        (
+            json.dumps(
+                {
+                    "error": {
+                        "message": "Unsupported parameter: 'max_tokens' is not supported with "
+                        "this model. Use 'max_completion_tokens' instead.",
+                        "code": "invalid_request_body",
+                    }
+                }
+            ),
+            "max_tokens",
+            "invalid_request_body",
+        ),
+    ],
+)
+def test_a_400_naming_a_sent_parameter_is_a_refused_parameter_error(
+    server: ChatCompletionsTestDouble, body: str, param: str, code: str
+) -> None:
+    from kgbench.llm import RefusedParameterError
+
+    server.fail_next(1, status=400, body=body)
+    with (
+        LLMClient(server.url, "m", **FAST) as client,
+        pytest.raises(RefusedParameterError) as info,
+    ):
+        client.complete_full(user("a"), stop="X", max_tokens=8)
+    assert info.value.param == param and info.value.code == code and info.value.status == 400
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"the LLM endpoint {server.url}/chat/completions refused '{param}' ")
+    assert f"(HTTP 400 {code}: " in msg
+    assert len(server.requests) == 1  # not retried
+
+
+def test_a_400_naming_a_parameter_not_sent_stays_a_plain_refusal(
+    server: ChatCompletionsTestDouble,
+) -> None:
+    from kgbench.llm import RefusedParameterError
+
+    server.fail_next(1, status=400, body=OPENAI_STOP_REFUSED)
+    with LLMClient(server.url, "m", **FAST) as client, pytest.raises(LLMError) as info:
+        client.complete_full(user("a"))  # no stop sent
+    assert not isinstance(info.value, RefusedParameterError)
+    assert "refused the request: HTTP 400" in str(info.value)
+
+
+def test_bad_max_tokens_field_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="max_tokens_field must be one of"):
+        LLMClient("http://127.0.0.1:1/v1", "m", max_tokens_field="max_output_tokens")

@@ -781,3 +781,153 @@ def test_interrupted_run_resumes_without_asking_again(
     assert not set(asked_again) & answered  # nothing answered is asked again
     assert set(asked_again) | answered == {f"question {i}" for i in range(5)}
     assert result.run["cache_hits"] == len(answered)
+
+
+# -- request parameters for endpoints that refuse some (issue 39) ----------------------------
+
+
+def cli_predict(server: ChatCompletionsTestDouble, bench: dict[str, Path], *extra: str) -> int:
+    return main(
+        [
+            "predict",
+            "--family",
+            "cypherbench",
+            "--tasks",
+            str(bench["tasks"]),
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+            "--schema-dir",
+            str(bench["schema_dir"]),
+            "--out",
+            str(bench["out"]),
+            "--limit",
+            "2",
+            "--retries",
+            "0",
+            *extra,
+        ]
+    )
+
+
+def test_default_request_parameters_are_the_seeds_and_recorded(
+    server: ChatCompletionsTestDouble, bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_predict(server, bench, "--max-tokens", "1024") == 0
+    capsys.readouterr()
+    assert [sorted(b) for b in server.requests] == [
+        ["max_tokens", "messages", "model", "stop", "temperature"]
+    ] * 2
+    run = json.loads((bench["out"] / "run.json").read_text())
+    assert run["request_parameters"] == {"temperature": 0.0, "stop": "\n```", "max_tokens": 1024}
+    assert run["temperature"] == 0.0 and run["stop"] == "\n```" and run["max_tokens"] == 1024
+
+
+def test_temperature_none_no_stop_and_reasoning_effort_change_what_is_sent(
+    server: ChatCompletionsTestDouble, bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_predict(server, bench, "--temperature", "none") == 0
+    assert all("temperature" not in b and b["stop"] == "\n```" for b in server.requests)
+    run = json.loads((bench["out"] / "run.json").read_text())
+    assert run["request_parameters"] == {"stop": "\n```"} and run["temperature"] is None
+    assert run["requests"] == 2  # not the default's cache entries
+
+    server.requests.clear()
+    assert cli_predict(server, bench, "--no-stop") == 0
+    assert len(server.requests) == 2
+    assert all("stop" not in b and b["temperature"] == 0.0 for b in server.requests)
+    run = json.loads((bench["out"] / "run.json").read_text())
+    assert run["request_parameters"] == {"temperature": 0.0} and run["stop"] is None
+    # the reply is still post-processed as CypherBench's baseline does
+    records = json.loads((bench["out"] / "result.json").read_text())
+    assert (
+        records[0]["pred_cypher"] == "MATCH (n:Company) WHERE n.name = 'question 0' RETURN n.name"
+    )
+
+    server.requests.clear()
+    args = ["--temperature", "none", "--no-stop", "--reasoning-effort", "low"]
+    assert cli_predict(server, bench, *args, "--max-tokens", "4096") == 0
+    assert len(server.requests) == 2
+    for body in server.requests:
+        assert sorted(body) == ["max_completion_tokens", "messages", "model", "reasoning_effort"]
+        assert body["reasoning_effort"] == "low" and body["max_completion_tokens"] == 4096
+    run = json.loads((bench["out"] / "run.json").read_text())
+    assert run["request_parameters"] == {"max_completion_tokens": 4096, "reasoning_effort": "low"}
+
+    # an explicit field wins over --reasoning-effort's default
+    server.requests.clear()
+    field = ["--max-tokens-field", "max_tokens", "--max-tokens", "4096"]
+    assert cli_predict(server, bench, *args, *field) == 0
+    assert all(b["max_tokens"] == 4096 for b in server.requests)
+    assert all("max_completion_tokens" not in b for b in server.requests)
+
+    # the same options again: every reply from the cache
+    server.requests.clear()
+    assert cli_predict(server, bench, *args, "--max-tokens", "4096") == 0
+    assert server.requests == []
+    capsys.readouterr()
+
+
+def test_refused_stop_is_one_line_naming_no_stop(
+    server: ChatCompletionsTestDouble, bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = json.dumps(
+        {
+            "error": {
+                "message": "Unsupported parameter: 'stop' is not supported with this model.",
+                "type": "invalid_request_error",
+                "param": "stop",
+                "code": "unsupported_parameter",
+            }
+        }
+    )
+    server.fail_next(5, status=400, body=body)
+    code = cli_predict(server, bench, "--concurrency", "1")
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1, err
+    assert "refused 'stop' (HTTP 400 unsupported_parameter: Unsupported parameter:" in err
+    assert err.rstrip().endswith(": rerun with --no-stop")
+    assert err.startswith("kgbench predict: error: task q")
+    run = json.loads((bench["out"] / "run.json").read_text())
+    assert run["complete"] is False and "refused 'stop'" in run["error"]
+    assert run["request_parameters"] == {"temperature": 0.0, "stop": "\n```"}
+
+
+@pytest.mark.parametrize(
+    ("param", "code", "hint"),
+    [
+        ("temperature", "unsupported_value", "--temperature none"),
+        ("max_tokens", "unsupported_parameter", "--max-tokens-field max_completion_tokens"),
+        ("reasoning_effort", "unsupported_value", "another --reasoning-effort value"),
+    ],
+)
+def test_refused_parameters_name_the_option_that_changes_them(
+    server: ChatCompletionsTestDouble, bench: dict[str, Path], param: str, code: str, hint: str
+) -> None:
+    body = json.dumps(
+        {"error": {"message": f"Unsupported value: '{param}'", "param": param, "code": code}}
+    )
+    server.fail_next(5, status=400, body=body)
+    with pytest.raises(PredictError) as info:
+        run_cb(
+            server,
+            bench,
+            limit=1,
+            max_tokens=16,
+            reasoning_effort="minimal",
+            max_tokens_field="max_tokens",
+        )
+    msg = str(info.value)
+    assert "\n" not in msg and f"refused '{param}' (HTTP 400 {code}" in msg and hint in msg
+
+
+def test_bad_temperature_is_an_argparse_error(
+    server: ChatCompletionsTestDouble, bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli_predict(server, bench, "--temperature", "hot")
+    assert info.value.code == 2
+    assert "expected a number or 'none', got 'hot'" in capsys.readouterr().err
+    assert server.requests == []

@@ -36,9 +36,28 @@ Every reply is kept in the replay cache (OUT/cache.jsonl or --cache): rerunning 
 interrupted run sends no request for a reply already received; --replay-only never contacts
 the endpoint. 429 and 5xx are retried with backoff honouring Retry-After. An empty or
 unusable reply becomes an empty prediction (counted in run.json). OUT/run.json records the
-model, base URL, prompt and its SHA-256, tokens, requests, retries and failures; the API key
-is never written. Files: kgbench/docs/formats.md §15.
+model, base URL, prompt and its SHA-256, the request parameters sent (request_parameters),
+tokens, requests, retries and failures; the API key is never written. Files:
+kgbench/docs/formats.md §15.
+
+Endpoints that refuse a parameter (OpenAI's o-series and gpt-5 family refuse temperature 0
+and stop, and want max_completion_tokens): --temperature none, --no-stop,
+--reasoning-effort LEVEL and --max-tokens-field max_completion_tokens change what is sent;
+a 400 naming the refused parameter stops the run with the option to rerun with, e.g.
+  kgbench predict --family cypherbench ... --model gpt-5-mini \\
+      --temperature none --no-stop --reasoning-effort low --max-tokens 4096
+Without them every request is the seed's setting (and its replay cache key) as before.
 """
+
+
+def _temperature(text: str) -> float | None:
+    """``--temperature``: a number, or ``none`` (no temperature sent)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
 
 
 def registry_names() -> tuple[str, ...]:
@@ -77,8 +96,37 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         "written anywhere)",
     )
     p.add_argument("--concurrency", type=int, default=4, help="requests in flight (default 4)")
-    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (0)")
-    p.add_argument("--max-tokens", type=int, help="max_tokens of each request (default: none)")
+    p.add_argument(
+        "--temperature",
+        type=_temperature,
+        default=0.0,
+        metavar="T|none",
+        help="sampling temperature (default 0); 'none' sends no temperature (models that "
+        "accept only their default, e.g. OpenAI's o-series and gpt-5 family)",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        help="token limit of each request, sent as --max-tokens-field (default: none)",
+    )
+    p.add_argument(
+        "--max-tokens-field",
+        choices=("max_tokens", "max_completion_tokens"),
+        help="the request field of --max-tokens (default: max_completion_tokens with "
+        "--reasoning-effort, else max_tokens)",
+    )
+    p.add_argument(
+        "--no-stop",
+        action="store_true",
+        help="send no stop sequence, even for a family that has one (cypherbench's "
+        '"\\n```"); the reply is still post-processed as the family\'s seed does',
+    )
+    p.add_argument(
+        "--reasoning-effort",
+        choices=("minimal", "low", "medium", "high"),
+        help="send reasoning_effort (OpenAI's reasoning models; default: not sent); the "
+        "token limit then goes as max_completion_tokens unless --max-tokens-field says",
+    )
     p.add_argument("--seed", type=int, help="sampling seed sent to the endpoint (default: none)")
     p.add_argument(
         "--samples", type=int, default=1, metavar="K", help="replies per task (default 1)"
@@ -169,6 +217,9 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
         concurrency=args.concurrency,
         temperature=args.temperature,
         max_tokens=args.max_tokens,
+        send_stop=not args.no_stop,
+        reasoning_effort=args.reasoning_effort,
+        max_tokens_field=args.max_tokens_field,
         samples=args.samples,
         limit=args.limit,
         replay_only=args.replay_only,

@@ -6,11 +6,12 @@ Each line is one answered prompt::
      "messages": [{"role": "...", "content": "..."}, ...], "response": "..."}
 
 ``key`` is :func:`cache_key` of (model, messages, temperature): the SHA-256 hex digest of the
-canonical JSON (keys sorted, no whitespace, UTF-8, temperature as a float) of
-``{"model", "messages", "temperature"}``, plus the request options that change the reply
-when they are set (``stop``, ``max_tokens``, ``seed``) and ``sample`` (the index of a
+canonical JSON (keys sorted, no whitespace, UTF-8, temperature as a float, or null when the
+request carries no temperature) of ``{"model", "messages", "temperature"}``, plus the request
+options that change the reply when they are set (``stop``, ``max_tokens``,
+``max_completion_tokens``, ``seed``, ``reasoning_effort``) and ``sample`` (the index of a
 repeated sample, from 1; sample 0 has none), so a request without options keeps the key it
-always had. A line may also
+always had and a request with other parameters has another key. A line may also
 hold ``usage`` (``{"prompt_tokens", "completion_tokens"}`` as the endpoint reported them),
 ``finish_reason`` and ``unusable`` (why an empty response is empty: ``"no_content"``,
 ``"refusal"``); they are replayed with the response. The file is read once at start; new
@@ -44,23 +45,30 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 META_KEYS = ("usage", "finish_reason", "unusable")
 
 #: Request options that are part of the key when set (module docstring).
-OPTION_KEYS = ("stop", "max_tokens", "seed", "sample")
+OPTION_KEYS = (
+    "stop",
+    "max_tokens",
+    "max_completion_tokens",
+    "seed",
+    "reasoning_effort",
+    "sample",
+)
 
 
 def canonical_request(
     model: str,
     messages: Sequence[dict[str, str]],
-    temperature: float,
+    temperature: float | None,
     options: Mapping[str, Any] | None = None,
 ) -> dict[str, object]:
     """The cached part of a chat-completions request: ``{"model", "messages", "temperature"}``
-    with ``messages`` copied as a list of dicts and ``temperature`` as a float, plus each of
-    ``options`` (``stop``, ``max_tokens``, ``seed``, ``sample``) whose value is not None
-    (``sample`` 0 counts as unset)."""
+    with ``messages`` copied as a list of dicts and ``temperature`` as a float (None when the
+    request carries none), plus each of ``options`` (:data:`OPTION_KEYS`) whose value is not
+    None (``sample`` 0 counts as unset)."""
     out: dict[str, object] = {
         "model": model,
         "messages": [dict(m) for m in messages],
-        "temperature": float(temperature),
+        "temperature": None if temperature is None else float(temperature),
     }
     for name in OPTION_KEYS:
         value = (options or {}).get(name)
@@ -72,7 +80,7 @@ def canonical_request(
 def cache_key(
     model: str,
     messages: Sequence[dict[str, str]],
-    temperature: float,
+    temperature: float | None,
     options: Mapping[str, Any] | None = None,
 ) -> str:
     """SHA-256 hex digest (64 lowercase hex characters) of the canonical JSON of
@@ -169,7 +177,7 @@ class ReplayCache:
         key: str,
         model: str,
         messages: Sequence[dict[str, str]],
-        temperature: float,
+        temperature: float | None,
         response: str,
         options: Mapping[str, Any] | None = None,
         meta: Mapping[str, Any] | None = None,

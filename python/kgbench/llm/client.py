@@ -2,9 +2,15 @@
 
 :class:`LLMClient` sends ``POST {base_url}/chat/completions`` (``base_url`` such as
 ``http://127.0.0.1:8000/v1`` or ``https://api.openai.com/v1``) with the JSON body
-``{"model", "messages", "temperature"}`` (temperature 0 by default) and returns
-``choices[0].message.content`` of the reply (the OpenAI chat-completions protocol). HTTP goes
-through ``httpx``; one connection pool is shared by all threads.
+``{"model", "messages", "temperature"}`` (temperature 0 by default; ``temperature=None``
+sends none, for models that accept only their default) and returns
+``choices[0].message.content`` of the reply (the OpenAI chat-completions protocol). With
+``reasoning_effort`` the body carries ``reasoning_effort``; :meth:`LLMClient.complete_full`
+adds ``stop``, the token limit (as ``max_tokens`` or, with
+``max_tokens_field="max_completion_tokens"``, as ``max_completion_tokens``) and ``seed`` when
+given. :meth:`LLMClient.request_parameters` is exactly what a request carries besides
+``model`` and ``messages``. HTTP goes through ``httpx``; one connection pool is shared by all
+threads.
 
 Retries: connection errors, timeouts, HTTP 408, 429 and 5xx are retried up to ``max_retries``
 times with exponential backoff ``backoff_s * 2**(attempt-1)`` seconds (capped at
@@ -18,7 +24,10 @@ prompt already in the cache never contacts the server, so a rerun replays offlin
 
 Errors (all :class:`~kgbench.llm.errors.LLMError`, one line): the endpoint could not be reached
 (``could not reach the LLM endpoint <url>: <reason>``) or kept failing after the retries; a
-non-retryable status (status and a short body excerpt); a malformed reply (not JSON, no
+non-retryable status (status and a short body excerpt; a 4xx whose error body names a
+parameter the request carries, as OpenAI's ``{"error": {"param": "stop", "code":
+"unsupported_parameter", ...}}``, raises :class:`~kgbench.llm.errors.RefusedParameterError`
+naming it); a malformed reply (not JSON, no
 ``choices[0].message.content``, content not a string); a bad cache line (``file:line``); a
 replay-only miss.
 """
@@ -28,6 +37,7 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import os
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -38,12 +48,46 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.llm.cache import ReplayCache, cache_key
-from kgbench.llm.errors import LLMError
+from kgbench.llm.errors import LLMError, RefusedParameterError
 
 #: HTTP statuses that are retried (besides connection errors and timeouts).
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
 _EXCERPT_CHARS = 200
+
+#: The fields that may carry the token limit of :meth:`LLMClient.complete_full`.
+MAX_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
+
+_UNSUPPORTED = re.compile(r"unsupported (?:parameter|value):\s*'([A-Za-z_][A-Za-z0-9_.]*)'", re.I)
+
+
+def refused_parameter(text: str, sent: Any) -> tuple[str, str | None, str] | None:
+    """(parameter, code, message) when the error body ``text`` names a parameter that the
+    request body ``sent`` carries: OpenAI's ``{"error": {"message", "param", "code"}}``
+    (``param`` set), or a message starting ``Unsupported parameter: 'NAME'`` / ``Unsupported
+    value: 'NAME'`` without ``param`` (some proxies); None otherwise."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    err = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(err, dict):
+        return None
+    message = err.get("message")
+    message = " ".join(message.split()) if isinstance(message, str) else ""
+    code = err.get("code")
+    code = code if isinstance(code, str) and code else None
+    param = err.get("param")
+    if not isinstance(param, str) or not param:
+        match = _UNSUPPORTED.search(message)
+        param = match.group(1) if match else None
+    if param is None or param in ("model", "messages") or not isinstance(sent, dict):
+        return None
+    if param not in sent:
+        return None
+    return param, code, message
 
 
 def _excerpt(text: str) -> str:
@@ -113,7 +157,11 @@ class LLMClient:
     ``api_key`` defaults to the environment variable ``KGBENCH_LLM_API_KEY``, then
     ``OPENAI_API_KEY``; with none (or an empty one) no ``Authorization`` header is sent.
     ``cache_path`` is the JSONL replay cache (None: no cache); ``temperature`` the sampling
-    temperature (0.0); ``max_concurrency`` the most requests in flight at once over all threads
+    temperature (0.0; None: no ``temperature`` sent); ``reasoning_effort`` is sent as
+    ``reasoning_effort`` when given (e.g. ``"low"``; None: not sent); ``max_tokens_field`` the
+    request field that carries :meth:`complete_full`'s ``max_tokens`` (``"max_tokens"``, the
+    default, or ``"max_completion_tokens"``, which OpenAI's reasoning models require);
+    ``max_concurrency`` the most requests in flight at once over all threads
     (4); ``max_retries`` the retries after the first attempt (4); ``timeout_s`` the timeout of
     each request in seconds (120); ``replay_only`` answers from the cache only (needs
     ``cache_path``); ``backoff_s`` (1.0) and ``max_backoff_s`` (60.0) shape the retry delays in
@@ -136,7 +184,9 @@ class LLMClient:
         *,
         api_key: str | None = None,
         cache_path: str | os.PathLike[str] | None = None,
-        temperature: float = 0.0,
+        temperature: float | None = 0.0,
+        reasoning_effort: str | None = None,
+        max_tokens_field: str = "max_tokens",
         max_concurrency: int = 4,
         max_retries: int = 4,
         timeout_s: float = 120.0,
@@ -156,12 +206,25 @@ class LLMClient:
             raise InputError(f"timeout_s must be > 0, got {timeout_s}")
         if backoff_s < 0 or max_backoff_s < 0:
             raise InputError("backoff_s and max_backoff_s must be >= 0")
+        if max_tokens_field not in MAX_TOKENS_FIELDS:
+            raise InputError(
+                f"max_tokens_field must be one of {', '.join(MAX_TOKENS_FIELDS)}, "
+                f"got {max_tokens_field!r}"
+            )
+        if reasoning_effort is not None and (
+            not isinstance(reasoning_effort, str) or not reasoning_effort
+        ):
+            raise InputError(
+                f"reasoning_effort must be a non-empty string, got {reasoning_effort!r}"
+            )
         if replay_only and cache_path is None:
             raise InputError("replay_only needs a cache_path to replay from")
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + "/chat/completions"
         self.model = model
-        self.temperature = float(temperature)
+        self.temperature = None if temperature is None else float(temperature)
+        self.reasoning_effort = reasoning_effort
+        self.max_tokens_field = max_tokens_field
         self.max_concurrency = max_concurrency
         self.max_retries = max_retries
         self.timeout_s = float(timeout_s)
@@ -230,7 +293,8 @@ class LLMClient:
         module docstring) and :class:`~kgbench.errors.InputError` for malformed ``messages``.
         """
         messages = _check_messages(messages)
-        key = cache_key(self.model, messages, self.temperature)
+        options = self._options()
+        key = cache_key(self.model, messages, self.temperature, options)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -241,11 +305,47 @@ class LLMClient:
                     f"no cached response for this prompt in {self.cache.path}; "
                     "run with the endpoint to fill it"
                 )
-        body = {"model": self.model, "messages": messages, "temperature": self.temperature}
+        body = {"model": self.model, "messages": messages, **self.request_parameters()}
         text = self._content(self._post(body, key))
         if self.cache is not None:
-            text = self.cache.put(key, self.model, messages, self.temperature, text)
+            text = self.cache.put(key, self.model, messages, self.temperature, text, options)
         return text
+
+    def request_parameters(
+        self,
+        *,
+        stop: str | Sequence[str] | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> dict[str, Any]:
+        """What a request carries besides ``model`` and ``messages``, in body order:
+        ``temperature`` (unless None), ``stop`` (a string or a list of strings),
+        ``max_tokens`` or ``max_completion_tokens`` (per ``max_tokens_field``), ``seed`` and
+        ``reasoning_effort``, each only when set. :meth:`complete` sends it with no
+        arguments; :meth:`complete_full` with its own."""
+        params: dict[str, Any] = {}
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if stop is not None:
+            params["stop"] = stop if isinstance(stop, str) else list(stop)
+        if max_tokens is not None:
+            params[self.max_tokens_field] = max_tokens
+        if seed is not None:
+            params["seed"] = seed
+        if self.reasoning_effort is not None:
+            params["reasoning_effort"] = self.reasoning_effort
+        return params
+
+    def _options(self, **extra: Any) -> dict[str, Any]:
+        """The cache-key options (:data:`kgbench.llm.cache.OPTION_KEYS`) of a request: the
+        client's ``reasoning_effort`` and ``extra`` (``stop``, ``max_tokens``, ``seed``,
+        ``sample``), the token limit under the field it is sent as. Unset values are None, so
+        a request with none of them keeps the key it always had."""
+        options = dict(extra)
+        if self.max_tokens_field != "max_tokens" and "max_tokens" in options:
+            options[self.max_tokens_field] = options.pop("max_tokens")
+        options["reasoning_effort"] = self.reasoning_effort
+        return options
 
     def complete_full(
         self,
@@ -258,15 +358,18 @@ class LLMClient:
     ) -> Completion:
         """The reply to ``messages`` with its metadata, as a :class:`Completion`.
 
-        ``stop`` (a string or a list of strings) and ``max_tokens`` are sent with the request
-        when given, and ``seed`` (the endpoint's sampling seed, where it supports one);
+        ``stop`` (a string or a list of strings) and ``max_tokens`` (as the client's
+        ``max_tokens_field``) are sent with the request when given, and ``seed`` (the
+        endpoint's sampling seed, where it supports one);
         ``sample`` numbers repeated samples of one prompt (0, 1, ...: each is its
         own cache entry; the number is not sent). Unlike :meth:`complete`, a reply whose
         content is null or not a string (a refusal, a content filter) is not an error: it
         gives ``text=""`` and ``unusable`` says why; it is cached like any reply. Raises
         :class:`~kgbench.llm.errors.LLMError` when the endpoint cannot be reached or keeps
-        failing, refuses the request, or answers with something that is not chat-completions
-        JSON (its HTTP status and an excerpt in the message), and on a replay-only miss.
+        failing, refuses the request (:class:`~kgbench.llm.errors.RefusedParameterError`
+        when the error body names one of the request's parameters), or answers with
+        something that is not chat-completions JSON (its HTTP status and an excerpt in the
+        message), and on a replay-only miss.
         """
         messages = _check_messages(messages)
         if sample < 0:
@@ -276,7 +379,7 @@ class LLMClient:
         stop_value: str | list[str] | None = (
             stop if stop is None or isinstance(stop, str) else list(stop)
         )
-        options = {"stop": stop_value, "max_tokens": max_tokens, "seed": seed, "sample": sample}
+        options = self._options(stop=stop_value, max_tokens=max_tokens, seed=seed, sample=sample)
         key = cache_key(self.model, messages, self.temperature, options)
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -301,14 +404,8 @@ class LLMClient:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
-            "temperature": self.temperature,
+            **self.request_parameters(stop=stop_value, max_tokens=max_tokens, seed=seed),
         }
-        if stop_value is not None:
-            body["stop"] = stop_value
-        if max_tokens is not None:
-            body["max_tokens"] = max_tokens
-        if seed is not None:
-            body["seed"] = seed
         done = self._completion(self._post(body, key))
         self._add_usage(done)
         if self.cache is not None:
@@ -349,7 +446,7 @@ class LLMClient:
         first_of: dict[str, int] = {}
         owner: list[int] = []
         for i, messages in enumerate(items):
-            key = cache_key(self.model, messages, self.temperature)
+            key = cache_key(self.model, messages, self.temperature, self._options())
             owner.append(first_of.setdefault(key, i))
         unique = sorted(set(owner))
         replies: dict[int, str] = {}
@@ -419,6 +516,21 @@ class LLMClient:
                 reason = f"HTTP {status}: {_excerpt(resp.text)}"
                 retry_after = _retry_after_s(resp.headers.get("retry-after"))
                 continue
+            if 400 <= status < 500:
+                refused = refused_parameter(resp.text, body)
+                if refused is not None:
+                    param, code, detail = refused
+                    why = f"HTTP {status} {code}" if code else f"HTTP {status}"
+                    detail = _excerpt(detail)
+                    raise RefusedParameterError(
+                        f"the LLM endpoint {self.url} refused '{param}' ({why}"
+                        + (f": {detail}" if detail else "")
+                        + ")",
+                        param=param,
+                        code=code,
+                        status=status,
+                        detail=detail,
+                    )
             if not 200 <= status < 300:
                 raise LLMError(
                     f"the LLM endpoint {self.url} refused the request: "

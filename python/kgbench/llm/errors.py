@@ -10,3 +10,21 @@ class LLMError(KgbenchError):
     retries, refused the request (a non-retryable HTTP status), sent a malformed reply, a
     replay cache line is bad (the message names ``file:line``), or a replay-only run met a
     prompt that is not in the cache. The message is one line."""
+
+
+class RefusedParameterError(LLMError):
+    """The endpoint refused one parameter of the request (an HTTP 4xx whose error body names
+    it, OpenAI's shape ``{"error": {"message", "type", "param", "code"}}`` with ``code``
+    ``unsupported_parameter`` or ``unsupported_value``, or a message ``Unsupported parameter:
+    'NAME' ...``). ``param`` is the refused request field (``temperature``, ``stop``,
+    ``max_tokens``, ...), ``code`` the error code (None when absent), ``status`` the HTTP
+    status and ``detail`` the endpoint's message (one line, cut). The message is one line."""
+
+    def __init__(
+        self, message: str, *, param: str, code: str | None, status: int, detail: str
+    ) -> None:
+        super().__init__(message)
+        self.param = param
+        self.code = code
+        self.status = status
+        self.detail = detail

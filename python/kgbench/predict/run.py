@@ -32,7 +32,34 @@ class PredictError(KgbenchError):
     """The run stopped before every reply was received (the endpoint stayed down, refused
     the request, sent something other than chat-completions JSON, or a replay-only run met a
     prompt not in the cache). The message is one line and names the task; the replies
-    received are kept in the replay cache and ``run.json`` says ``complete: false``."""
+    received are kept in the replay cache and ``run.json`` says ``complete: false``.
+    ``hint`` is the rerun advice when the endpoint refused one request parameter (else
+    None)."""
+
+    hint: str | None = None
+
+
+#: The option that omits or changes each request parameter an endpoint may refuse.
+_PARAMETER_HINTS = {
+    "temperature": "rerun with --temperature none",
+    "stop": "rerun with --no-stop",
+    "max_tokens": "rerun with --max-tokens-field max_completion_tokens",
+    "max_completion_tokens": "rerun with --max-tokens-field max_tokens",
+    "seed": "rerun without --seed",
+}
+
+
+def refused_parameter_hint(param: str, code: str | None) -> str:
+    """The rerun advice for an endpoint that refused the request parameter ``param`` with
+    error ``code`` (``unsupported_parameter``, ``unsupported_value`` or None), e.g. ``"rerun
+    with --no-stop"`` for ``stop``; ``reasoning_effort``: another value or none."""
+    if param == "reasoning_effort":
+        if code == "unsupported_value":
+            return "rerun with another --reasoning-effort value, or without it"
+        return "rerun without --reasoning-effort"
+    if param == "temperature" and code == "unsupported_value":
+        return "rerun with --temperature none (or a value the model accepts)"
+    return _PARAMETER_HINTS.get(param, f"rerun without the option that sets {param!r}")
 
 
 @dataclass
@@ -198,8 +225,11 @@ def predict(
     prompt: str | Path | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     concurrency: int = 4,
-    temperature: float = 0.0,
+    temperature: float | None = 0.0,
     max_tokens: int | None = None,
+    send_stop: bool = True,
+    reasoning_effort: str | None = None,
+    max_tokens_field: str | None = None,
     samples: int = 1,
     limit: int | None = None,
     replay_only: bool = False,
@@ -241,16 +271,27 @@ def predict(
     in currency per million prompt / completion tokens give ``run.json`` ``cost``.
     ``timeout_s``, ``backoff_s`` and ``max_backoff_s`` are seconds.
 
+    Request parameters (for endpoints that refuse some, as OpenAI's reasoning models refuse
+    ``temperature`` 0 and ``stop``): ``temperature=None`` sends no temperature;
+    ``send_stop=False`` sends no ``stop`` even when the family has one (CypherBench's);
+    ``reasoning_effort`` is sent as ``reasoning_effort``; ``max_tokens_field`` names the field
+    that carries ``max_tokens`` (``"max_tokens"`` or ``"max_completion_tokens"``; default
+    ``"max_completion_tokens"`` with ``reasoning_effort``, else ``"max_tokens"``).
+    ``run.json`` ``request_parameters`` holds exactly the fields each request carried besides
+    model and messages. With none of these options the requests are the seed's, as before.
+
     Raises:
         InputError: bad arguments or input, caught before any request (a
             graph without schema / ontology / server, a prompt lacking a placeholder).
         PredictError: the run stopped early (the endpoint stayed down, refused, or answered
             with something other than chat-completions JSON; a replay-only miss); names the
-            task; ``run.json`` is written with ``complete: false``.
+            task, and, when the endpoint refused one parameter, that parameter and the option
+            that omits or changes it (e.g. ``rerun with --no-stop``); ``run.json`` is written
+            with ``complete: false``.
     """
     from kgbench import __version__
     from kgbench.fileio import write_json_atomic
-    from kgbench.llm import LLMClient, LLMError
+    from kgbench.llm import LLMClient, LLMError, RefusedParameterError
     from kgbench.predict.prompt import load_prompt
 
     if samples < 1:
@@ -284,7 +325,9 @@ def predict(
     template = load_prompt(prompt or setting.default_prompt, setting.placeholders)
     contexts = family.graph_contexts(task_list, sources, graph_kg)
     prompts = build_prompts(family, task_list, contexts, template)
-    stop = family.stop
+    stop = family.stop if send_stop else None
+    if max_tokens_field is None:
+        max_tokens_field = "max_completion_tokens" if reasoning_effort else "max_tokens"
     jobs = [
         _Prompted(i, s, [{"role": "user", "content": text}])
         for i, text in enumerate(prompts)
@@ -297,6 +340,8 @@ def predict(
         api_key=os.environ.get(api_key_env, ""),
         cache_path=cache,
         temperature=temperature,
+        reasoning_effort=reasoning_effort,
+        max_tokens_field=max_tokens_field,
         max_concurrency=concurrency,
         max_retries=max_retries,
         timeout_s=timeout_s,
@@ -304,8 +349,10 @@ def predict(
         backoff_s=backoff_s,
         max_backoff_s=max_backoff_s,
     )
+    request_parameters = client.request_parameters(stop=stop, max_tokens=max_tokens, seed=seed)
     replies: list[Any] = [None] * len(jobs)
     error: str | None = None
+    hint: str | None = None
     interrupted = False
     t0 = time.monotonic()
 
@@ -317,7 +364,10 @@ def predict(
         except LLMError as exc:
             qid = task_list[job.task].get("qid", job.task)
             which = f" sample {job.sample}" if samples > 1 else ""
-            raise PredictError(f"task {qid}{which}: {exc}") from exc
+            err = PredictError(f"task {qid}{which}: {exc}")
+            if isinstance(exc, RefusedParameterError):
+                err.hint = refused_parameter_hint(exc.param, exc.code)
+            raise err from exc
 
     from tqdm import tqdm
 
@@ -337,7 +387,7 @@ def predict(
                 replies[futures[fut]] = fut.result()
                 bar.update(1)
         except PredictError as exc:
-            error = str(exc)
+            error, hint = str(exc), exc.hint
             for f in futures:
                 f.cancel()
         except KeyboardInterrupt:
@@ -376,10 +426,11 @@ def predict(
         "api_key_env": api_key_env,
         "prompt": {"name": template.name, "sha256": template.sha256},
         "kgbench_version": __version__,
-        "temperature": float(temperature),
+        "temperature": None if temperature is None else float(temperature),
         "max_tokens": max_tokens,
         "stop": stop,
         "seed": seed,
+        "request_parameters": request_parameters,
         "samples": samples,
         "limit": limit,
         "replay_only": replay_only,
@@ -419,6 +470,10 @@ def predict(
     run_path = write_json_atomic(out / "run.json", run)
     if interrupted:
         raise KeyboardInterrupt
+    if error is not None and hint is not None:
+        raise PredictError(
+            f"{error}; {received} of {len(jobs)} replies received, kept in {cache}: {hint}"
+        )
     if error is not None:
         raise PredictError(
             f"{error} ({received} of {len(jobs)} replies received, all kept in {cache}; rerun "
