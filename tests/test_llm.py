@@ -399,14 +399,13 @@ def test_temperature_none_reasoning_effort_and_max_completion_tokens_are_sent_as
     server: ChatCompletionsTestDouble, tmp_path: Path
 ) -> None:
     cache = tmp_path / "c.jsonl"
-    with LLMClient(
-        server.url,
-        "m",
-        temperature=None,
-        reasoning_effort="low",
-        max_tokens_field="max_completion_tokens",
-        cache_path=cache,
-    ) as client:
+    options: dict[str, Any] = {
+        "temperature": None,
+        "reasoning_effort": "low",
+        "max_tokens_field": "max_completion_tokens",
+        "cache_path": cache,
+    }
+    with LLMClient(server.url, "m", **options) as client:
         assert client.request_parameters(stop="X", max_tokens=64) == {
             "stop": "X",
             "max_completion_tokens": 64,
@@ -426,15 +425,7 @@ def test_temperature_none_reasoning_effort_and_max_completion_tokens_are_sent_as
     lines = [json.loads(x) for x in cache.read_text().splitlines()]
     assert lines[0]["temperature"] is None and lines[0]["max_completion_tokens"] == 64
     assert lines[0]["reasoning_effort"] == "low" and "max_tokens" not in lines[0]
-    with LLMClient(
-        server.url,
-        "m",
-        temperature=None,
-        reasoning_effort="low",
-        max_tokens_field="max_completion_tokens",
-        cache_path=cache,
-        replay_only=True,
-    ) as again:
+    with LLMClient(server.url, "m", **options, replay_only=True) as again:
         assert again.complete_full(user("a"), stop="X", max_tokens=64).cached
         assert again.complete(user("b")) == "echo: b"
 

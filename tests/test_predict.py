@@ -363,23 +363,7 @@ def test_cli_predict(
     bench: dict[str, Path],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code = main(
-        [
-            "predict",
-            "--family",
-            "cypherbench",
-            "--tasks",
-            str(bench["tasks"]),
-            "--base-url",
-            server.url,
-            "--model",
-            "m",
-            "--schema-dir",
-            str(bench["schema_dir"]),
-            "--out",
-            str(bench["out"]),
-        ]
-    )
+    code = cli_predict(server, bench)
     out = capsys.readouterr()
     assert code == 0
     assert "tasks\t5\n" in out.out and "empty_predictions\t0\n" in out.out
@@ -787,6 +771,8 @@ def test_interrupted_run_resumes_without_asking_again(
 
 
 def cli_predict(server: ChatCompletionsTestDouble, bench: dict[str, Path], *extra: str) -> int:
+    """``kgbench predict --family cypherbench`` on ``bench`` against the test double, with
+    ``extra`` arguments."""
     return main(
         [
             "predict",
@@ -802,19 +788,20 @@ def cli_predict(server: ChatCompletionsTestDouble, bench: dict[str, Path], *extr
             str(bench["schema_dir"]),
             "--out",
             str(bench["out"]),
-            "--limit",
-            "2",
-            "--retries",
-            "0",
             *extra,
         ]
     )
 
 
+def cli_predict_two(server: ChatCompletionsTestDouble, bench: dict[str, Path], *extra: str) -> int:
+    """:func:`cli_predict` on the first two tasks, with no retry."""
+    return cli_predict(server, bench, "--limit", "2", "--retries", "0", *extra)
+
+
 def test_default_request_parameters_are_the_seeds_and_recorded(
     server: ChatCompletionsTestDouble, bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert cli_predict(server, bench, "--max-tokens", "1024") == 0
+    assert cli_predict_two(server, bench, "--max-tokens", "1024") == 0
     capsys.readouterr()
     assert [sorted(b) for b in server.requests] == [
         ["max_tokens", "messages", "model", "stop", "temperature"]
@@ -827,14 +814,14 @@ def test_default_request_parameters_are_the_seeds_and_recorded(
 def test_temperature_none_no_stop_and_reasoning_effort_change_what_is_sent(
     server: ChatCompletionsTestDouble, bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert cli_predict(server, bench, "--temperature", "none") == 0
+    assert cli_predict_two(server, bench, "--temperature", "none") == 0
     assert all("temperature" not in b and b["stop"] == "\n```" for b in server.requests)
     run = json.loads((bench["out"] / "run.json").read_text())
     assert run["request_parameters"] == {"stop": "\n```"} and run["temperature"] is None
     assert run["requests"] == 2  # not the default's cache entries
 
     server.requests.clear()
-    assert cli_predict(server, bench, "--no-stop") == 0
+    assert cli_predict_two(server, bench, "--no-stop") == 0
     assert len(server.requests) == 2
     assert all("stop" not in b and b["temperature"] == 0.0 for b in server.requests)
     run = json.loads((bench["out"] / "run.json").read_text())
@@ -847,7 +834,7 @@ def test_temperature_none_no_stop_and_reasoning_effort_change_what_is_sent(
 
     server.requests.clear()
     args = ["--temperature", "none", "--no-stop", "--reasoning-effort", "low"]
-    assert cli_predict(server, bench, *args, "--max-tokens", "4096") == 0
+    assert cli_predict_two(server, bench, *args, "--max-tokens", "4096") == 0
     assert len(server.requests) == 2
     for body in server.requests:
         assert sorted(body) == ["max_completion_tokens", "messages", "model", "reasoning_effort"]
@@ -858,13 +845,13 @@ def test_temperature_none_no_stop_and_reasoning_effort_change_what_is_sent(
     # an explicit field wins over --reasoning-effort's default
     server.requests.clear()
     field = ["--max-tokens-field", "max_tokens", "--max-tokens", "4096"]
-    assert cli_predict(server, bench, *args, *field) == 0
+    assert cli_predict_two(server, bench, *args, *field) == 0
     assert all(b["max_tokens"] == 4096 for b in server.requests)
     assert all("max_completion_tokens" not in b for b in server.requests)
 
     # the same options again: every reply from the cache
     server.requests.clear()
-    assert cli_predict(server, bench, *args, "--max-tokens", "4096") == 0
+    assert cli_predict_two(server, bench, *args, "--max-tokens", "4096") == 0
     assert server.requests == []
     capsys.readouterr()
 
@@ -883,7 +870,7 @@ def test_refused_stop_is_one_line_naming_no_stop(
         }
     )
     server.fail_next(5, status=400, body=body)
-    code = cli_predict(server, bench, "--concurrency", "1")
+    code = cli_predict_two(server, bench, "--concurrency", "1")
     err = capsys.readouterr().err
     assert code == 1
     assert err.count("\n") == 1, err
@@ -927,7 +914,7 @@ def test_bad_temperature_is_an_argparse_error(
     server: ChatCompletionsTestDouble, bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as info:
-        cli_predict(server, bench, "--temperature", "hot")
+        cli_predict_two(server, bench, "--temperature", "hot")
     assert info.value.code == 2
     assert "expected a number or 'none', got 'hot'" in capsys.readouterr().err
     assert server.requests == []
