@@ -44,31 +44,38 @@ def test_schema_of_loaded_graph_is_exact(
                 },
             },
         ],
+        # As CypherBench's get_schema (it excludes eid, description, aliases, provenance):
+        # every relationship lists the loader's rid, sorted by name with its other properties.
         "relations": [
-            {"label": "basedIn", "subj_label": "Company", "obj_label": "Country", "properties": {}},
+            {
+                "label": "basedIn",
+                "subj_label": "Company",
+                "obj_label": "Country",
+                "properties": {"rid": "str"},
+            },
             {
                 "label": "citizenOf",
                 "subj_label": "Person",
                 "obj_label": "Country",
-                "properties": {"start_date": "date"},
+                "properties": {"rid": "str", "start_date": "date"},
             },
             {
                 "label": "foundedBy",
                 "subj_label": "Company",
                 "obj_label": "Person",
-                "properties": {},
+                "properties": {"rid": "str"},
             },
             {
                 "label": "hasCEO",
                 "subj_label": "Company",
                 "obj_label": "Person",
-                "properties": {"end_year": "int", "start_year": "int"},
+                "properties": {"end_year": "int", "rid": "str", "start_year": "int"},
             },
             {
                 "label": "subsidiaryOf",
                 "subj_label": "Company",
                 "obj_label": "Company",
-                "properties": {},
+                "properties": {"rid": "str"},
             },
         ],
     }
@@ -81,6 +88,15 @@ def test_schema_of_loaded_graph_is_exact(
     ] == [(e["label"], list(e["properties"].items())) for e in schema["entities"]]
     # deterministic serialisation
     assert json.dumps(schema) == json.dumps(fetch_schema(neo4j_driver, name="mini_company"))
+    # omit_rid=True: the declared relations exactly (the published schema files have no rid)
+    omitted = fetch_schema(neo4j_driver, name="mini_company", omit_rid=True)
+    assert omitted["entities"] == schema["entities"]
+    assert [(r["label"], r["subj_label"], r["obj_label"], r["properties"])
+            for r in omitted["relations"]] == [
+        (r["label"], r["subj_label"], r["obj_label"], dict(sorted(r["properties"].items())))
+        for r in sorted(declared["relations"],
+                        key=lambda r: (r["label"], r["subj_label"], r["obj_label"]))
+    ]  # fmt: skip
 
 
 def test_relation_type_variants_share_properties(neo4j_load: Any, neo4j_driver: Any) -> None:
@@ -132,9 +148,9 @@ def test_relation_type_variants_share_properties(neo4j_load: Any, neo4j_driver: 
     ]
     assert schema["relations"] == [
         {"label": "createdBy", "subj_label": "Painting", "obj_label": "Person",
-         "properties": {"year": "int"}},
+         "properties": {"rid": "str", "year": "int"}},
         {"label": "createdBy", "subj_label": "Sculpture", "obj_label": "Person",
-         "properties": {"year": "int"}},
+         "properties": {"rid": "str", "year": "int"}},
     ]  # fmt: skip
 
 
@@ -151,6 +167,17 @@ def test_schema_cli(neo4j_server: Any, neo4j_load: Any, mini_company_graph: Any)
     assert schema["name"] == "x"
     assert [e["label"] for e in schema["entities"]] == ["Company", "Country", "Person"]
     assert len(schema["relations"]) == 5
+    assert all("rid" in r["properties"] for r in schema["relations"])
+    omitted = subprocess.run(
+        [sys.executable, "-m", "kgbench", "schema", "--uri", neo4j_server.uri, "--omit-rid"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert omitted.returncode == 0, omitted.stderr
+    relations = json.loads(omitted.stdout)["relations"]
+    assert [{k: v for k, v in r["properties"].items() if k != "rid"}
+            for r in schema["relations"]] == [r["properties"] for r in relations]  # fmt: skip
 
 
 @pytest.mark.parametrize(

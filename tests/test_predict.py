@@ -400,8 +400,10 @@ def test_cypherbench_schema_from_server_and_result_json_read_by_evaluate(
 ) -> None:
     """The demo-style graph on a real Neo4j: the prompt's schema fetched from the server
     equals CypherBench's rules applied to the file `kgbench schema` writes (which has `name`)
-    and to the same file without `name` (CypherBench's published layout); the result.json
-    written is scored by `kgbench evaluate` unchanged."""
+    and to the same file without `name` (CypherBench's published layout); both list the
+    relationships' `rid`, as CypherBench's `--load_schema_from neo4j` does, and
+    `--schema-omit-rid` gives the text of the published schema file (no `rid`; issue 39); the
+    result.json written is scored by `kgbench evaluate` unchanged."""
     neo4j_load(MINI)
     uri = str(neo4j_server.uri)
     assert (
@@ -410,6 +412,7 @@ def test_cypherbench_schema_from_server_and_result_json_read_by_evaluate(
     )
     fetched = json.loads((tmp_path / "s.json").read_text())
     assert all("name" in e["properties"] for e in fetched["entities"])
+    assert all(r["properties"].get("rid") == "str" for r in fetched["relations"])
     published_layout = json.loads(json.dumps(fetched))
     for e in published_layout["entities"]:
         del e["properties"]["name"]
@@ -428,6 +431,18 @@ def test_cypherbench_schema_from_server_and_result_json_read_by_evaluate(
     from_file = prompts(tmp_path / "b", schema_dir=schema_dir)
     assert from_server == from_file
     assert from_file[0] == CYPHERBENCH_PROMPT.format(schema=expected, question="question 0")
+    assert '"rid": "str"' in expected
+
+    # --schema-omit-rid: the fetched schema leaves rid out and gives the published file's text
+    published_file = prompts(tmp_path / "d")  # bench's schema_dir: mini_company.json's schema
+    assert not any('"rid"' in p for p in published_file)
+    omitted = prompts(tmp_path / "f", schema_dir=None, uri=uri, schema_omit_rid=True)
+    assert omitted == published_file
+    before = len(server.requests)
+    argv = ["predict", "--family", "cypherbench", "--tasks", str(bench["tasks"])]
+    argv += ["--base-url", server.url, "--model", "m", "--out", str(tmp_path / "g")]
+    assert main([*argv, "--uri", uri, "--schema-omit-rid"]) == 0
+    assert sorted(b["messages"][0]["content"] for b in server.requests[before:]) == omitted
 
     # result.json is CypherBench's result format: kgbench evaluate reads it unchanged
     server.reply = lambda m: (

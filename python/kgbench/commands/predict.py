@@ -145,6 +145,12 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         help="cypherbench, ngdbench: directory of <graph>_schema.json files",
     )
     p.add_argument(
+        "--schema-omit-rid",
+        action="store_true",
+        help="cypherbench, ngdbench: leave the relationships' rid property out of a schema "
+        "fetched from the server (default: listed, as CypherBench's --load_schema_from neo4j)",
+    )
+    p.add_argument(
         "--kg",
         type=Path,
         action="append",
@@ -234,6 +240,7 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
         database=args.database,
         kg=args.kg,
         schema=args.schema,
+        schema_omit_rid=args.schema_omit_rid,
         price_in=args.price_in,
         price_out=args.price_out,
         max_retries=args.retries,

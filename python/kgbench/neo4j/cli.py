@@ -144,6 +144,12 @@ def register(subparsers: Any) -> None:
     connection_args(schema, data=True)
     schema.add_argument("--name", default="", help="graph name written in the schema JSON")
     schema.add_argument("-o", "--output", default=None, help="write to this file, not stdout")
+    schema.add_argument(
+        "--omit-rid",
+        action="store_true",
+        help="leave the relationships' rid property out (CypherBench lists it; its published "
+        "schema files do not)",
+    )
     schema.set_defaults(func=_schema)
 
 
@@ -412,7 +418,9 @@ def _schema(args: argparse.Namespace) -> int:
     uri = resolve_uri(args)
     with driver_from_args(args, uri) as driver:
         try:
-            schema = fetch_schema(driver, name=args.name, database=args.database)
+            schema = fetch_schema(
+                driver, name=args.name, database=args.database, omit_rid=args.omit_rid
+            )
         except _connection_errors() as exc:
             raise _unreachable(uri, exc) from exc
     text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

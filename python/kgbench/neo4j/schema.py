@@ -10,8 +10,10 @@ Handling as CypherBench's ``Neo4jConnector.get_schema``: the properties ``eid``,
 ``description``, ``aliases`` and ``provenance`` are left out (``name`` stays); every
 (type, start, end) variant of a relationship type gets all properties seen on that type; entities
 and relations are sorted by label (relations by (label, subj_label, obj_label)) and properties by
-name. kgbench also leaves out ``rid`` (the relation id its loader stores; CypherBench's prompt
-schemas show no relation id).
+name. The relation id ``rid`` that kgbench's loader stores on every relationship is therefore
+listed, as ``get_schema`` lists it (CypherBench's ``--load_schema_from neo4j`` prompts);
+``omit_rid=True`` leaves it out (kgbench before issue 39; the schema files CypherBench
+publishes have no ``rid``).
 """
 
 from __future__ import annotations
@@ -19,8 +21,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-#: Properties omitted from the prompt schema (CypherBench's defaults plus the relation id).
-DEFAULT_EXCLUDED = ("eid", "description", "aliases", "provenance", "rid")
+#: Properties omitted from the prompt schema: the default ``exclude_properties`` of
+#: CypherBench's ``Neo4jConnector.get_schema`` (``cypherbench/neo4j_connector.py``).
+DEFAULT_EXCLUDED = ("eid", "description", "aliases", "provenance")
+
+#: The relation id kgbench's loader stores on every relationship (``fetch_schema(omit_rid=True)``
+#: leaves it out too).
+RID = "rid"
 
 #: CypherBench's entity-property query with ``valueType`` in place of ``apoc.meta.cypher.type``.
 NODE_PROPERTIES_QUERY = """
@@ -93,16 +100,22 @@ def fetch_schema(
     name: str = "",
     database: str | None = None,
     exclude_properties: tuple[str, ...] | list[str] = DEFAULT_EXCLUDED,
+    omit_rid: bool = False,
 ) -> dict[str, Any]:
     """Return the schema JSON of the graph in ``database`` (SPEC.md §2 ``schema`` shape).
 
     Shape: ``{"name": name, "entities": [{"label", "properties": {prop: datatype}}],
     "relations": [{"label", "subj_label", "obj_label", "properties": {...}}]}``, sorted as
     CypherBench's ``PropertyGraphSchema.to_sorted`` and without entity descriptions (as in its
-    text-to-Cypher prompt, seed Table 13). Runs three full scans of the graph. Raises the
-    driver's ``neo4j.exceptions`` errors on connection or query failure.
+    text-to-Cypher prompt, seed Table 13). ``exclude_properties`` are left out of entities
+    and relations (default: CypherBench's ``eid``, ``description``, ``aliases``,
+    ``provenance``, so a relationship's ``rid`` is listed as CypherBench lists it);
+    ``omit_rid=True`` leaves ``rid`` out as well. Runs three full scans of the graph. Raises
+    the driver's ``neo4j.exceptions`` errors on connection or query failure.
     """
     excluded = set(exclude_properties)
+    if omit_rid:
+        excluded.add(RID)
     ent_types: dict[str, dict[str, set[str]]] = {}
     rel_types: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     triples: list[tuple[str, str, str]] = []

@@ -483,7 +483,7 @@ class CypherGraph:
         from kgbench.predict.cypherbench import schema_text
 
         try:
-            data = fetch_schema(self.driver, name="wikidata", database=self.database)
+            data = fetch_schema(self.driver, name="wikidata", database=self.database, omit_rid=True)
         except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             raise InputError(f"could not fetch the schema from {self.uri}: {reason}") from exc

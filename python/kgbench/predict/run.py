@@ -86,7 +86,9 @@ class GraphSources:
     ``schema_dir`` (``<graph>_schema.json`` files), the server ``uri`` / ``database`` or a
     ``graph_uris`` map (:func:`kgbench.neo4j.targets.load_graph_targets`) with ``user`` /
     ``password``, ``kg`` (RDF dump files) and ``schema`` (a ``.wd2neo4j.json`` conversion
-    schema). A family reads the ones it needs."""
+    schema); ``schema_omit_rid`` leaves the relationships' ``rid`` out of a schema fetched
+    from a server (:func:`kgbench.neo4j.schema.fetch_schema` ``omit_rid``). A family reads
+    the ones it needs."""
 
     rdf_dir: str | Path | None = None
     schema_dir: str | Path | None = None
@@ -97,6 +99,7 @@ class GraphSources:
     database: str | None = None
     kg: Any = None
     schema: str | Path | None = None
+    schema_omit_rid: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,8 +167,8 @@ class PredictFamily(Protocol):
 
 def schema_contexts(graphs: Sequence[str], sources: GraphSources) -> dict[str, str]:
     """Graph -> CypherBench's schema text, from ``sources.schema_dir`` or fetched from the
-    graph's server (``graph_uris`` / ``uri``; :func:`kgbench.predict.cypherbench.
-    load_schema_texts`).
+    graph's server (``graph_uris`` / ``uri``, with the relationships' ``rid`` unless
+    ``sources.schema_omit_rid``; :func:`kgbench.predict.cypherbench.load_schema_texts`).
 
     Raises:
         InputError: a graph with neither a schema file nor a reachable server."""
@@ -182,13 +185,17 @@ def schema_contexts(graphs: Sequence[str], sources: GraphSources) -> dict[str, s
                 targets.setdefault(
                     g, GraphTarget(sources.uri, sources.database, sources.user, sources.password)
                 )
-    return load_schema_texts(
-        graphs, schema_dir=sources.schema_dir, targets=targets, fetch=_fetch_schema
-    )
+    omit_rid = sources.schema_omit_rid
+
+    def fetch(graph: str, target: Any) -> dict[str, Any]:
+        return _fetch_schema(graph, target, omit_rid=omit_rid)
+
+    return load_schema_texts(graphs, schema_dir=sources.schema_dir, targets=targets, fetch=fetch)
 
 
-def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
-    """The schema JSON of ``graph`` from its server (CypherBench's queries)."""
+def _fetch_schema(graph: str, target: Any, *, omit_rid: bool = False) -> dict[str, Any]:
+    """The schema JSON of ``graph`` from its server (CypherBench's queries; ``omit_rid``:
+    without the relationships' ``rid``)."""
     import neo4j
 
     from kgbench.neo4j.executor import connect
@@ -196,7 +203,7 @@ def _fetch_schema(graph: str, target: Any) -> dict[str, Any]:
 
     try:
         with connect(target.uri, target.user, target.password) as driver:
-            return fetch_schema(driver, name=graph, database=target.database)
+            return fetch_schema(driver, name=graph, database=target.database, omit_rid=omit_rid)
     except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(
@@ -244,6 +251,7 @@ def predict(
     database: str | None = None,
     kg: str | Path | Sequence[str | Path] | None = None,
     schema: str | Path | None = None,
+    schema_omit_rid: bool = False,
     price_in: float | None = None,
     price_out: float | None = None,
     max_retries: int = 4,
@@ -264,7 +272,10 @@ def predict(
     shipped prompt name or a template file (default: the family's published prompt); ``kg``:
     ``gtsqa``'s dump file(s); without ``kg``, ``gtsqa`` with ``uri`` asks for Cypher on the KG's
     Neo4j conversion (default prompt ``gtsqa_cypher``) with ``schema`` the conversion schema
-    (``.wd2neo4j.json``, types back to PIDs): :class:`kgbench.predict.gtsqa.CypherGraph`. The
+    (``.wd2neo4j.json``, types back to PIDs): :class:`kgbench.predict.gtsqa.CypherGraph`.
+    ``schema_omit_rid``: a ``cypherbench`` / ``ngdbench`` schema fetched from a server leaves
+    the relationships' ``rid`` out (default: listed, as CypherBench's
+    ``--load_schema_from neo4j``; a ``schema_dir`` file is used as it is). The
     API key is read from the environment variable ``api_key_env`` and never written. ``samples``
     replies per task (each its own cache entry); ``limit`` the first N tasks; ``replay_only``
     answers from the cache only; ``seed`` is sent to the endpoint; ``price_in`` / ``price_out``
@@ -319,6 +330,7 @@ def predict(
         database=database,
         kg=kg,
         schema=schema,
+        schema_omit_rid=schema_omit_rid,
     )
     setting = family.prompt_setting(sources)
     graph_kg = setting.graph

@@ -23,9 +23,9 @@ most :data:`CATEGORICAL_MAX_VALUES` (12) distinct values and each is at most
 are read with ``DISTINCT ... LIMIT 13`` per property, but inside one batched subquery whose
 ``LIMIT`` stops each scan at the 13th distinct value instead of sorting all of them.
 
-The properties :data:`kgbench.neo4j.schema.DEFAULT_EXCLUDED` (``eid``, ``description``,
-``aliases``, ``provenance``, ``rid``: the loader's bookkeeping, left out of CypherBench's prompt
-schema too) are left out unless ``exclude_properties`` says otherwise.
+The properties :data:`PROFILE_EXCLUDED` (``eid``, ``description``, ``aliases``,
+``provenance``, ``rid``: the loader's bookkeeping) are left out unless ``exclude_properties``
+says otherwise.
 
 Queries: four, each a fixed text (Neo4j plans a new text once, ~20-30 ms): one scan of the
 nodes (label, property, type), one of the relationships (end labels, type), one of the
@@ -44,7 +44,11 @@ from typing import Any
 from kgbench.errors import InputError
 from kgbench.generate.patterns import read_json_file
 from kgbench.neo4j.executor import GraphReader
-from kgbench.neo4j.schema import DEFAULT_EXCLUDED
+from kgbench.neo4j.schema import DEFAULT_EXCLUDED, RID
+
+#: The properties a profile leaves out by default: CypherBench's excluded properties and the
+#: relation id (the loader's bookkeeping; never a property to ask about).
+PROFILE_EXCLUDED = (*DEFAULT_EXCLUDED, RID)
 
 #: A categorical property has at most this many distinct values (spec §2.1).
 CATEGORICAL_MAX_VALUES = 12
@@ -117,7 +121,7 @@ def profile_graph(
     reader: GraphReader,
     *,
     graph_name: str,
-    exclude_properties: Sequence[str] = DEFAULT_EXCLUDED,
+    exclude_properties: Sequence[str] = PROFILE_EXCLUDED,
 ) -> dict[str, Any]:
     """Profile the graph behind ``reader`` into the spec §2.1 ``schema.json`` dict (shape and
     rules: module docstring). ``graph_name`` is stored as ``graph_name``;
