@@ -443,6 +443,8 @@ def test_cypherbench_schema_from_server_and_result_json_read_by_evaluate(
     argv += ["--base-url", server.url, "--model", "m", "--out", str(tmp_path / "g")]
     assert main([*argv, "--uri", uri, "--schema-omit-rid"]) == 0
     assert sorted(b["messages"][0]["content"] for b in server.requests[before:]) == omitted
+    assert json.loads((tmp_path / "g" / "run.json").read_text())["schema_omit_rid"] is True
+    assert json.loads((tmp_path / "a" / "run.json").read_text())["schema_omit_rid"] is False
 
     # result.json is CypherBench's result format: kgbench evaluate reads it unchanged
     server.reply = lambda m: (

@@ -443,6 +443,7 @@ def predict(
         "stop": stop,
         "seed": seed,
         "request_parameters": request_parameters,
+        "schema_omit_rid": schema_omit_rid,
         "samples": samples,
         "limit": limit,
         "replay_only": replay_only,
