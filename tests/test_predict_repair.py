@@ -16,7 +16,7 @@ import pytest
 from chat_completions_double import ChatCompletionsTestDouble, Messages
 from kgbench.cli import main
 from kgbench.errors import InputError
-from kgbench.families import predict
+from kgbench.families import get, predict
 from kgbench.predict.prompt import PromptTemplate
 from kgbench.predict.repair import (
     ERROR_CHARS,
@@ -25,6 +25,7 @@ from kgbench.predict.repair import (
     cut_error,
     load_feedback,
 )
+from kgbench.predict.run import GraphSources
 
 FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
 REPO = Path(__file__).resolve().parents[1]
@@ -93,18 +94,51 @@ def test_repair_without_a_server_is_one_line(
     assert "--repair needs a Neo4j server" in err and "--uri or --graph-uris" in err
 
 
+def _text2cypher_records(tmp_path: Path) -> Path:
+    records = [
+        {"question": f"how many {i}?", "schema": "(:Company)", "cypher": GOLD} for i in range(2)
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("family", "needs"),
+    [("text2cypher", "--uri or --graph-uris"), ("ngdbench", "needs --uri")],
+)
+def test_repair_of_other_families_without_a_server_is_one_line(
+    family: str, needs: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if family == "text2cypher":
+        path = _text2cypher_records(tmp_path)
+        extra: list[str] = []
+    else:
+        path = tmp_path / "ngd.json"
+        path.write_text(json.dumps([{"qid": "a", "family": "noagg", "query": GOLD, "answer": []}]))
+        schema_dir = tmp_path / "schemas"
+        schema_dir.mkdir()
+        schema = json.loads(MINI.read_text())["schema"]
+        (schema_dir / "ngdbench_schema.json").write_text(json.dumps(schema))
+        extra = ["--schema-dir", str(schema_dir)]
+    with ChatCompletionsTestDouble(reply=lambda m: "RETURN 1") as double:
+        argv = ["predict", "--family", family, "--tasks", str(path), "--repair", "1", *extra]
+        argv += ["--base-url", double.url, "--model", "m", "--out", str(tmp_path / "o")]
+        assert main(argv) != 0 and double.requests == []
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--repair" in err and needs in err
+
+
 def test_repair_of_a_family_without_a_graph_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    records = [{"question": "q?", "schema": "(:A)", "cypher": "MATCH (a:A) RETURN a"}]
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    with ChatCompletionsTestDouble(reply=lambda m: "RETURN 1") as double:
-        argv = ["predict", "--family", "text2cypher", "--tasks", str(path), "--repair", "1"]
-        code = main([*argv, "--base-url", double.url, "--model", "m", "--out", str(tmp_path)])
-        assert code != 0 and double.requests == []
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--repair" in err
+    """gtsqa has no repair (its SPARQL runs on --kg inside the family's records); a negative
+    --repair is refused."""
+    with pytest.raises(InputError, match="--repair: the gtsqa family has no graph"):
+        get("gtsqa").repair_checker([], GraphSources())
+    args: dict[str, Any] = {"base_url": "http://x.invalid/v1", "model": "m", "out_dir": tmp_path}
+    with pytest.raises(InputError, match="--repair must be at least 0"):
+        predict("cypherbench", tmp_path / "none.json", repair=-1, **args)
 
 
 @pytest.fixture
@@ -230,3 +264,63 @@ def test_run_with_repair_and_graph_uris(
     assert [t["steps"][0]["error_class"] for t in traces] == ["semantic/type"] * 2
     agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
     assert agg["overall"]["execution_accuracy"] == 1.0
+
+
+@pytest.mark.neo4j
+@pytest.mark.usefixtures("mini")
+def test_text2cypher_and_ngdbench_repair_on_uri(
+    tmp_path: Path, neo4j_server: Any, neo4j_driver: Any
+) -> None:
+    """text2cypher with --uri: every record's query runs there. ngdbench with --uri (the
+    noisy graph): the analytic task is repaired, the management batch is not (its steps
+    write on a disposable copy at evaluation; here nothing is run)."""
+
+    def model(messages: Messages) -> str:
+        if feedback_turns(messages):
+            return GOLD
+        if "Cypher: " in messages[0]["content"] or "how many" in messages[0]["content"]:
+            return "MATCH (c:Company RETURN count(c)"
+        return "```json\n[]\n```"
+
+    uri = str(neo4j_server.uri)
+    before = _count_nodes(neo4j_driver)
+    with ChatCompletionsTestDouble(reply=model) as double:
+        args: dict[str, Any] = {"base_url": double.url, "model": "m", "uri": uri, **FAST}
+        t2c = predict(
+            "text2cypher",
+            _text2cypher_records(tmp_path),
+            out_dir=tmp_path / "t2c",
+            repair=1,
+            **args,
+        )
+        assert [r["pred_cypher"] for r in t2c.records] == [GOLD, GOLD]
+        assert t2c.run["repair"]["repaired"] == 2 and len(double.requests) == 4
+
+        ngd_tasks = tmp_path / "ngd.json"
+        ngd_tasks.write_text(
+            json.dumps(
+                [
+                    {"qid": "a", "family": "noagg", "query": GOLD, "answer": [[5]]},
+                    {
+                        "qid": "m",
+                        "steps": [
+                            {
+                                "step": 1,
+                                "operate_query": "CREATE (n:X)",
+                                "valid_query": "MATCH (n:X) RETURN count(n)",
+                                "answer": [[1]],
+                            }
+                        ],
+                    },
+                ]
+            )
+        )
+        double.requests.clear()
+        ngd = predict("ngdbench", ngd_tasks, out_dir=tmp_path / "ngd", repair=3, **args)
+        assert len(double.requests) == 3  # analytic: 2, management: 1
+    by_qid = {r["qid"]: r for r in ngd.records}
+    assert by_qid["a"]["pred_cypher"] == GOLD
+    traces = [json.loads(x) for x in (tmp_path / "ngd" / "repairs.jsonl").read_text().splitlines()]
+    assert [(t["qid"], t["status"]) for t in traces] == [("a", "repaired")]
+    assert ngd.run["repair"]["rounds"] == {"1": 1}
+    assert _count_nodes(neo4j_driver) == before

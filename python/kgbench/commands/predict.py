@@ -140,7 +140,8 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         help="corrector baseline: while a predicted query fails on its graph (syntax error, "
         "read-only-gate refusal, execution error), send the error back in the same "
         "conversation, up to N rounds (default 0: one-shot); needs an executable graph "
-        "(cypherbench: --uri / --graph-uris); trace in OUT/repairs.jsonl",
+        "(cypherbench, text2cypher: --uri / --graph-uris; ngdbench: --uri, analytic and "
+        "Boolean tasks); trace in OUT/repairs.jsonl",
     )
     p.add_argument(
         "--replay-only",
@@ -173,7 +174,8 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         "--uri",
         default=os.environ.get("KGBENCH_NEO4J_URI") or None,
         help="cypherbench, ngdbench: Bolt URI of the server of graphs without a schema file "
-        "(ngdbench: the noisy graph, where `kgbench run` also runs the predicted queries)",
+        "(ngdbench: the noisy graph, where `kgbench run` also runs the predicted queries); "
+        "with --repair, where the predicted queries run (text2cypher too)",
     )
     p.add_argument(
         "--graph-uris",

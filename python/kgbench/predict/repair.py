@@ -22,7 +22,7 @@ READ access mode, transaction timeout), so no write is ever sent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -44,6 +44,12 @@ class QueryChecker(Protocol):
 
     #: The query language (``cypher`` or ``sparql``): picks the feedback template.
     language: str
+
+    def applies(self, task: Mapping[str, Any]) -> bool:
+        """Whether ``task``'s queries are repaired (e.g. not NGDBench's management batches,
+        not a Text2Cypher record whose alias has no server): the others keep their one-shot
+        prediction and have no trace."""
+        ...
 
     def check(self, task: Mapping[str, Any], query: str) -> tuple[str, str] | None:
         """``(error_class, message)`` when ``query`` fails on the task's graph, else None.
@@ -127,12 +133,13 @@ def cypher_targets(
     user: str | None,
     password: str | None,
     database: str | None,
+    every: bool = True,
 ) -> dict[str, Any]:
     """Graph -> :class:`kgbench.neo4j.targets.GraphTarget` for ``--repair`` (``graph_uris``
-    first, else ``uri``).
+    first, else ``uri``); with ``every=False`` the graphs without a server are left out.
 
     Raises:
-        InputError: no server at all, or a graph without one (named)."""
+        InputError: no server at all, or (``every``) a graph without one (named)."""
     from kgbench.neo4j.targets import GraphTarget, load_graph_targets
 
     if uri is None and graph_uris is None:
@@ -145,6 +152,8 @@ def cypher_targets(
         target = targets.get(g)
         if target is None and uri is not None:
             target = GraphTarget(uri, database, user, password)
+        if target is None and not every:
+            continue
         if target is None:
             raise InputError(f"--repair: graph {g!r} has no server in --graph-uris (and no --uri)")
         out[g] = target
@@ -153,8 +162,10 @@ def cypher_targets(
 
 class CypherChecker:
     """Runs predicted Cypher on each task's Neo4j graph as the evaluation does (module
-    docstring). ``targets``: graph -> target; ``graph_key``: the task field naming the graph;
-    ``timeout_s``: seconds per query. Connects to every server at construction.
+    docstring). ``targets``: graph -> target (a task of another graph is not repaired);
+    ``graph_key``: the task field naming the graph; ``timeout_s``: seconds per query;
+    ``repairable(task)``: whether a task of a graph with a target is repaired (default: all).
+    Connects to every server at construction.
 
     Raises:
         ConnectionLostError: a server cannot be reached (from the executor factory)."""
@@ -162,11 +173,17 @@ class CypherChecker:
     language = "cypher"
 
     def __init__(
-        self, targets: Mapping[str, Any], *, graph_key: str = "graph", timeout_s: float = 120.0
+        self,
+        targets: Mapping[str, Any],
+        *,
+        graph_key: str = "graph",
+        timeout_s: float = 120.0,
+        repairable: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> None:
         from kgbench.evaluate.runner import neo4j_executor_factory
 
         self.graph_key = graph_key
+        self._repairable = repairable
         make, self._close = neo4j_executor_factory()
         self._executors: dict[str, Any] = {}
         try:
@@ -175,6 +192,12 @@ class CypherChecker:
         except BaseException:
             self._close()
             raise
+
+    def applies(self, task: Mapping[str, Any]) -> bool:
+        """Whether the task's graph has a server and ``repairable`` accepts it."""
+        if str(task[self.graph_key]) not in self._executors:
+            return False
+        return self._repairable is None or self._repairable(task)
 
     def check(self, task: Mapping[str, Any], query: str) -> tuple[str, str] | None:
         """``(error_class, message)`` of a failing ``query`` (``empty``, ``write``, or the

@@ -295,7 +295,7 @@ def predict(
     up to N more requests in the same conversation carry the failure (never result rows) and
     the new reply replaces the prediction; the family's ``repair_checker(tasks, sources)``
     runs the queries (a family without one: InputError before any request). Writes
-    ``OUT/repairs.jsonl`` (one line per task sample: ``qid``, ``sample``, ``rounds``,
+    ``OUT/repairs.jsonl`` (one line per repaired task sample: ``qid``, ``sample``, ``rounds``,
     ``status``, ``steps``) and ``run.json`` ``repair`` (totals); tokens count every reply,
     ``failures`` and ``finish_reasons`` the final ones.
 
@@ -402,7 +402,7 @@ def predict(
 
     def ask(job: _Prompted) -> Any:
         reply = complete(job, job.messages)
-        if checker is None:
+        if checker is None or not checker.applies(task_list[job.task]):
             return reply
         return _repaired(job, reply)
 
