@@ -324,3 +324,55 @@ def test_text2cypher_and_ngdbench_repair_on_uri(
     assert [(t["qid"], t["status"]) for t in traces] == [("a", "repaired")]
     assert ngd.run["repair"]["rounds"] == {"1": 1}
     assert _count_nodes(neo4j_driver) == before
+
+
+def test_spider4sparql_repair_on_the_rdf_graph(tmp_path: Path) -> None:
+    """spider4sparql with --rdf-dir: a SPARQL syntax error is fed back and the repaired query
+    is scored EX 1 by `kgbench evaluate`; an update (`INSERT DATA`) does not parse and is fed
+    back until the rounds run out (kept); a query with an empty result is not repaired."""
+    spider = REPO / "tests" / "data" / "spider"
+    rdf = tmp_path / "rdf"
+    argv = ["rdb", str(spider / "concert_singer.sqlite")]
+    argv += ["--tables", str(spider / "concert_singer.tables.json")]
+    assert main([*argv, "--out", str(rdf / "concert_singer")]) == 0
+    gold = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    questions = ["count everything", "change something", "find nothing"]
+    records = [
+        {"qid": f"s{i}", "graph": "concert_singer", "nl_question": q, "gold_sparql": gold}
+        for i, q in enumerate(questions)
+    ]
+    tasks_path = tmp_path / "tasks.json"
+    tasks_path.write_text(json.dumps(records))
+
+    def model(messages: Messages) -> str:
+        first = messages[0]["content"]
+        if "count everything" in first:
+            return "SELECT ?x WHERE { ?x" if feedback_turns(messages) == 0 else gold
+        if "change something" in first:
+            return "INSERT DATA { <urn:a> <urn:b> <urn:c> }"
+        return "SELECT ?s WHERE { ?s <urn:nosuch> ?o }"
+
+    out = tmp_path / "out"
+    with ChatCompletionsTestDouble(reply=model) as double:
+        args: dict[str, Any] = {"base_url": double.url, "model": "m", "out_dir": out, **FAST}
+        result = predict("spider4sparql", tasks_path, rdf_dir=rdf, repair=1, **args)
+        assert len(double.requests) == 5
+        again = predict("spider4sparql", tasks_path, rdf_dir=rdf, repair=1, **args)
+        assert len(double.requests) == 5 and again.records == result.records
+    assert [r["predicted_sparql"] for r in result.records] == [
+        gold,
+        "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+        "SELECT ?s WHERE { ?s <urn:nosuch> ?o }",
+    ]
+    traces = [json.loads(x) for x in (out / "repairs.jsonl").read_text().splitlines()]
+    assert [(t["status"], [s["error_class"] for s in t["steps"]]) for t in traces] == [
+        ("repaired", ["syntax", None]),
+        ("failing", ["syntax", "syntax"]),
+        ("ok", [None]),
+    ]
+    assert result.run["repair"]["feedback"]["name"] == "repair/sparql"
+    argv = ["evaluate", "--language", "sparql", "--tasks", str(tasks_path)]
+    argv += ["--predictions", str(result.predictions_path), "--rdf-dir", str(rdf)]
+    assert main([*argv, "--out", str(tmp_path / "e")]) == 0
+    scored = json.loads((tmp_path / "e" / "result_with_metrics.json").read_text())
+    assert [r["metrics"]["execution_accuracy"] for r in scored] == [1.0, 0.0, 0.0]

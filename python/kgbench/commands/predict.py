@@ -141,7 +141,7 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         "read-only-gate refusal, execution error), send the error back in the same "
         "conversation, up to N rounds (default 0: one-shot); needs an executable graph "
         "(cypherbench, text2cypher: --uri / --graph-uris; ngdbench: --uri, analytic and "
-        "Boolean tasks); trace in OUT/repairs.jsonl",
+        "Boolean tasks; spider4sparql: --rdf-dir); trace in OUT/repairs.jsonl",
     )
     p.add_argument(
         "--replay-only",

@@ -14,7 +14,8 @@ The feedback text is a shipped template (``prompts/repair/<language>.txt``) with
 placeholders ``{query}`` and ``{error}`` (checked as the family prompts are) and optionally
 ``{error_class}``; the error message is cut to :data:`ERROR_CHARS` characters.
 
-Cypher (:class:`CypherChecker`): each query goes through the evaluation's path: the
+SPARQL (:class:`SparqlChecker`): on the task's RDF graph as the Spider4SPARQL evaluation
+runs it. Cypher (:class:`CypherChecker`): each query goes through the evaluation's path: the
 prediction gate of :func:`kgbench.evaluate.provenance.prediction_failure` (empty, write
 clauses per the parser), then :meth:`kgbench.neo4j.QueryExecutor.run` (parser gate again,
 READ access mode, transaction timeout), so no write is ever sent.
@@ -222,3 +223,58 @@ class CypherChecker:
     def close(self) -> None:
         """Close the drivers."""
         self._close()
+
+
+class SparqlChecker:
+    """Runs predicted SPARQL on each task's RDF graph as ``kgbench evaluate --family
+    spider4sparql`` does: :class:`kgbench.query.sparql.SparqlExecutor` (pyoxigraph in a
+    worker process, ``timeout_s`` per query; queries only, an update does not parse) on
+    ``rdf_files_of(rdf_dir, graph)``, the Spider4SPARQL ``:`` prefix added when missing. A
+    graph's worker starts at its first query and runs one query at a time.
+
+    Raises:
+        InputError: a graph of ``graphs`` without RDF files in ``rdf_dir`` (at construction).
+    """
+
+    language = "sparql"
+
+    def __init__(self, rdf_dir: Any, graphs: Sequence[str], *, timeout_s: float = 30.0) -> None:
+        import threading
+
+        from kgbench.query.sparql import rdf_files_of
+
+        self.timeout_s = timeout_s
+        self._files = {g: rdf_files_of(rdf_dir, g) for g in graphs}
+        self._locks = {g: threading.Lock() for g in graphs}
+        self._executors: dict[str, Any] = {}
+
+    def applies(self, task: Mapping[str, Any]) -> bool:
+        """Every task is repaired."""
+        return True
+
+    def check(self, task: Mapping[str, Any], query: str) -> tuple[str, str] | None:
+        """``(error_class, message)`` of a failing ``query`` (``empty``, ``syntax``,
+        ``execution``, ``timeout``, ``not_select``), else None.
+
+        Raises:
+            InputError: the graph cannot be loaded."""
+        from kgbench.query.sparql import SparqlExecutor, with_s4s_prefix
+
+        if not query.strip():
+            return "empty", "the predicted query is empty"
+        graph = str(task["graph"])
+        with self._locks[graph]:
+            executor = self._executors.get(graph)
+            if executor is None:
+                executor = SparqlExecutor(self._files[graph], timeout_s=self.timeout_s)
+                self._executors[graph] = executor
+            res = executor.run(with_s4s_prefix(query))
+        if res.ok:
+            return None
+        return str(res.error), str(res.message or "")
+
+    def close(self) -> None:
+        """Stop the workers."""
+        for executor in self._executors.values():
+            executor.close()
+        self._executors.clear()

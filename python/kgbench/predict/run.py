@@ -346,16 +346,6 @@ def predict(
     template = load_prompt(prompt or setting.default_prompt, setting.placeholders)
     contexts = family.graph_contexts(task_list, sources, graph_kg)
     prompts = build_prompts(family, task_list, contexts, template)
-    checker: Any = None
-    feedback: Any = None
-    if repair:
-        from kgbench.predict.repair import load_feedback
-
-        make_checker = getattr(family, "repair_checker", None)
-        if make_checker is None:
-            raise InputError(f"--repair: the {family.name} family has no graph to run queries on")
-        checker = make_checker(task_list, sources)
-        feedback = load_feedback(checker.language)
     stop = family.stop if send_stop else None
     if max_tokens_field is None:
         max_tokens_field = "max_completion_tokens" if reasoning_effort else "max_tokens"
@@ -381,6 +371,22 @@ def predict(
         max_backoff_s=max_backoff_s,
     )
     request_parameters = client.request_parameters(stop=stop, max_tokens=max_tokens, seed=seed)
+    checker: Any = None
+    feedback: Any = None
+    if repair:
+        from kgbench.predict.repair import load_feedback
+
+        make_checker = getattr(family, "repair_checker", None)
+        if make_checker is None:
+            raise InputError(f"--repair: the {family.name} family has no graph to run queries on")
+        try:
+            checker = make_checker(task_list, sources)
+            feedback = load_feedback(checker.language)
+        except BaseException:
+            if checker is not None:
+                checker.close()
+            client.close()
+            raise
     replies: list[Any] = [None] * len(jobs)
     error: str | None = None
     hint: str | None = None
