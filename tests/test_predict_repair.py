@@ -326,15 +326,40 @@ def test_text2cypher_and_ngdbench_repair_on_uri(
     assert _count_nodes(neo4j_driver) == before
 
 
-def test_spider4sparql_repair_on_the_rdf_graph(tmp_path: Path) -> None:
-    """spider4sparql with --rdf-dir: a SPARQL syntax error is fed back and the repaired query
-    is scored EX 1 by `kgbench evaluate`; an update (`INSERT DATA`) does not parse and is fed
-    back until the rounds run out (kept); a query with an empty result is not repaired."""
+def _concert_singer_rdf(tmp_path: Path) -> Path:
+    """Spider's concert_singer converted by `kgbench rdb` into ``tmp_path/rdf``."""
     spider = REPO / "tests" / "data" / "spider"
     rdf = tmp_path / "rdf"
     argv = ["rdb", str(spider / "concert_singer.sqlite")]
     argv += ["--tables", str(spider / "concert_singer.tables.json")]
     assert main([*argv, "--out", str(rdf / "concert_singer")]) == 0
+    return rdf
+
+
+def test_samples_are_repaired_each_in_its_own_conversation(tmp_path: Path) -> None:
+    """With --samples 2 each sample is repaired on its own (its own cache entries)."""
+    rdf = _concert_singer_rdf(tmp_path)
+    tasks_path = tmp_path / "tasks.json"
+    tasks_path.write_text(json.dumps([{"qid": "s0", "graph": "concert_singer", "question": "q"}]))
+    good = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
+    with ChatCompletionsTestDouble(
+        reply=lambda m: good if feedback_turns(m) else "SELECT ?x WHERE {"
+    ) as double:
+        args: dict[str, Any] = {"base_url": double.url, "model": "m", **FAST}
+        args.update(rdf_dir=rdf, repair=2, samples=2, out_dir=tmp_path / "o")
+        result = predict("spider4sparql", tasks_path, **args)
+        assert len(double.requests) == 4  # two samples, one repair round each
+    assert result.records[0]["predicted_sparql_samples"] == [good, good]
+    traces = (tmp_path / "o" / "repairs.jsonl").read_text().splitlines()
+    assert [(json.loads(t)["sample"], json.loads(t)["rounds"]) for t in traces] == [(0, 1), (1, 1)]
+    assert result.run["repair"]["rounds_used"] == 2
+
+
+def test_spider4sparql_repair_on_the_rdf_graph(tmp_path: Path) -> None:
+    """spider4sparql with --rdf-dir: a SPARQL syntax error is fed back and the repaired query
+    is scored EX 1 by `kgbench evaluate`; an update (`INSERT DATA`) does not parse and is fed
+    back until the rounds run out (kept); a query with an empty result is not repaired."""
+    rdf = _concert_singer_rdf(tmp_path)
     gold = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
     questions = ["count everything", "change something", "find nothing"]
     records = [
