@@ -133,6 +133,17 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
     p.add_argument(
+        "--repair",
+        type=int,
+        default=0,
+        metavar="N",
+        help="corrector baseline: while a predicted query fails on its graph (syntax error, "
+        "read-only-gate refusal, execution error), send the error back in the same "
+        "conversation, up to N rounds (default 0: one-shot); needs an executable graph "
+        "(cypherbench, text2cypher: --uri / --graph-uris; ngdbench: --uri, analytic and "
+        "Boolean tasks; spider4sparql: --rdf-dir); trace in OUT/repairs.jsonl",
+    )
+    p.add_argument(
         "--replay-only",
         action="store_true",
         help="offline: every reply from the cache; a miss is an error naming the task",
@@ -169,7 +180,8 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         "--uri",
         default=os.environ.get("KGBENCH_NEO4J_URI") or None,
         help="cypherbench, ngdbench: Bolt URI of the server of graphs without a schema file "
-        "(ngdbench: the noisy graph, where `kgbench run` also runs the predicted queries)",
+        "(ngdbench: the noisy graph, where `kgbench run` also runs the predicted queries); "
+        "with --repair, where the predicted queries run (text2cypher too)",
     )
     p.add_argument(
         "--graph-uris",
@@ -246,6 +258,7 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
         max_retries=args.retries,
         timeout_s=args.request_timeout,
         progress=True,
+        repair=args.repair,
     )
 
 
@@ -267,6 +280,13 @@ def summary(result: Any) -> str:
         f"cache_hits\t{run['cache_hits']}",
         f"wall_time_s\t{run['wall_time_s']}",
     ]
+    if "repair" in run:
+        r = run["repair"]
+        lines += [
+            f"repair_rounds_used\t{r['rounds_used']}",
+            f"repaired\t{r['repaired']}",
+            f"still_failing\t{r['still_failing']}",
+        ]
     if "cost" in run:
         lines.append(f"cost\t{run['cost']['total']}")
     return "\n".join(lines) + "\n"

@@ -139,6 +139,17 @@ class Family:
         (``preds``: the post-processed samples of each task)."""
         raise NotImplementedError
 
+    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+        """The :class:`kgbench.predict.repair.QueryChecker` that runs ``--repair``'s queries
+        on the tasks' graphs (default: none).
+
+        Raises:
+            InputError: the family (or this setting) has no executable graph; one line
+                naming why."""
+        raise InputError(
+            f"--repair: the {self.name} family has no graph its predicted queries run on"
+        )
+
     # ----------------------------------------------------------------- evaluate
 
     def evaluate(

@@ -21,6 +21,7 @@ from kgbench.errors import InputError
 from kgbench.evaluate.outputs import Evaluation
 from kgbench.families.base import EvaluateOptions, SchemaFamily
 from kgbench.predict import cypherbench as stage
+from kgbench.predict.run import GraphSources
 
 
 class CypherBench(SchemaFamily):
@@ -57,6 +58,25 @@ class CypherBench(SchemaFamily):
     ) -> list[dict[str, Any]]:
         """The task records with ``pred_cypher`` (``pred_cypher_samples`` with samples)."""
         return [with_samples(dict(t), "pred_cypher", s) for t, s in zip(tasks, preds, strict=True)]
+
+    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+        """The queries run on each task's graph server (``--graph-uris``, else ``--uri``) as
+        the evaluation runs them (:class:`kgbench.predict.repair.CypherChecker`).
+
+        Raises:
+            InputError: no server (``--repair`` needs ``--uri`` or ``--graph-uris``).
+            ConnectionLostError: a server cannot be reached."""
+        from kgbench.predict.repair import CypherChecker, cypher_targets
+
+        targets = cypher_targets(
+            sorted({str(t["graph"]) for t in tasks}),
+            uri=sources.uri,
+            graph_uris=sources.graph_uris,
+            user=sources.user,
+            password=sources.password,
+            database=sources.database,
+        )
+        return CypherChecker(targets, timeout_s=self.default_timeout_s)
 
     def run_inputs(
         self, tasks: Path, predictions: Path, limit: int | None, predict_dir: Path

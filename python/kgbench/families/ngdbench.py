@@ -20,6 +20,7 @@ from kgbench.errors import InputError
 from kgbench.evaluate.outputs import Evaluation
 from kgbench.families.base import EvaluateOptions, SchemaFamily
 from kgbench.predict import ngdbench as stage
+from kgbench.predict.run import GraphSources
 
 
 class Ngdbench(SchemaFamily):
@@ -57,6 +58,29 @@ class Ngdbench(SchemaFamily):
     ) -> list[dict[str, Any]]:
         """:func:`kgbench.predict.ngdbench.record` per task."""
         return [stage.record(t, list(s)) for t, s in zip(tasks, preds, strict=True)]
+
+    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+        """Analytic and Boolean queries run read-only on the noisy graph at ``--uri``, as the
+        evaluation reads it (:class:`kgbench.predict.repair.CypherChecker`); management
+        batches are not repaired (their steps write, on a disposable clean copy).
+
+        Raises:
+            InputError: no ``--uri``.
+            ConnectionLostError: the server cannot be reached."""
+        from kgbench.neo4j.targets import GraphTarget
+        from kgbench.predict.repair import CypherChecker
+
+        if sources.uri is None:
+            raise InputError(
+                "--repair with --family ngdbench needs --uri (the noisy graph its predicted "
+                "queries run on)"
+            )
+        target = GraphTarget(sources.uri, sources.database, sources.user, sources.password)
+        return CypherChecker(
+            {str(t["graph"]): target for t in tasks},
+            timeout_s=self.default_timeout_s,
+            repairable=lambda t: t["family"] != "management",
+        )
 
     def evaluate(
         self, tasks: Path, predictions: Path | None, options: EvaluateOptions

@@ -77,6 +77,19 @@ class Spider4Sparql(Family):
             out.append(rec)
         return out
 
+    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+        """The queries run on each database's RDF graph in ``--rdf-dir`` as the evaluation
+        runs them (:class:`kgbench.predict.repair.SparqlChecker`).
+
+        Raises:
+            InputError: no ``--rdf-dir``, or a database without its RDF files there."""
+        from kgbench.predict.repair import SparqlChecker
+
+        if sources.rdf_dir is None:
+            raise InputError("--repair with --family spider4sparql needs --rdf-dir")
+        graphs = sorted({str(t["graph"]) for t in tasks})
+        return SparqlChecker(sources.rdf_dir, graphs, timeout_s=self.default_timeout_s)
+
     def run_inputs(
         self, tasks: Path, predictions: Path, limit: int | None, predict_dir: Path
     ) -> tuple[Path, Path | None]:

@@ -17,6 +17,7 @@ from kgbench.evaluate.outputs import Evaluation
 from kgbench.families.base import EvaluateOptions, Family
 from kgbench.families.cypherbench import with_samples
 from kgbench.predict import text2cypher as stage
+from kgbench.predict.run import GraphSources
 
 
 class Text2Cypher(Family):
@@ -53,6 +54,28 @@ class Text2Cypher(Family):
             with_samples(dict(t["record"]), "pred_cypher", s)
             for t, s in zip(tasks, preds, strict=True)
         ]
+
+    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+        """The queries of records whose ``database_reference_alias`` has a server in
+        ``--graph-uris`` (else: every record, on ``--uri``) run there as the evaluation runs
+        them (:class:`kgbench.predict.repair.CypherChecker`); the other records are not
+        repaired.
+
+        Raises:
+            InputError: neither ``--uri`` nor ``--graph-uris``.
+            ConnectionLostError: a server cannot be reached."""
+        from kgbench.predict.repair import CypherChecker, cypher_targets
+
+        targets = cypher_targets(
+            sorted({str(t["graph"]) for t in tasks}),
+            uri=sources.uri,
+            graph_uris=sources.graph_uris,
+            user=sources.user,
+            password=sources.password,
+            database=sources.database,
+            every=False,
+        )
+        return CypherChecker(targets, timeout_s=self.default_timeout_s)
 
     def run_inputs(
         self, tasks: Path, predictions: Path, limit: int | None, predict_dir: Path

@@ -81,6 +81,15 @@ class _Prompted:
 
 
 @dataclass(frozen=True)
+class _Repaired:
+    """A job's final reply after ``--repair`` and its trace (:class:`kgbench.predict.repair.
+    RepairTrace`)."""
+
+    reply: Any
+    trace: Any
+
+
+@dataclass(frozen=True)
 class GraphSources:
     """Where a run's graphs are described: ``rdf_dir`` (``kgbench rdb`` outputs),
     ``schema_dir`` (``<graph>_schema.json`` files), the server ``uri`` / ``database`` or a
@@ -259,6 +268,7 @@ def predict(
     backoff_s: float = 1.0,
     max_backoff_s: float = 60.0,
     progress: bool = False,
+    repair: int = 0,
 ) -> PredictResult:
     """Run a model on a family's tasks; write ``OUT/<predictions>`` and ``OUT/run.json``.
 
@@ -291,6 +301,15 @@ def predict(
     ``run.json`` ``request_parameters`` holds exactly the fields each request carried besides
     model and messages. With none of these options the requests are the seed's, as before.
 
+    ``repair`` N > 0 (the corrector baseline, :mod:`kgbench.predict.repair`): while a task's
+    query fails on its graph (syntax error, read-only-gate refusal, execution error, empty),
+    up to N more requests in the same conversation carry the failure (never result rows) and
+    the new reply replaces the prediction; the family's ``repair_checker(tasks, sources)``
+    runs the queries (a family without one: InputError before any request). Writes
+    ``OUT/repairs.jsonl`` (one line per repaired task sample: ``qid``, ``sample``, ``rounds``,
+    ``status``, ``steps``) and ``run.json`` ``repair`` (totals); tokens count every reply,
+    ``failures`` and ``finish_reasons`` the final ones.
+
     Raises:
         InputError: bad arguments or input, caught before any request (a
             graph without schema / ontology / server, a prompt lacking a placeholder).
@@ -307,6 +326,8 @@ def predict(
 
     if samples < 1:
         raise InputError(f"--samples must be at least 1, got {samples}")
+    if repair < 0:
+        raise InputError(f"--repair must be at least 0, got {repair}")
     if concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     if limit is not None and limit < 1:
@@ -362,16 +383,32 @@ def predict(
         max_backoff_s=max_backoff_s,
     )
     request_parameters = client.request_parameters(stop=stop, max_tokens=max_tokens, seed=seed)
+    checker: Any = None
+    feedback: Any = None
+    if repair:
+        from kgbench.predict.repair import load_feedback
+
+        make_checker = getattr(family, "repair_checker", None)
+        if make_checker is None:
+            raise InputError(f"--repair: the {family.name} family has no graph to run queries on")
+        try:
+            checker = make_checker(task_list, sources)
+            feedback = load_feedback(checker.language)
+        except BaseException:
+            if checker is not None:
+                checker.close()
+            client.close()
+            raise
     replies: list[Any] = [None] * len(jobs)
     error: str | None = None
     hint: str | None = None
     interrupted = False
     t0 = time.monotonic()
 
-    def ask(job: _Prompted) -> Any:
+    def complete(job: _Prompted, messages: list[dict[str, str]]) -> Any:
         try:
             return client.complete_full(
-                job.messages, stop=stop, max_tokens=max_tokens, seed=seed, sample=job.sample
+                messages, stop=stop, max_tokens=max_tokens, seed=seed, sample=job.sample
             )
         except LLMError as exc:
             qid = task_list[job.task].get("qid", job.task)
@@ -380,6 +417,45 @@ def predict(
             if isinstance(exc, RefusedParameterError):
                 err.hint = refused_parameter_hint(exc.param, exc.code)
             raise err from exc
+
+    def ask(job: _Prompted) -> Any:
+        reply = complete(job, job.messages)
+        if checker is None or not checker.applies(task_list[job.task]):
+            return reply
+        return _repaired(job, reply)
+
+    def _repaired(job: _Prompted, reply: Any) -> Any:
+        """The final reply of ``job`` after up to ``repair`` rounds, with its trace."""
+        from kgbench.predict.repair import RepairTrace, cut_error, feedback_text
+
+        task = task_list[job.task]
+        post = family.postprocess(task)
+        trace = RepairTrace(replies=[reply])
+        messages = list(job.messages)
+        for rnd in range(repair + 1):
+            query = post(reply.text)
+            try:
+                failure = checker.check(task, query)
+            except KgbenchError as exc:
+                raise PredictError(f"task {task.get('qid', job.task)}: {exc}") from exc
+            step: dict[str, Any] = {"round": rnd, "query": query, "error_class": None}
+            trace.steps.append(step)
+            if failure is None:
+                break
+            step["error_class"], step["error"] = failure[0], cut_error(failure[1])
+            if rnd == repair:
+                break
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply.text},
+                {
+                    "role": "user",
+                    "content": feedback_text(feedback, query, failure[0], step["error"]),
+                },
+            ]
+            reply = complete(job, messages)
+            trace.replies.append(reply)
+        return _Repaired(reply, trace)
 
     from tqdm import tqdm
 
@@ -410,16 +486,25 @@ def predict(
             for f in futures:
                 f.cancel()
             raise
+        finally:
+            if checker is not None:
+                checker.close()
     wall = time.monotonic() - t0
     failures: Counter[str] = Counter()
     finish: Counter[str] = Counter()
     preds: list[list[str]] = [[] for _ in task_list]
     prompt_tokens = completion_tokens = 0
     received = 0
-    for job, reply in zip(jobs, replies, strict=True):
-        if reply is None:
+    traces: list[tuple[_Prompted, Any]] = []
+    for job, got in zip(jobs, replies, strict=True):
+        if got is None:
             continue
         received += 1
+        reply = got
+        every = [got]
+        if isinstance(got, _Repaired):
+            reply, every = got.reply, got.trace.replies
+            traces.append((job, got.trace))
         text = family.postprocess(task_list[job.task])(reply.text)
         if reply.unusable:
             failures[reply.unusable] += 1
@@ -427,8 +512,9 @@ def predict(
             failures["empty"] += 1
         if reply.finish_reason:
             finish[reply.finish_reason] += 1
-        prompt_tokens += reply.prompt_tokens or 0
-        completion_tokens += reply.completion_tokens or 0
+        for one in every:
+            prompt_tokens += one.prompt_tokens or 0
+            completion_tokens += one.completion_tokens or 0
         preds[job.task].append(text)
     out_name = family.prediction_file
     run: dict[str, Any] = {
@@ -470,6 +556,28 @@ def predict(
         "cache": str(cache),
         "predictions": out_name if error is None else None,
     }
+    if repair:
+        from kgbench.fileio import write_jsonl_atomic
+        from kgbench.predict.repair import repair_totals
+
+        run["repair"] = {
+            "feedback": {"name": feedback.name, "sha256": feedback.sha256},
+            **repair_totals([t for _, t in traces], repair),
+            "trace": "repairs.jsonl",
+        }
+        write_jsonl_atomic(
+            out / "repairs.jsonl",
+            [
+                {
+                    "qid": task_list[job.task].get("qid", job.task),
+                    "sample": job.sample,
+                    "rounds": t.rounds,
+                    "status": t.status,
+                    "steps": t.steps,
+                }
+                for job, t in traces
+            ],
+        )
     if price_in is not None or price_out is not None:
         run["cost"] = {
             "price_in_per_million": price_in,
