@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kgbench._core import cypher as _cypher
+from kgbench.query.gate import Failure, prediction_failure
 
 CypherSyntaxError = _cypher.CypherSyntaxError
 provenance_queries = _cypher.provenance_queries
@@ -36,12 +37,8 @@ write_clauses = _cypher.write_clauses
 #: Error classes kgbench assigns itself; the others come from the query executor
 #: (``kgbench.neo4j.executor.ERROR_CLASSES``: ``syntax``, ``semantic/type``, ``timeout``,
 #: ``client``, ``database``, ``connection``, ``write``).
-#: No prediction for the task's qid.
-MISSING_PREDICTION = "missing"
-#: The prediction is empty or blank.
-EMPTY_PREDICTION = "empty"
-#: The prediction has write clauses (not sent to Neo4j); same class as the executor's.
-WRITE_QUERY = "write"
+#: (``missing``, ``empty`` and ``write`` for a prediction not sent at all come from the
+#: prediction gate, :mod:`kgbench.query.gate`.)
 #: kgbench's Cypher parser cannot find the MATCH part (PSJS only).
 PARSE_ERROR = "parse"
 #: The gold query (or its provenance query) failed: the task, not the prediction, is at fault.
@@ -85,18 +82,6 @@ class ExecutorLike(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Failure:
-    """Why a metric scored 0: an error class and a one-line message."""
-
-    error_class: str
-    error: str
-
-    def as_dict(self) -> dict[str, str]:
-        """``{"error_class": ..., "error": ...}`` for JSON output."""
-        return {"error_class": self.error_class, "error": self.error}
-
-
 @dataclass
 class Provenance:
     """Provenance of one query: its branch queries, or why there are none."""
@@ -116,23 +101,6 @@ def dialect_of(executor: object) -> str:
     attribute, :attr:`kgbench.neo4j.QueryExecutor.dialect`), ``"5"`` when it has none."""
     dialect = getattr(executor, "dialect", None)
     return dialect if dialect in ("5", "25") else "5"
-
-
-def prediction_failure(pred: str | None, dialect: str = "5") -> Failure | None:
-    """The reason a prediction cannot be run at all, or ``None``.
-
-    ``None``/missing -> :data:`MISSING_PREDICTION`; blank -> :data:`EMPTY_PREDICTION`;
-    a write query (for a server speaking Cypher ``dialect``) -> :data:`WRITE_QUERY`
-    (message lists the write clauses).
-    """
-    if pred is None:
-        return Failure(MISSING_PREDICTION, "no prediction for this qid")
-    if not pred.strip():
-        return Failure(EMPTY_PREDICTION, "the predicted query is empty")
-    clauses = write_clauses(pred, dialect)
-    if clauses:
-        return Failure(WRITE_QUERY, "write clauses not allowed: " + ", ".join(clauses))
-    return None
 
 
 def provenance_of(query: str, dialect: str = "5") -> Provenance:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import InputError, KgbenchError
+from kgbench.errors import InputError
 from kgbench.evaluate.aggregate import (
     aggregate_metrics,
     bootstrap_ci95,
@@ -62,7 +62,7 @@ from kgbench.evaluate.provenance import (
     run_queries,
 )
 from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
-from kgbench.neo4j.targets import GraphTarget, load_graph_targets
+from kgbench.neo4j.targets import GraphTarget, load_graph_targets, neo4j_executor_factory
 from kgbench.tasks import (
     clean_prediction,
     load_predictions,
@@ -215,75 +215,9 @@ def parse_metrics(spec: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: Factory of executors: ``(graph, target, timeout_s, workers, cache_path) -> executor``.
+#: Factory of executors: ``(graph, target, timeout_s, workers, cache_path) -> executor``
+#: (:func:`kgbench.neo4j.targets.neo4j_executor_factory` makes the Neo4j one).
 ExecutorFactory = Callable[[str, GraphTarget, float, int, Path | None], ExecutorLike]
-
-
-def neo4j_executor_factory() -> tuple[ExecutorFactory, Callable[[], None]]:
-    """Executors of ``kgbench.neo4j.QueryExecutor`` over shared drivers, and a closer.
-
-    A new driver is checked with ``verify_connectivity`` (an unreachable server raises
-    :class:`ConnectionLostError` before anything runs). An executor with a cache gets the
-    database's fingerprint (:func:`kgbench.neo4j.executor.database_fingerprint`), so its
-    cache is keyed by the content; when the fingerprint cannot be read (e.g. a user without
-    the right to call ``db.info()``) the cache is not used and ``cache_report`` says why.
-    """
-    from kgbench.neo4j import QueryExecutor
-    from kgbench.neo4j.executor import (
-        CacheReport,
-        classify,
-        connect,
-        database_fingerprint,
-    )
-
-    drivers: dict[tuple[str, str | None, str | None], Any] = {}
-
-    def driver_for(target: GraphTarget) -> Any:
-        key = (target.uri, target.user, target.password)
-        if key not in drivers:
-            driver = connect(target.uri, target.user, target.password)
-            try:
-                driver.verify_connectivity()
-            except Exception as exc:
-                driver.close()
-                message = " ".join(str(getattr(exc, "message", None) or exc).split())
-                if classify(exc) == CONNECTION:
-                    raise ConnectionLostError(message) from exc
-                raise KgbenchError(f"Neo4j at {target.uri}: {message}") from exc
-            drivers[key] = driver
-        return drivers[key]
-
-    def make(
-        graph: str, target: GraphTarget, timeout_s: float, workers: int, cache: Path | None
-    ) -> ExecutorLike:
-        driver = driver_for(target)
-        fingerprint = None
-        refused = ""
-        if cache is not None:
-            try:
-                fingerprint = database_fingerprint(driver, target.database, timeout_s=timeout_s)
-            except ConnectionLostError:
-                raise
-            except KgbenchError as exc:
-                refused = str(exc)
-        executor = QueryExecutor(
-            driver,
-            database=target.database,
-            timeout_s=timeout_s,
-            workers=workers,
-            cache_path=None if refused else cache,
-            graph=graph,
-            fingerprint=fingerprint,
-        )
-        if refused and cache is not None:
-            executor.cache_report = CacheReport(cache, "disabled", change=refused)
-        return executor
-
-    def close() -> None:
-        for driver in drivers.values():
-            driver.close()
-
-    return make, close
 
 
 def as_task_list(tasks: str | Path | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

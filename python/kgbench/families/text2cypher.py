@@ -66,15 +66,7 @@ class Text2Cypher(Family):
             ConnectionLostError: a server cannot be reached."""
         from kgbench.predict.repair import CypherChecker, cypher_targets
 
-        targets = cypher_targets(
-            sorted({str(t["graph"]) for t in tasks}),
-            uri=sources.uri,
-            graph_uris=sources.graph_uris,
-            user=sources.user,
-            password=sources.password,
-            database=sources.database,
-            every=False,
-        )
+        targets = cypher_targets(tasks, sources, every=False)
         return CypherChecker(targets, timeout_s=self.default_timeout_s)
 
     def run_inputs(

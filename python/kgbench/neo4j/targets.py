@@ -1,17 +1,21 @@
 """Where each graph lives: a Bolt URI, database and credentials per graph name
 (:class:`GraphTarget`), read from ``--graph-uris`` JSON maps (:func:`load_graph_targets`).
 Used by ``kgbench evaluate`` (which server runs each graph's queries) and ``kgbench predict``
-(which server a graph's schema is fetched from), both above this module."""
+(which server a graph's schema is fetched from), both above this module; and the executors
+over those servers (:func:`neo4j_executor_factory`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kgbench.errors import InputError
+from kgbench.errors import InputError, KgbenchError
+
+if TYPE_CHECKING:
+    from kgbench.neo4j.executor import QueryExecutor
 
 
 @dataclass(frozen=True)
@@ -73,3 +77,77 @@ def load_graph_targets(
             value.get("password", password),
         )
     return out
+
+
+def neo4j_executor_factory() -> tuple[
+    Callable[[str, GraphTarget, float, int, Path | None], QueryExecutor], Callable[[], None]
+]:
+    """Executors of :class:`kgbench.neo4j.QueryExecutor` over shared drivers, and a closer:
+    ``make(graph, target, timeout_s, workers, cache_path) -> QueryExecutor`` (one driver per
+    URI and credentials, closed by ``close()``). Used by evaluation and by the repair rounds of
+    model runs.
+
+    A new driver is checked with ``verify_connectivity`` (an unreachable server raises
+    :class:`ConnectionLostError` before anything runs). An executor with a cache gets the
+    database's fingerprint (:func:`kgbench.neo4j.executor.database_fingerprint`), so its
+    cache is keyed by the content; when the fingerprint cannot be read (e.g. a user without
+    the right to call ``db.info()``) the cache is not used and ``cache_report`` says why.
+    """
+    from kgbench.neo4j.executor import (
+        CONNECTION,
+        CacheReport,
+        ConnectionLostError,
+        QueryExecutor,
+        classify,
+        connect,
+        database_fingerprint,
+    )
+
+    drivers: dict[tuple[str, str | None, str | None], Any] = {}
+
+    def driver_for(target: GraphTarget) -> Any:
+        key = (target.uri, target.user, target.password)
+        if key not in drivers:
+            driver = connect(target.uri, target.user, target.password)
+            try:
+                driver.verify_connectivity()
+            except Exception as exc:
+                driver.close()
+                message = " ".join(str(getattr(exc, "message", None) or exc).split())
+                if classify(exc) == CONNECTION:
+                    raise ConnectionLostError(message) from exc
+                raise KgbenchError(f"Neo4j at {target.uri}: {message}") from exc
+            drivers[key] = driver
+        return drivers[key]
+
+    def make(
+        graph: str, target: GraphTarget, timeout_s: float, workers: int, cache: Path | None
+    ) -> QueryExecutor:
+        driver = driver_for(target)
+        fingerprint = None
+        refused = ""
+        if cache is not None:
+            try:
+                fingerprint = database_fingerprint(driver, target.database, timeout_s=timeout_s)
+            except ConnectionLostError:
+                raise
+            except KgbenchError as exc:
+                refused = str(exc)
+        executor = QueryExecutor(
+            driver,
+            database=target.database,
+            timeout_s=timeout_s,
+            workers=workers,
+            cache_path=None if refused else cache,
+            graph=graph,
+            fingerprint=fingerprint,
+        )
+        if refused and cache is not None:
+            executor.cache_report = CacheReport(cache, "disabled", change=refused)
+        return executor
+
+    def close() -> None:
+        for driver in drivers.values():
+            driver.close()
+
+    return make, close

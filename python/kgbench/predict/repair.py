@@ -16,7 +16,7 @@ placeholders ``{query}`` and ``{error}`` (checked as the family prompts are) and
 
 SPARQL (:class:`SparqlChecker`): on the task's RDF graph as the Spider4SPARQL evaluation
 runs it. Cypher (:class:`CypherChecker`): each query goes through the evaluation's path: the
-prediction gate of :func:`kgbench.evaluate.provenance.prediction_failure` (empty, write
+prediction gate of :func:`kgbench.query.gate.prediction_failure` (empty, write
 clauses per the parser), then :meth:`kgbench.neo4j.QueryExecutor.run` (parser gate again,
 READ access mode, transaction timeout), so no write is ever sent.
 """
@@ -127,21 +127,20 @@ def repair_totals(traces: Sequence[RepairTrace], max_rounds: int) -> dict[str, A
 
 
 def cypher_targets(
-    graphs: Sequence[str],
-    *,
-    uri: str | None,
-    graph_uris: Any,
-    user: str | None,
-    password: str | None,
-    database: str | None,
-    every: bool = True,
+    tasks: Sequence[Mapping[str, Any]], sources: Any, *, every: bool = True
 ) -> dict[str, Any]:
-    """Graph -> :class:`kgbench.neo4j.targets.GraphTarget` for ``--repair`` (``graph_uris``
-    first, else ``uri``); with ``every=False`` the graphs without a server are left out.
+    """Graph -> :class:`kgbench.neo4j.targets.GraphTarget` for ``--repair``, for the graphs
+    (``graph`` fields) of ``tasks``, from ``sources`` (a :class:`kgbench.predict.run.
+    GraphSources`: ``graph_uris`` first, else ``uri``, with its user, password and database);
+    with ``every=False`` the graphs without a server are left out.
 
     Raises:
         InputError: no server at all, or (``every``) a graph without one (named)."""
     from kgbench.neo4j.targets import GraphTarget, load_graph_targets
+
+    graphs = sorted({str(t["graph"]) for t in tasks})
+    uri, graph_uris, database = sources.uri, sources.graph_uris, sources.database
+    user, password = sources.user, sources.password
 
     if uri is None and graph_uris is None:
         raise InputError(
@@ -181,7 +180,7 @@ class CypherChecker:
         timeout_s: float = 120.0,
         repairable: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> None:
-        from kgbench.evaluate.runner import neo4j_executor_factory
+        from kgbench.neo4j.targets import neo4j_executor_factory
 
         self.graph_key = graph_key
         self._repairable = repairable
@@ -206,8 +205,8 @@ class CypherChecker:
 
         Raises:
             KgbenchError: the connection to the graph's server was lost."""
-        from kgbench.evaluate.provenance import prediction_failure
         from kgbench.neo4j.executor import CONNECTION
+        from kgbench.query.gate import prediction_failure
 
         executor = self._executors[str(task[self.graph_key])]
         blocked = prediction_failure(query, executor.dialect)
