@@ -369,21 +369,7 @@ def test_cli_predict(
     assert "tasks\t5\n" in out.out and "empty_predictions\t0\n" in out.out
     assert (bench["out"] / "result.json").is_file()
     # a graph without schema or server: one line, exit 1
-    code = main(
-        [
-            "predict",
-            "--family",
-            "cypherbench",
-            "--tasks",
-            str(bench["tasks"]),
-            "--base-url",
-            server.url,
-            "--model",
-            "m",
-            "--out",
-            str(bench["out"]),
-        ]
-    )
+    code = cli_predict(server, bench, schema_dir=False)
     err = capsys.readouterr().err
     assert code == 1
     assert err.count("\n") == 1 and "graph 'mini_company' has no schema" in err
@@ -787,27 +773,19 @@ def test_interrupted_run_resumes_without_asking_again(
 # -- request parameters for endpoints that refuse some (issue 39) ----------------------------
 
 
-def cli_predict(server: ChatCompletionsTestDouble, bench: dict[str, Path], *extra: str) -> int:
+def cli_predict(
+    server: ChatCompletionsTestDouble,
+    bench: dict[str, Path],
+    *extra: str,
+    schema_dir: bool = True,
+) -> int:
     """``kgbench predict --family cypherbench`` on ``bench`` against the test double, with
-    ``extra`` arguments."""
-    return main(
-        [
-            "predict",
-            "--family",
-            "cypherbench",
-            "--tasks",
-            str(bench["tasks"]),
-            "--base-url",
-            server.url,
-            "--model",
-            "m",
-            "--schema-dir",
-            str(bench["schema_dir"]),
-            "--out",
-            str(bench["out"]),
-            *extra,
-        ]
-    )
+    ``extra`` arguments (and ``--schema-dir`` unless ``schema_dir`` is false)."""
+    argv = ["predict", "--family", "cypherbench", "--tasks", str(bench["tasks"])]
+    argv += ["--base-url", server.url, "--model", "m", "--out", str(bench["out"])]
+    if schema_dir:
+        argv += ["--schema-dir", str(bench["schema_dir"])]
+    return main([*argv, *extra])
 
 
 def cli_predict_two(server: ChatCompletionsTestDouble, bench: dict[str, Path], *extra: str) -> int:
