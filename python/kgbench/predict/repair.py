@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kgbench.errors import InputError, KgbenchError
+from kgbench.errors import InputError
 from kgbench.predict.prompt import PROMPT_DIR, PromptTemplate, load_prompt
 
 #: Directory of the shipped feedback templates (``<language>.txt``).
@@ -204,8 +204,9 @@ class CypherChecker:
         executor's class: ``syntax``, ``semantic/type``, ``timeout``, ...), else None.
 
         Raises:
-            KgbenchError: the connection to the graph's server was lost."""
-        from kgbench.neo4j.executor import CONNECTION
+            ConnectionLostError: the connection to the graph's server was lost (the error
+                evaluation raises for the same event)."""
+        from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
         from kgbench.query.gate import prediction_failure
 
         executor = self._executors[str(task[self.graph_key])]
@@ -214,7 +215,7 @@ class CypherChecker:
             return blocked.error_class, blocked.error
         res = executor.run(query)
         if res.error_class == CONNECTION:
-            raise KgbenchError(f"lost the connection to Neo4j: {res.error}")
+            raise ConnectionLostError(f"lost the connection to Neo4j: {res.error}")
         if res.error_class is not None:
             return str(res.error_class), str(res.error or "")
         return None
