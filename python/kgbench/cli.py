@@ -32,6 +32,7 @@ from kgbench.progress import Activity as Activity  # kgbench.cli.Activity still 
 _STAGES = (
     "kgbench.convert.cli",
     "kgbench.neo4j.cli",
+    "kgbench.neo4j.deploy_cli",
     "kgbench.evaluate.score_cli",
     "kgbench.commands.evaluate",
     "kgbench.iso.cli",
@@ -57,6 +58,7 @@ _COMMAND_MODULES = {
     "neo4j": "kgbench.neo4j.cli",
     "load": "kgbench.neo4j.cli",
     "schema": "kgbench.neo4j.cli",
+    "deploy": "kgbench.neo4j.deploy_cli",
     "score": "kgbench.evaluate.score_cli",
     "evaluate": "kgbench.commands.evaluate",
     "iso": "kgbench.iso.cli",

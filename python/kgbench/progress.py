@@ -75,6 +75,18 @@ class Activity:
                 if self.enabled and not self.tty:
                     self._write_line(periodic=False)
 
+    def note(self, text: str) -> None:
+        """Write ``text`` as a line of its own that stays (on a terminal, the spinner line is
+        erased first and redrawn after it); with ``enabled=False`` nothing is written."""
+        if not self.enabled:
+            return
+        with self._lock:
+            if self._drawn:
+                self.stream.write("\r\x1b[K")
+            self.stream.write(f"{self.prefix}{text}\n")
+            self.stream.flush()
+            self._last_line = time.monotonic()
+
     def _write_line(self, *, periodic: bool) -> None:
         suffix = f" ({self.elapsed:.0f} s)" if periodic else ""
         self.stream.write(f"{self.prefix}{self.text}{suffix}\n")

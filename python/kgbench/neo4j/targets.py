@@ -37,23 +37,33 @@ def load_graph_targets(
 
     Accepted values per graph: a Bolt URI string; an object ``{"uri", "database"?,
     "user"?, "password"?}``; or CypherBench's ``neo4j_info.json`` form
-    ``{"full": {graph: {"host", "port", "username"?, "password"?, "database"?}}}``.
-    ``user``/``password`` fill in missing credentials.
+    ``{"full": {graph: {"host", "port", "username"?, "password"?, "database"?}}, ...}``
+    (megagonlabs/cypherbench ``neo4j_info.json``: its other keys, ``train_domains``,
+    ``test_domains``, ``sampled``, are not read; a port given as a string of digits is
+    accepted), which is also the form of the map ``kgbench deploy`` writes (its ``kgbench``
+    key is not read either). A directory stands for its ``neo4j_info.json`` (a ``kgbench
+    deploy`` directory). ``user``/``password`` fill in missing credentials.
 
     Raises:
-        InputError: unreadable file or an entry without a URI (names the graph).
+        InputError: unreadable file, a directory without ``neo4j_info.json``, or an entry
+            without a URI or with a port that is not a number (names the graph).
     """
     where = "graph map"
     if isinstance(source, Mapping):
         data: Any = source
     else:
-        where = str(source)
+        path = Path(source)
+        if path.is_dir():
+            path = path / "neo4j_info.json"
+            if not path.is_file():
+                raise InputError(f"{source}: a directory without neo4j_info.json (no graph map)")
+        where = str(path)
         try:
-            data = json.loads(Path(source).read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
-            raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
         except json.JSONDecodeError as exc:
-            raise InputError(f"{source}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+            raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
     if not isinstance(data, Mapping):
         raise InputError(f"{where}: expected a JSON object mapping graph names to Bolt URIs")
     if isinstance(data.get("full"), Mapping):
@@ -67,7 +77,12 @@ def load_graph_targets(
             raise InputError(f"{where}: graph {graph!r}: expected a URI string or an object")
         uri = value.get("uri")
         if uri is None and "host" in value:
-            uri = f"bolt://{value['host']}:{value.get('port', 7687)}"
+            port = value.get("port", 7687)
+            if isinstance(port, str) and port.isdigit():
+                port = int(port)
+            if not isinstance(port, int) or isinstance(port, bool):
+                raise InputError(f"{where}: graph {graph!r}: 'port' is not a number: {port!r}")
+            uri = f"bolt://{value['host']}:{port}"
         if not isinstance(uri, str) or not uri:
             raise InputError(f"{where}: graph {graph!r}: no 'uri' (or 'host'/'port') given")
         out[graph] = GraphTarget(
