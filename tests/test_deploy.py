@@ -199,6 +199,22 @@ def test_missing_graph_file_is_named_before_any_import(
     assert not (bench / ".kgbench").exists()
 
 
+def test_not_enough_disk_is_an_error_before_the_import(
+    tmp_path: Path, sources: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kgbench.neo4j.deploy as mod
+
+    bench = _layout(tmp_path / "benchmark", sources, ("mini_company", "wikidata_demo"))
+    monkeypatch.setattr(mod, "DISK_FIXED_BYTES", 1 << 60)  # more than any disk has free
+    result = deploy(bench, graphs=["mini_company"])
+    (outcome,) = result.outcomes
+    assert outcome.status == "failed"
+    assert "not enough disk space for graph 'mini_company'" in outcome.error
+    assert "GiB free" in outcome.error
+    assert not (bench / ".kgbench" / "graphs" / "mini_company").exists()
+    assert deployed_graphs(bench / ".kgbench" / MAP_FILE) == {}
+
+
 def test_cypherbench_neo4j_info_is_read_unchanged(tmp_path: Path) -> None:
     # the shape of megagonlabs/cypherbench's neo4j_info.json (two graphs of each section)
     info = {

@@ -5,6 +5,8 @@
   built from Maven Central by the project's launcher in ``neo4j-local/``.
 - :func:`load_graph` / :func:`validate_graph` — load a CypherBench graph (SPEC.md §2).
 - :func:`import_graph` — offline bulk import (Neo4j's import tool) into the local server.
+- :mod:`kgbench.neo4j.deploy` — ``kgbench deploy``: a CypherBench benchmark directory's graphs
+  as local data directories (offline import, once per content) and their ``neo4j_info.json``.
 - :func:`fetch_schema` — CypherBench's exact schema queries (seed Appendix B.4) without APOC.
 - :class:`QueryExecutor` / :class:`QueryResult` — concurrent read-only query execution with
   timeouts, error classes and plain-Python values (SPEC.md §4): the one way kgbench reads

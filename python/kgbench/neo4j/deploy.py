@@ -419,6 +419,7 @@ def deploy(
                 check_data_dir(store, "neo4j", wipe=True)  # in use: the record stays
             clean = not had_store
             _check_disk(graph, path, out)
+            fp = fingerprint(path)  # of the bytes about to be imported
             if records.pop(graph, None) is not None:
                 save()  # no record while the store is being replaced
             report = import_graph(
@@ -430,7 +431,8 @@ def deploy(
                 csv_dir=out / f".import-{graph}",
                 log=log,
             )
-            fp = fingerprint(path)
+            if fingerprint(path, sha256=False) != {**fp, "sha256": None}:
+                raise DeployError(f"{path} changed while it was imported; deploy again")
         except KgbenchError as exc:
             message = " ".join(str(exc).split())
             if "not JSON" in message:
