@@ -167,6 +167,29 @@ def test_force_reimports_and_a_running_store_is_refused(deployed: dict[str, Any]
 
 
 @pytest.mark.neo4j
+def test_changed_graph_is_not_skipped(deployed: dict[str, Any]) -> None:
+    # runs after the tests above (module order): the deployed demo graph's file is cut
+    path = graph_file(deployed["bench"], "wikidata_demo")
+    text = path.read_bytes()
+    path.write_bytes(text[:1000])
+    try:
+        result = deploy(deployed["bench"])
+        status = {o.graph: o.status for o in result.outcomes}
+        assert status == {
+            "concert_singer": "skipped",
+            "mini_company": "skipped",
+            "wikidata_demo": "failed",
+        }
+        (failed,) = result.failed
+        assert str(path) in failed.error and "byte offset" in failed.error
+        data = json.loads(deployed["map"].read_text(encoding="utf-8"))
+        assert sorted(data["full"]) == ["concert_singer", "mini_company"]
+        assert data["test_domains"] == []  # the test graph is no longer deployed
+    finally:
+        path.write_bytes(text)
+
+
+@pytest.mark.neo4j
 def test_cut_graph_fails_alone_with_file_and_offset(
     tmp_path: Path, sources: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -257,7 +257,8 @@ def _store_present(data_dir: Path) -> bool:
 
 
 def _byte_offset(path: Path, message: str) -> str:
-    """`` (byte offset N)`` for a JSON error message naming ``line L column C`` of ``path``
+    """`` (byte offset N)`` (from 0: where reading stopped) for a JSON error message naming
+    ``line L column C`` of ``path``
     (columns counted in bytes from 1, as the native reader reports them), else ``""``."""
     m = re.search(r"line (\d+) column (\d+)", message)
     if m is None:
@@ -418,6 +419,11 @@ def deploy(
             if store.is_dir():
                 check_data_dir(store, "neo4j", wipe=True)  # in use: the record stays
             clean = not had_store
+            if record is not None and not (
+                force and had_store and same_content(path, record.get("fingerprint") or {})[0]
+            ):  # the record no longer describes the file: gone even if this import fails
+                records.pop(graph, None)
+                save()
             _check_disk(graph, path, out)
             fp = fingerprint(path)  # of the bytes about to be imported
             if records.pop(graph, None) is not None:
