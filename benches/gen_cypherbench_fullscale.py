@@ -57,7 +57,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -298,7 +298,6 @@ class Context:
     """What value makers may read: the shared country names."""
 
     countries: list[str]
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # --- value makers ------------------------------------------------------------------------------
