@@ -4,7 +4,9 @@
 free port) in a thread and answers ``POST /v1/chat/completions`` like the OpenAI protocol:
 it parses the JSON body and replies ``{"id", "object": "chat.completion", "created", "model",
 "choices": [{"index": 0, "message": {"role": "assistant", "content": ...}, "finish_reason":
-"stop"}], "usage": {...}}`` where the content is ``reply(messages)`` of a scripted function.
+"stop"}], "usage": {...}}`` where the content is ``reply(messages)`` of a scripted function
+(a dict reply is the message itself, e.g. ``{"content": None, "tool_calls": [...]}``: a
+tool-calling answer, ``finish_reason`` ``"tool_calls"``).
 It records every request (body and headers), counts the requests in flight (and the maximum),
 and can be told to answer the next requests with an HTTP error (500, 429 + ``Retry-After``,
 400, ...), a malformed body, or after a delay. It is the only fake the LLM tests use: the
@@ -120,8 +122,16 @@ class ChatCompletionsTestDouble:
     # -- protocol -------------------------------------------------------------------------
 
     def _completion(self, body: dict[str, Any], refusal: str | None = None) -> bytes:
-        content: str | None = None if refusal is not None else self.reply(body["messages"])
-        message: dict[str, Any] = {"role": "assistant", "content": content}
+        answer: Any = None if refusal is not None else self.reply(body["messages"])
+        finish = "stop"
+        if isinstance(answer, dict):  # a tool-calling reply: {"content", "tool_calls"}
+            message: dict[str, Any] = {"role": "assistant", **answer}
+            content = answer.get("content")
+            if answer.get("tool_calls"):
+                finish = "tool_calls"
+        else:
+            content = answer
+            message = {"role": "assistant", "content": content}
         if refusal is not None:
             message["refusal"] = refusal
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
@@ -135,7 +145,7 @@ class ChatCompletionsTestDouble:
                     {
                         "index": 0,
                         "message": message,
-                        "finish_reason": "stop",
+                        "finish_reason": finish,
                     }
                 ],
                 "usage": {

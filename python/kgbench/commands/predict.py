@@ -144,6 +144,35 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         "Boolean tasks; spider4sparql: --rdf-dir); trace in OUT/repairs.jsonl",
     )
     p.add_argument(
+        "--agent",
+        action="store_true",
+        help="agent run: the model calls tools (get_schema, run_query on the task's graph, "
+        "read-only, final_answer) over chat-completions tool calling; needs an executable "
+        "graph as --repair does; trajectories in OUT/trajectories.jsonl",
+    )
+    p.add_argument(
+        "--max-turns", type=int, default=10, metavar="N", help="--agent: requests per task (10)"
+    )
+    p.add_argument(
+        "--max-queries",
+        type=int,
+        metavar="N",
+        help="--agent: run_query calls per task (default: as many as the turns allow)",
+    )
+    p.add_argument(
+        "--max-rows",
+        type=int,
+        default=50,
+        metavar="N",
+        help="--agent: rows of a run_query result shown to the model (50)",
+    )
+    p.add_argument(
+        "--agent-prompt",
+        type=Path,
+        metavar="FILE",
+        help="--agent: system prompt file (placeholder {language}; default: the shipped one)",
+    )
+    p.add_argument(
         "--replay-only",
         action="store_true",
         help="offline: every reply from the cache; a miss is an error naming the task",
@@ -259,6 +288,11 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
         timeout_s=args.request_timeout,
         progress=True,
         repair=args.repair,
+        agent=args.agent,
+        max_turns=args.max_turns,
+        max_queries=args.max_queries,
+        max_rows=args.max_rows,
+        agent_prompt=args.agent_prompt,
     )
 
 
@@ -287,6 +321,14 @@ def summary(result: Any) -> str:
             f"repaired\t{r['repaired']}",
             f"still_failing\t{r['still_failing']}",
         ]
+    if "agent" in run:
+        a = run["agent"]
+        lines += [
+            f"agent_turns\t{a['turns']}",
+            f"agent_queries_executed\t{a['queries_executed']}",
+            f"agent_malformed_tool_calls\t{a['malformed_tool_calls']}",
+        ]
+        lines += [f"agent_ending\t{k}\t{v}" for k, v in a["endings"].items()]
     if "cost" in run:
         lines.append(f"cost\t{run['cost']['total']}")
     return "\n".join(lines) + "\n"

@@ -18,8 +18,8 @@ Used by the CypherBench task generator's question rewrite and verify steps
 from __future__ import annotations
 
 from kgbench.llm.cache import ReplayCache, cache_key
-from kgbench.llm.client import RETRY_STATUSES, Completion, LLMClient
-from kgbench.llm.errors import LLMError, RefusedParameterError
+from kgbench.llm.client import RETRY_STATUSES, Completion, LLMClient, tool_calls_of
+from kgbench.llm.errors import LLMError, RefusedParameterError, RequestRefusedError
 
 __all__ = [
     "RETRY_STATUSES",
@@ -28,5 +28,7 @@ __all__ = [
     "LLMError",
     "RefusedParameterError",
     "ReplayCache",
+    "RequestRefusedError",
     "cache_key",
+    "tool_calls_of",
 ]

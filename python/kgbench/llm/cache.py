@@ -9,12 +9,16 @@ Each line is one answered prompt::
 canonical JSON (keys sorted, no whitespace, UTF-8, temperature as a float, or null when the
 request carries no temperature) of ``{"model", "messages", "temperature"}``, plus the request
 options that change the reply when they are set (``stop``, ``max_tokens``,
-``max_completion_tokens``, ``seed``, ``reasoning_effort``) and ``sample`` (the index of a
-repeated sample, from 1; sample 0 has none), so a request without options keeps the key it
+``max_completion_tokens``, ``seed``, ``reasoning_effort``, ``tools``: the function
+definitions of a tool-calling request) and ``sample`` (the index of a repeated sample, from
+1; sample 0 has none), so a request without options keeps the key it
 always had and a request with other parameters has another key. A line may also
 hold ``usage`` (``{"prompt_tokens", "completion_tokens"}`` as the endpoint reported them),
-``finish_reason`` and ``unusable`` (why an empty response is empty: ``"no_content"``,
-``"refusal"``); they are replayed with the response. The file is read once at start; new
+``finish_reason``, ``unusable`` (why an empty response is empty: ``"no_content"``,
+``"refusal"``) and ``tool_calls`` (the calls of a tool-calling reply, as the endpoint sent
+them); they are replayed with the response. Messages of a tool-calling conversation are kept
+as sent (an assistant message may carry ``tool_calls`` and null content, a ``tool`` message a
+``tool_call_id``). The file is read once at start; new
 answers are appended, one ``write`` per line under a lock and flushed, so a killed run keeps
 every answer it got (the file stays open for appending until :meth:`ReplayCache.close`). A
 prompt has one answer per cache: when a key is already present the first answer stays and is
@@ -42,7 +46,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 #: Reply metadata a line may carry besides the response (module docstring).
-META_KEYS = ("usage", "finish_reason", "unusable")
+META_KEYS = ("usage", "finish_reason", "unusable", "tool_calls")
 
 #: Request options that are part of the key when set (module docstring).
 OPTION_KEYS = (
@@ -52,6 +56,7 @@ OPTION_KEYS = (
     "seed",
     "reasoning_effort",
     "sample",
+    "tools",
 )
 
 

@@ -40,7 +40,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -48,7 +48,7 @@ from typing import Any
 
 from kgbench.errors import InputError
 from kgbench.llm.cache import ReplayCache, cache_key
-from kgbench.llm.errors import LLMError, RefusedParameterError
+from kgbench.llm.errors import LLMError, RefusedParameterError, RequestRefusedError
 
 #: HTTP statuses that are retried (besides connection errors and timeouts).
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -122,7 +122,10 @@ class Completion:
     content null or not a string, e.g. a refusal); ``unusable`` names why the text is empty
     (``"no_content"``, ``"refusal"``) or is None; ``finish_reason`` as the endpoint sent it;
     ``prompt_tokens`` / ``completion_tokens`` from the reply's ``usage`` (None when absent);
-    ``cached`` is True when served from the replay cache (no request sent).
+    ``cached`` is True when served from the replay cache (no request sent); ``tool_calls``
+    the reply's ``choices[0].message.tool_calls`` of a request with ``tools`` (each
+    ``{"id", "type": "function", "function": {"name", "arguments"}}`` as sent, ``arguments``
+    a JSON text; :func:`tool_calls_of`), empty when there are none.
     """
 
     text: str
@@ -131,21 +134,62 @@ class Completion:
     completion_tokens: int | None = None
     unusable: str | None = None
     cached: bool = False
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
 
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _check_messages(messages: Any) -> list[dict[str, str]]:
+def tool_calls_of(message: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The tool calls of a chat-completions reply ``message`` (``message.tool_calls``), each
+    as ``{"id", "type": "function", "function": {"name", "arguments"}}``: ``arguments`` kept
+    as the endpoint sent it when a string, JSON text of it when an object (some servers send
+    one); a missing ``id`` becomes ``call_<index>``; an entry that is not an object, or has no
+    ``function`` object, keeps a ``name`` of ``""`` (the caller answers it as malformed).
+    Empty when the message has no ``tool_calls`` list."""
+    import json
+
+    raw = message.get("tool_calls")
+    if not isinstance(raw, list):
+        return ()
+    calls: list[dict[str, Any]] = []
+    for i, entry in enumerate(raw):
+        entry = entry if isinstance(entry, dict) else {}
+        fn = entry.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        name = fn.get("name")
+        args = fn.get("arguments")
+        if not isinstance(args, str):
+            args = "" if args is None else json.dumps(args, ensure_ascii=False)
+        ident = entry.get("id")
+        calls.append(
+            {
+                "id": ident if isinstance(ident, str) and ident else f"call_{i}",
+                "type": "function",
+                "function": {"name": name if isinstance(name, str) else "", "arguments": args},
+            }
+        )
+    return tuple(calls)
+
+
+def _check_messages(messages: Any, tools: bool = False) -> list[dict[str, Any]]:
+    """``messages`` checked: each a dict with a string ``role`` and a string ``content``;
+    with ``tools`` also an assistant message whose ``content`` is null beside a
+    ``tool_calls`` list, and ``tool`` messages (string ``content`` and ``tool_call_id``)."""
     if not isinstance(messages, list) or not messages:
         raise InputError("messages must be a non-empty list of {'role', 'content'} dicts")
     for i, m in enumerate(messages):
-        if (
-            not isinstance(m, dict)
-            or not isinstance(m.get("role"), str)
-            or not isinstance(m.get("content"), str)
-        ):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+            raise InputError(f"messages[{i}] must be a dict with string 'role' and 'content'")
+        content = m.get("content")
+        if tools and m["role"] == "assistant" and isinstance(m.get("tool_calls"), list):
+            if content is not None and not isinstance(content, str):
+                raise InputError(f"messages[{i}]: 'content' must be a string or null")
+            continue
+        if tools and m["role"] == "tool" and not isinstance(m.get("tool_call_id"), str):
+            raise InputError(f"messages[{i}]: a tool message needs a string 'tool_call_id'")
+        if not isinstance(content, str):
             raise InputError(f"messages[{i}] must be a dict with string 'role' and 'content'")
     return messages
 
@@ -339,8 +383,9 @@ class LLMClient:
     def _options(self, **extra: Any) -> dict[str, Any]:
         """The cache-key options (:data:`kgbench.llm.cache.OPTION_KEYS`) of a request: the
         client's ``reasoning_effort`` and ``extra`` (``stop``, ``max_tokens``, ``seed``,
-        ``sample``), the token limit under the field it is sent as. Unset values are None, so
-        a request with none of them keeps the key it always had."""
+        ``sample``, ``tools``), the token limit under the field it is sent as. Unset values
+        are None, so a request with none of them keeps the key it always had (``tools`` is
+        set only for tool-calling requests)."""
         options = dict(extra)
         if self.max_tokens_field != "max_tokens" and "max_tokens" in options:
             options[self.max_tokens_field] = options.pop("max_tokens")
@@ -355,8 +400,15 @@ class LLMClient:
         max_tokens: int | None = None,
         seed: int | None = None,
         sample: int = 0,
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> Completion:
         """The reply to ``messages`` with its metadata, as a :class:`Completion`.
+
+        ``tools`` (chat-completions function definitions, ``[{"type": "function",
+        "function": {"name", "description", "parameters"}}, ...]``) are sent as ``tools``
+        and are part of the cache key; ``messages`` may then hold the assistant's
+        ``tool_calls`` and ``tool`` results, and the reply's calls are
+        :attr:`Completion.tool_calls` (replayed from the cache like the text).
 
         ``stop`` (a string or a list of strings) and ``max_tokens`` (as the client's
         ``max_tokens_field``) are sent with the request when given, and ``seed`` (the
@@ -371,7 +423,8 @@ class LLMClient:
         something that is not chat-completions JSON (its HTTP status and an excerpt in the
         message), and on a replay-only miss.
         """
-        messages = _check_messages(messages)
+        tool_list = [dict(t) for t in tools] if tools is not None else None
+        messages = _check_messages(messages, tools=tool_list is not None)
         if sample < 0:
             raise InputError(f"sample must be >= 0, got {sample}")
         if max_tokens is not None and max_tokens < 1:
@@ -379,7 +432,9 @@ class LLMClient:
         stop_value: str | list[str] | None = (
             stop if stop is None or isinstance(stop, str) else list(stop)
         )
-        options = self._options(stop=stop_value, max_tokens=max_tokens, seed=seed, sample=sample)
+        options = self._options(
+            stop=stop_value, max_tokens=max_tokens, seed=seed, sample=sample, tools=tool_list
+        )
         key = cache_key(self.model, messages, self.temperature, options)
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -388,13 +443,15 @@ class LLMClient:
                 meta = self.cache.get_meta(key)
                 raw = meta.get("usage")
                 usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
+                calls = tool_calls_of(meta)
                 return Completion(
                     text=hit,
                     finish_reason=meta.get("finish_reason"),
                     prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
                     completion_tokens=_int_or_none(usage.get("completion_tokens")),
-                    unusable=meta.get("unusable") or (None if hit else "no_content"),
+                    unusable=meta.get("unusable") or (None if hit or calls else "no_content"),
                     cached=True,
+                    tool_calls=calls,
                 )
             if self.replay_only:
                 raise LLMError(
@@ -406,6 +463,8 @@ class LLMClient:
             "messages": messages,
             **self.request_parameters(stop=stop_value, max_tokens=max_tokens, seed=seed),
         }
+        if tool_list is not None:
+            body["tools"] = tool_list
         done = self._completion(self._post(body, key))
         self._add_usage(done)
         if self.cache is not None:
@@ -426,6 +485,7 @@ class LLMClient:
                     "usage": tokens,
                     "finish_reason": done.finish_reason,
                     "unusable": done.unusable,
+                    "tool_calls": list(done.tool_calls) or None,
                 },
             )
         return done
@@ -532,9 +592,11 @@ class LLMClient:
                         detail=detail,
                     )
             if not 200 <= status < 300:
-                raise LLMError(
+                raise RequestRefusedError(
                     f"the LLM endpoint {self.url} refused the request: "
-                    f"HTTP {status}: {_excerpt(resp.text)}"
+                    f"HTTP {status}: {_excerpt(resp.text)}",
+                    status=status,
+                    detail=_excerpt(resp.text),
                 )
             return resp
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
@@ -570,9 +632,11 @@ class LLMClient:
         usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
         content = message.get("content")
         finish = choice.get("finish_reason")
+        calls = tool_calls_of(message)
         unusable = None
         if not isinstance(content, str):
-            unusable = "refusal" if message.get("refusal") else "no_content"
+            if not calls:
+                unusable = "refusal" if message.get("refusal") else "no_content"
             content = ""
         return Completion(
             text=content,
@@ -580,6 +644,7 @@ class LLMClient:
             prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
             completion_tokens=_int_or_none(usage.get("completion_tokens")),
             unusable=unusable,
+            tool_calls=calls,
         )
 
     def _content(self, resp: Any) -> str:

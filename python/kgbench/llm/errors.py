@@ -28,3 +28,15 @@ class RefusedParameterError(LLMError):
         self.code = code
         self.status = status
         self.detail = detail
+
+
+class RequestRefusedError(LLMError):
+    """The endpoint refused the request with a non-retryable HTTP status (a 4xx that names no
+    parameter of the request: e.g. a conversation longer than the model's context, an
+    unknown model). ``status`` is the HTTP status and ``detail`` an excerpt of the body (one
+    line, cut). The message is one line."""
+
+    def __init__(self, message: str, *, status: int, detail: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.detail = detail

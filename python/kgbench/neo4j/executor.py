@@ -448,11 +448,26 @@ class DatabaseFingerprint:
     labels: dict[str, int]
     types: dict[str, int]
     sample: str
+    content_sample: str = ""
 
     @property
     def key(self) -> str:
-        """A 32-hex-digit hash of every field."""
+        """A 32-hex-digit hash of every field of :meth:`as_json`."""
         text = json.dumps(self.as_json(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+    @property
+    def content_key(self) -> str:
+        """A 32-hex-digit hash of the content alone: the counts, per label and type, and
+        ``content_sample`` (the sample with each element id cut to its store-local number),
+        without the database's name, id and creation time. The same graph loaded again
+        into a new database (same store order) keeps it; used to tell whether an agent
+        run's cached tool results still hold (:mod:`kgbench.predict.agent`)."""
+        text = json.dumps(
+            [self.nodes, self.relationships, self.labels, self.types, self.content_sample],
+            sort_keys=True,
+            ensure_ascii=False,
+        )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
     def as_json(self) -> dict[str, Any]:
@@ -533,14 +548,26 @@ def database_fingerprint(
                 )
                 per_type = {types[i]: c for i, c in rows(session, query)}
             digest = hashlib.sha256()
-            for query in (
-                "MATCH (n) WITH n LIMIT $k RETURN elementId(n), labels(n), properties(n)",
-                "MATCH ()-[r]->() WITH r LIMIT $k RETURN elementId(r), type(r), "
-                "elementId(startNode(r)), elementId(endNode(r)), properties(r)",
+            content = hashlib.sha256()
+            for query, ids in (
+                (
+                    "MATCH (n) WITH n LIMIT $k RETURN elementId(n), labels(n), properties(n)",
+                    (0,),
+                ),
+                (
+                    "MATCH ()-[r]->() WITH r LIMIT $k RETURN elementId(r), type(r), "
+                    "elementId(startNode(r)), elementId(endNode(r)), properties(r)",
+                    (0, 2, 3),
+                ),
             ):
                 for row in rows(session, query, k=sample):
                     digest.update(json.dumps(row, sort_keys=True, default=str).encode("utf-8"))
                     digest.update(b"\n")
+                    local = [
+                        str(v).rsplit(":", 1)[-1] if i in ids else v for i, v in enumerate(row)
+                    ]
+                    content.update(json.dumps(local, sort_keys=True, default=str).encode("utf-8"))
+                    content.update(b"\n")
     except Exception as exc:
         message = " ".join(str(getattr(exc, "message", None) or exc).split())
         if classify(exc) == CONNECTION:
@@ -555,6 +582,7 @@ def database_fingerprint(
         labels=per_label,
         types=per_type,
         sample=digest.hexdigest(),
+        content_sample=content.hexdigest(),
     )
 
 

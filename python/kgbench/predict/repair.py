@@ -59,6 +59,18 @@ class QueryChecker(Protocol):
             KgbenchError: the graph could not be reached (not the query's fault)."""
         ...
 
+    def rows(
+        self, task: Mapping[str, Any], query: str
+    ) -> tuple[tuple[str, str] | None, list[str], list[list[Any]]]:
+        """``(failure, columns, rows)`` of ``query`` on the task's graph: ``failure`` as
+        :meth:`check` gives it (then no columns and rows), else the result as plain JSON
+        values (the agent's ``run_query`` tool). Raises as :meth:`check`."""
+        ...
+
+    def fingerprints(self) -> dict[str, str]:
+        """Graph -> a key of its content (the agent's replay check)."""
+        ...
+
     def close(self) -> None:
         """Release connections."""
         ...
@@ -206,19 +218,43 @@ class CypherChecker:
         Raises:
             ConnectionLostError: the connection to the graph's server was lost (the error
                 evaluation raises for the same event)."""
+        return self.rows(task, query)[0]
+
+    def rows(
+        self, task: Mapping[str, Any], query: str
+    ) -> tuple[tuple[str, str] | None, list[str], list[list[Any]]]:
+        """``(failure, columns, rows)``: :meth:`check`'s failure, or the result's columns
+        and rows (:func:`kgbench.neo4j.executor.to_plain` values).
+
+        Raises:
+            ConnectionLostError: as :meth:`check`."""
         from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
         from kgbench.query.gate import prediction_failure
 
         executor = self._executors[str(task[self.graph_key])]
         blocked = prediction_failure(query, executor.dialect)
         if blocked is not None:
-            return blocked.error_class, blocked.error
+            return (blocked.error_class, blocked.error), [], []
         res = executor.run(query)
         if res.error_class == CONNECTION:
             raise ConnectionLostError(f"lost the connection to Neo4j: {res.error}")
         if res.error_class is not None:
-            return str(res.error_class), str(res.error or "")
-        return None
+            return (str(res.error_class), str(res.error or "")), [], []
+        return None, list(res.columns), list(res.rows)
+
+    def fingerprints(self) -> dict[str, str]:
+        """Graph -> :attr:`kgbench.neo4j.executor.DatabaseFingerprint.content_key` of its
+        database (read-only queries).
+
+        Raises:
+            ConnectionLostError: a server cannot be reached."""
+        from kgbench.neo4j.executor import database_fingerprint
+
+        out: dict[str, str] = {}
+        for graph, executor in sorted(self._executors.items()):
+            fp = database_fingerprint(executor.driver, executor.database)
+            out[graph] = fp.content_key
+        return out
 
     def close(self) -> None:
         """Close the drivers."""
@@ -258,20 +294,43 @@ class SparqlChecker:
 
         Raises:
             InputError: the graph cannot be loaded."""
-        from kgbench.query.sparql import SparqlExecutor, with_s4s_prefix
+        return self.rows(task, query)[0]
+
+    def _executor(self, graph: str) -> Any:
+        """The graph's worker (started on first use; call under the graph's lock)."""
+        from kgbench.query.sparql import SparqlExecutor
+
+        executor = self._executors.get(graph)
+        if executor is None:
+            executor = SparqlExecutor(self._files[graph], timeout_s=self.timeout_s)
+            self._executors[graph] = executor
+        return executor
+
+    def rows(
+        self, task: Mapping[str, Any], query: str
+    ) -> tuple[tuple[str, str] | None, list[str], list[list[Any]]]:
+        """``(failure, columns, rows)``: :meth:`check`'s failure, or the SELECT's variables
+        and rows (typed values, :func:`kgbench.query.sparql.typed_value`). Raises as
+        :meth:`check`."""
+        from kgbench.query.sparql import with_s4s_prefix
 
         if not query.strip():
-            return "empty", "the predicted query is empty"
+            return ("empty", "the predicted query is empty"), [], []
         graph = str(task["graph"])
         with self._locks[graph]:
-            executor = self._executors.get(graph)
-            if executor is None:
-                executor = SparqlExecutor(self._files[graph], timeout_s=self.timeout_s)
-                self._executors[graph] = executor
-            res = executor.run(with_s4s_prefix(query))
+            res = self._executor(graph).run(with_s4s_prefix(query))
         if res.ok:
-            return None
-        return str(res.error), str(res.message or "")
+            return None, list(res.columns), [list(r) for r in res.rows]
+        return (str(res.error), str(res.message or "")), [], []
+
+    def fingerprints(self) -> dict[str, str]:
+        """Graph -> SHA-256 of its sorted N-Triples statements
+        (:meth:`kgbench.query.sparql.SparqlExecutor.fingerprint`)."""
+        out: dict[str, str] = {}
+        for graph in sorted(self._files):
+            with self._locks[graph]:
+                out[graph] = self._executor(graph).fingerprint()
+        return out
 
     def close(self) -> None:
         """Stop the workers."""

@@ -46,6 +46,8 @@ _PARAMETER_HINTS = {
     "max_tokens": "rerun with --max-tokens-field max_completion_tokens",
     "max_completion_tokens": "rerun with --max-tokens-field max_tokens",
     "seed": "rerun without --seed",
+    "tools": "the endpoint takes no tools (no tool calling): rerun without --agent, or with "
+    "--repair N",
 }
 
 
@@ -220,6 +222,39 @@ def _fetch_schema(graph: str, target: Any, *, omit_rid: bool = False) -> dict[st
         ) from exc
 
 
+def _agent_loop(
+    family: PredictFamily,
+    checker: Any,
+    tasks: Sequence[Mapping[str, Any]],
+    contexts: Mapping[str, str],
+    system_prompt: str | Path | None,
+    limits: Any,
+    cache: Path,
+) -> tuple[Any, dict[str, str]]:
+    """The :class:`kgbench.predict.agent.AgentLoop` of an ``agent`` run (its ``complete``
+    set later) and the graphs' content keys, checked against those kept beside ``cache``.
+
+    Raises:
+        InputError: a bad system prompt; a graph changed since the cached run."""
+    from kgbench.predict.agent import AgentLoop, check_graphs, load_system_prompt, task_texts
+
+    system = load_system_prompt(system_prompt)
+    texts = [task_texts(family, t, contexts[str(t["graph"])]) for t in tasks]
+    keys = checker.fingerprints()
+    check_graphs(cache, keys)
+    loop = AgentLoop(
+        family,
+        checker,
+        tasks,
+        [schema for _, schema in texts],
+        [question for question, _ in texts],
+        system,
+        limits,
+        complete=lambda job, messages, tools: None,
+    )
+    return loop, keys
+
+
 def build_prompts(
     family: PredictFamily,
     tasks: Sequence[Mapping[str, Any]],
@@ -269,6 +304,11 @@ def predict(
     max_backoff_s: float = 60.0,
     progress: bool = False,
     repair: int = 0,
+    agent: bool = False,
+    max_turns: int = 10,
+    max_queries: int | None = None,
+    max_rows: int = 50,
+    agent_prompt: str | Path | None = None,
 ) -> PredictResult:
     """Run a model on a family's tasks; write ``OUT/<predictions>`` and ``OUT/run.json``.
 
@@ -310,9 +350,20 @@ def predict(
     ``status``, ``steps``) and ``run.json`` ``repair`` (totals); tokens count every reply,
     ``failures`` and ``finish_reasons`` the final ones.
 
+    ``agent`` (:mod:`kgbench.predict.agent`): each task sample is a tool-calling
+    conversation (``get_schema``, ``run_query`` on the task's graph through the family's
+    ``repair_checker``, ``final_answer``) of at most ``max_turns`` requests and
+    ``max_queries`` queries (None: no limit but the turns), tool results cut to ``max_rows``
+    rows; ``agent_prompt`` a system prompt file (default the shipped ``agent/system``).
+    Writes ``OUT/trajectories.jsonl`` (one line per conversation) and ``run.json`` ``agent``
+    (totals, distributions, ending reasons, the graphs' content keys); a conversation that
+    ends without ``final_answer`` is an empty prediction counted in ``failures`` as
+    ``agent_<ending>``. Not with ``repair``.
+
     Raises:
         InputError: bad arguments or input, caught before any request (a
-            graph without schema / ontology / server, a prompt lacking a placeholder).
+            graph without schema / ontology / server, a prompt lacking a placeholder; with
+            ``agent``, a graph changed since the cached conversations ran on it).
         PredictError: the run stopped early (the endpoint stayed down, refused, or answered
             with something other than chat-completions JSON; a replay-only miss); names the
             task, and, when the endpoint refused one parameter, that parameter and the option
@@ -321,13 +372,20 @@ def predict(
     """
     from kgbench import __version__
     from kgbench.fileio import write_json_atomic
-    from kgbench.llm import LLMClient, LLMError, RefusedParameterError
+    from kgbench.llm import LLMClient, LLMError, RefusedParameterError, RequestRefusedError
     from kgbench.predict.prompt import load_prompt
 
     if samples < 1:
         raise InputError(f"--samples must be at least 1, got {samples}")
     if repair < 0:
         raise InputError(f"--repair must be at least 0, got {repair}")
+    if agent and repair:
+        raise InputError("--agent and --repair are two modes: choose one")
+    from kgbench.predict.agent import AgentLimits
+
+    limits = AgentLimits(max_turns, max_queries, max_rows)
+    if agent:
+        limits.check()
     if concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     if limit is not None and limit < 1:
@@ -385,15 +443,29 @@ def predict(
     request_parameters = client.request_parameters(stop=stop, max_tokens=max_tokens, seed=seed)
     checker: Any = None
     feedback: Any = None
-    if repair:
-        from kgbench.predict.repair import load_feedback
-
+    loop: Any = None
+    graph_keys: dict[str, str] = {}
+    if repair or agent:
+        mode = "--agent" if agent else "--repair"
         make_checker = getattr(family, "repair_checker", None)
         if make_checker is None:
-            raise InputError(f"--repair: the {family.name} family has no graph to run queries on")
+            raise InputError(f"{mode}: the {family.name} family has no graph to run queries on")
         try:
-            checker = make_checker(task_list, sources)
-            feedback = load_feedback(checker.language)
+            try:
+                checker = make_checker(task_list, sources)
+            except InputError as exc:
+                text = str(exc)
+                raise InputError(
+                    mode + text[len("--repair") :] if text.startswith("--repair") else text
+                ) from exc
+            if agent:
+                loop, graph_keys = _agent_loop(
+                    family, checker, task_list, contexts, agent_prompt, limits, cache
+                )
+            else:
+                from kgbench.predict.repair import load_feedback
+
+                feedback = load_feedback(checker.language)
         except BaseException:
             if checker is not None:
                 checker.close()
@@ -405,20 +477,40 @@ def predict(
     interrupted = False
     t0 = time.monotonic()
 
-    def complete(job: _Prompted, messages: list[dict[str, str]]) -> Any:
+    def complete(job: _Prompted, messages: list[dict[str, Any]], tools: Any = None) -> Any:
         try:
             return client.complete_full(
-                messages, stop=stop, max_tokens=max_tokens, seed=seed, sample=job.sample
+                messages,
+                stop=stop,
+                max_tokens=max_tokens,
+                seed=seed,
+                sample=job.sample,
+                tools=tools,
             )
         except LLMError as exc:
-            qid = task_list[job.task].get("qid", job.task)
-            which = f" sample {job.sample}" if samples > 1 else ""
-            err = PredictError(f"task {qid}{which}: {exc}")
-            if isinstance(exc, RefusedParameterError):
-                err.hint = refused_parameter_hint(exc.param, exc.code)
-            raise err from exc
+            if tools is not None and isinstance(exc, RequestRefusedError):
+                raise  # the agent loop ends the conversation (turns after the first)
+            raise _predict_error(job, exc) from exc
 
-    def ask(job: _Prompted) -> Any:
+    if loop is not None:
+        loop.complete = complete
+
+    def _predict_error(job: _Prompted, exc: BaseException) -> PredictError:
+        qid = task_list[job.task].get("qid", job.task)
+        which = f" sample {job.sample}" if samples > 1 else ""
+        err = PredictError(f"task {qid}{which}: {exc}")
+        if isinstance(exc, RefusedParameterError):
+            err.hint = refused_parameter_hint(exc.param, exc.code)
+        return err
+
+    def ask(job: _Prompted, first: bool = False) -> Any:
+        if loop is not None:
+            try:
+                return loop.run(job, first=first)
+            except PredictError:
+                raise
+            except KgbenchError as exc:  # the endpoint's first turn, no tools, a lost graph
+                raise _predict_error(job, exc) from exc
         reply = complete(job, job.messages)
         if checker is None or not checker.applies(task_list[job.task]):
             return reply
@@ -469,8 +561,14 @@ def predict(
             disable=None if progress else True,
         ) as bar,
     ):
-        futures: dict[Future[Any], int] = {pool.submit(ask, job): n for n, job in enumerate(jobs)}
+        futures: dict[Future[Any], int] = {}
         try:
+            start = 0
+            if loop is not None:  # the first conversation alone: does the endpoint call tools?
+                replies[0] = ask(jobs[0], first=True)
+                bar.update(1)
+                start = 1
+            futures = {pool.submit(ask, jobs[n]): n for n in range(start, len(jobs))}
             for fut in as_completed(futures):
                 replies[futures[fut]] = fut.result()
                 bar.update(1)
@@ -496,12 +594,28 @@ def predict(
     prompt_tokens = completion_tokens = 0
     received = 0
     traces: list[tuple[_Prompted, Any]] = []
+    trajectories: list[Any] = []
     for job, got in zip(jobs, replies, strict=True):
         if got is None:
             continue
         received += 1
         reply = got
         every = [got]
+        if loop is not None:
+            trajectories.append(got)
+            every = got.replies
+            text = got.answer
+            if got.ending != "answered":
+                failures[f"agent_{got.ending}"] += 1
+            elif not text:
+                failures["empty"] += 1
+            if every and every[-1].finish_reason:
+                finish[every[-1].finish_reason] += 1
+            for one in every:
+                prompt_tokens += one.prompt_tokens or 0
+                completion_tokens += one.completion_tokens or 0
+            preds[job.task].append(text)
+            continue
         if isinstance(got, _Repaired):
             reply, every = got.reply, got.trace.replies
             traces.append((job, got.trace))
@@ -578,6 +692,19 @@ def predict(
                 for job, t in traces
             ],
         )
+    if loop is not None:
+        from kgbench.fileio import write_jsonl_atomic
+        from kgbench.predict.agent import agent_totals
+
+        run["agent"] = {
+            "system_prompt": {"name": loop.system.name, "sha256": loop.system.sha256},
+            "tools": [t["function"]["name"] for t in loop.tools],
+            "language": loop.language,
+            **agent_totals(trajectories, limits),
+            "graphs": graph_keys,
+            "trajectories": "trajectories.jsonl",
+        }
+        write_jsonl_atomic(out / "trajectories.jsonl", [t.to_json() for t in trajectories])
     if price_in is not None or price_out is not None:
         run["cost"] = {
             "price_in_per_million": price_in,
@@ -600,6 +727,8 @@ def predict(
             f"{error} ({received} of {len(jobs)} replies received, all kept in {cache}; rerun "
             "the same command to resume)"
         )
+    if loop is not None:
+        prompts = list(loop.questions)
     try:
         records = family.records(task_list, prompts, preds, graph_kg)
     finally:

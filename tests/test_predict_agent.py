@@ -1,0 +1,275 @@
+"""``kgbench predict --agent`` (issue 39): tool-calling conversations on a real Neo4j.
+
+The model is the chat-completions test double (a real local HTTP server) scripted by the
+conversation it receives; the graph is ``mini_company`` on the session Neo4j; ``run_query``
+goes through the evaluation's read-only path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chat_completions_double import ChatCompletionsTestDouble, Messages
+from kgbench.cli import main
+from kgbench.errors import InputError
+from kgbench.families import predict
+from kgbench.predict.agent import (
+    SYSTEM_PLACEHOLDERS,
+    AgentLimits,
+    load_system_prompt,
+    query_result_text,
+    tool_definitions,
+)
+from kgbench.predict.run import PredictError
+
+FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
+REPO = Path(__file__).resolve().parents[1]
+MINI = REPO / "tests" / "data" / "graphs" / "mini_company.json"
+GOLD = "MATCH (c:Company) RETURN count(c) AS n"
+
+
+@pytest.fixture(autouse=True)
+def no_api_key_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KGBENCH_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def _tasks(tmp_path: Path, n: int) -> Path:
+    records = [
+        {"qid": f"q{i}", "graph": "mini_company", "gold_cypher": GOLD, "nl_question": f"ask {i}"}
+        for i in range(n)
+    ]
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(records))
+    return path
+
+
+def call(name: str, arguments: Any, ident: str) -> dict[str, Any]:
+    """One tool call as an OpenAI reply carries it (``arguments`` a JSON text)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": ident, "type": "function", "function": {"name": name, "arguments": text}}
+
+
+def calls(*items: dict[str, Any]) -> dict[str, Any]:
+    return {"content": None, "tool_calls": list(items)}
+
+
+def question(messages: Messages) -> str:
+    return next(m["content"] for m in messages if m["role"] == "user")
+
+
+def turn(messages: Messages) -> int:
+    """The assistant replies so far (0 at the first request)."""
+    return sum(1 for m in messages if m["role"] == "assistant")
+
+
+def model(messages: Messages) -> Any:
+    """ask 0 explores with two queries and answers; ask 1 tries a CREATE, then answers;
+    ask 2 queries until the turns run out; ask 3 sends malformed calls, then answers; ask 4
+    answers in plain text (no tool call)."""
+    q, t = question(messages), turn(messages)
+    if q == "ask 0":
+        script = [
+            calls(call("get_schema", {}, "a")),
+            calls(call("run_query", {"query": "MATCH (c:Company) RETURN c.name AS name"}, "b")),
+            calls(call("run_query", {"query": GOLD}, "c")),
+            calls(call("final_answer", {"query": f"```cypher\n{GOLD}\n```"}, "d")),
+        ]
+        return script[t]
+    if q == "ask 1":
+        if t == 0:
+            return calls(call("run_query", {"query": "CREATE (n:Made) RETURN n"}, "w"))
+        return calls(call("final_answer", {"query": "MATCH (c:Company) RETURN c.name"}, "x"))
+    if q == "ask 2":
+        return calls(call("run_query", {"query": f"RETURN {t} AS t"}, f"r{t}"))
+    if q == "ask 3":
+        if t == 0:
+            return calls(
+                call("run_query", "{not json", "m1"),
+                call("run_sparql", {"query": "SELECT * WHERE { ?s ?p ?o }"}, "m2"),
+                call("run_query", {"text": "no query"}, "m3"),
+            )
+        return calls(call("final_answer", {"query": GOLD}, "m4"))
+    return "I think the answer is 5."
+
+
+def _count_nodes(driver: Any) -> int:
+    return int(driver.execute_query("MATCH (n) RETURN count(n) AS c")[0][0]["c"])
+
+
+def test_tools_limits_and_prompt() -> None:
+    names = [t["function"]["name"] for t in tool_definitions("cypher")]
+    assert names == ["get_schema", "run_query", "final_answer"]
+    assert "SPARQL" in tool_definitions("sparql")[1]["function"]["description"]
+    system = load_system_prompt()
+    assert system.name == "agent/system" and set(SYSTEM_PLACEHOLDERS) <= system.placeholders()
+    text = query_result_text(None, ["n"], [[1], [2], [3]], 2)
+    assert json.loads(text) == {
+        "columns": ["n"],
+        "rows": [[1], [2]],
+        "row_count": 3,
+        "truncated": True,
+    }
+    assert json.loads(query_result_text(("syntax", "bad"), [], [], 2)) == {"error": "syntax: bad"}
+    with pytest.raises(InputError, match="--max-turns"):
+        AgentLimits(max_turns=0).check()
+
+
+@pytest.fixture
+def mini(neo4j_load: Any) -> None:
+    neo4j_load(MINI)
+
+
+@pytest.mark.neo4j
+@pytest.mark.usefixtures("mini")
+def test_agent_run_explores_refuses_writes_and_resumes(
+    tmp_path: Path, neo4j_server: Any, neo4j_driver: Any
+) -> None:
+    tasks = _tasks(tmp_path, 5)
+    uri = str(neo4j_server.uri)
+    out = tmp_path / "out"
+    before = _count_nodes(neo4j_driver)
+    with ChatCompletionsTestDouble(reply=model) as double:
+        args: dict[str, Any] = {"base_url": double.url, "model": "m", "out_dir": out, **FAST}
+        # interrupted after two tasks (the first two conversations), then resumed
+        first = predict("cypherbench", tasks, uri=uri, agent=True, max_turns=4, limit=2, **args)
+        sent_first = len(double.requests)
+        assert sent_first == 4 + 2
+        result = predict("cypherbench", tasks, uri=uri, agent=True, max_turns=4, **args)
+        bodies = [json.dumps(r, sort_keys=True) for r in double.requests]
+        assert len(bodies) == len(set(bodies)), "a request was sent twice"
+        assert len(double.requests) == 4 + 2 + 4 + 2 + 1
+        assert first.records == result.records[:2]
+
+        req = double.requests[0]
+        assert [t["function"]["name"] for t in req["tools"]] == [
+            "get_schema",
+            "run_query",
+            "final_answer",
+        ]
+        assert [m["role"] for m in req["messages"]] == ["system", "user"]
+        convo = next(
+            r["messages"]
+            for r in double.requests
+            if question(r["messages"]) == "ask 0" and turn(r["messages"]) == 3
+        )
+        tool_results = [m for m in convo if m["role"] == "tool"]
+        assert "Company" in tool_results[0]["content"]  # the schema
+        listed = json.loads(tool_results[1]["content"])
+        assert listed["columns"] == ["name"] and listed["row_count"] == 5
+        assert json.loads(tool_results[2]["content"])["rows"] == [[5]]
+
+        preds = {r["qid"]: r["pred_cypher"] for r in result.records}
+        assert preds == {
+            "q0": GOLD,
+            "q1": "MATCH (c:Company) RETURN c.name",
+            "q2": "",
+            "q3": GOLD,
+            "q4": "",
+        }
+        lines = [json.loads(x) for x in (out / "trajectories.jsonl").read_text().splitlines()]
+        traj = {t["qid"]: t for t in lines}
+        assert {q: t["ending"] for q, t in traj.items()} == {
+            "q0": "answered",
+            "q1": "answered",
+            "q2": "turns",
+            "q3": "answered",
+            "q4": "stopped",
+        }
+        refusal = traj["q1"]["steps"][0]["tool_calls"][0]
+        assert refusal["error"] == "write" and "CREATE" in json.loads(refusal["result"])["error"]
+        assert traj["q1"]["refused_writes"] == 1 and traj["q1"]["queries"] == 0
+        bad = traj["q3"]["steps"][0]["tool_calls"]
+        assert [c["error"] for c in bad] == ["malformed"] * 3
+        results = [json.loads(c["result"])["error"] for c in bad]
+        assert "not a JSON object" in results[0]
+        assert "runs Cypher, not SPARQL" in results[1]
+        assert "needs a string argument 'query'" in results[2]
+        agent = result.run["agent"]
+        assert agent["endings"] == {"answered": 3, "turns": 1, "stopped": 1}
+        assert agent["malformed_tool_calls"] == 3 and agent["refused_writes"] == 1
+        assert agent["queries_executed"] == 2 + 4
+        assert agent["turns_per_conversation"] == {"1": 1, "2": 2, "4": 2}
+        assert set(agent["graphs"]) == {"mini_company"}
+        assert result.run["failures"] == {"agent_stopped": 1, "agent_turns": 1}
+        assert json.loads((out / "run.json").read_text())["agent"] == agent
+
+        # offline replay reproduces the run
+        replay = predict(
+            "cypherbench",
+            tasks,
+            uri=uri,
+            agent=True,
+            max_turns=4,
+            replay_only=True,
+            **{**args, "base_url": "http://replay.invalid/v1"},
+        )
+        assert replay.records == result.records
+    assert _count_nodes(neo4j_driver) == before
+
+    # kgbench evaluate scores the agent's result.json unchanged
+    argv = ["evaluate", "--tasks", str(result.predictions_path), "--uri", uri]
+    assert main([*argv, "--out", str(tmp_path / "e")]) == 0
+    scored = json.loads((tmp_path / "e" / "result_with_metrics.json").read_text())
+    ex = {r["qid"]: r["metrics"]["execution_accuracy"] for r in scored}
+    assert ex == {"q0": 1.0, "q1": 0.0, "q2": 0.0, "q3": 1.0, "q4": 0.0}
+
+    # a changed graph: the cached tool results no longer hold, named before any request
+    neo4j_driver.execute_query("CREATE (:Company {name: 'New'})")
+    with pytest.raises(InputError, match="graph 'mini_company' changed since"):
+        predict(
+            "cypherbench",
+            tasks,
+            uri=uri,
+            agent=True,
+            max_turns=4,
+            replay_only=True,
+            **{**args, "base_url": "http://replay.invalid/v1"},
+        )
+
+
+@pytest.mark.neo4j
+@pytest.mark.usefixtures("mini")
+def test_endpoint_without_tool_calling_is_one_line(
+    tmp_path: Path, neo4j_server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Plain text at the first task's first turn, or a 400 naming `tools`: one line
+    suggesting --repair."""
+    tasks = _tasks(tmp_path, 2)
+    with ChatCompletionsTestDouble(reply=lambda m: GOLD) as double:
+        args: dict[str, Any] = {"base_url": double.url, "model": "m", **FAST}
+        with pytest.raises(PredictError, match=r"may not support tool calling.*--repair"):
+            predict(
+                "cypherbench",
+                tasks,
+                uri=str(neo4j_server.uri),
+                agent=True,
+                out_dir=tmp_path / "a",
+                **args,
+            )
+        assert len(double.requests) == 1
+        error = {"error": {"message": "tools are not supported", "param": "tools"}}
+        double.fail_next(1, status=400, body=json.dumps(error))
+        argv = ["predict", "--family", "cypherbench", "--tasks", str(tasks), "--agent"]
+        argv += ["--uri", str(neo4j_server.uri), "--base-url", double.url, "--model", "m"]
+        assert main([*argv, "--out", str(tmp_path / "b")]) != 0
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0
+    assert "refused 'tools'" in err and "--repair N" in err
+
+
+def test_agent_and_repair_together_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="--agent and --repair"):
+        predict(
+            "cypherbench",
+            _tasks(tmp_path, 1),
+            base_url="http://127.0.0.1:9/v1",
+            model="m",
+            out_dir=tmp_path / "o",
+            agent=True,
+            repair=1,
+        )
