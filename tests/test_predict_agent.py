@@ -152,6 +152,7 @@ def test_agent_run_explores_refuses_writes_and_resumes(
             "final_answer",
         ]
         assert [m["role"] for m in req["messages"]] == ["system", "user"]
+        assert "stop" not in req and result.run["request_parameters"] == {"temperature": 0.0}
         convo = next(
             r["messages"]
             for r in double.requests

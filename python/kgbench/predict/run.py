@@ -358,7 +358,8 @@ def predict(
     Writes ``OUT/trajectories.jsonl`` (one line per conversation) and ``run.json`` ``agent``
     (totals, distributions, ending reasons, the graphs' content keys); a conversation that
     ends without ``final_answer`` is an empty prediction counted in ``failures`` as
-    ``agent_<ending>``. Not with ``repair``.
+    ``agent_<ending>``. No ``stop`` is sent (the family's stop sequence would cut tool-call
+    arguments). Not with ``repair``.
 
     Raises:
         InputError: bad arguments or input, caught before any request (a
@@ -416,7 +417,9 @@ def predict(
     template = load_prompt(prompt or setting.default_prompt, setting.placeholders)
     contexts = family.graph_contexts(task_list, sources, graph_kg)
     prompts = build_prompts(family, task_list, contexts, template)
-    stop = family.stop if send_stop else None
+    # an agent's replies are tool calls: a family's stop sequence (CypherBench's "\n```")
+    # would cut a final_answer whose query argument holds a code fence
+    stop = family.stop if send_stop and not agent else None
     if max_tokens_field is None:
         max_tokens_field = "max_completion_tokens" if reasoning_effort else "max_tokens"
     jobs = [
