@@ -26,6 +26,9 @@ from typing import Any
 
 Messages = list[dict[str, str]]
 
+#: Retry delays for tests of the LLM client (seconds; ``LLMClient`` / ``predict`` keywords).
+FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
+
 
 def last_user_content(messages: Messages) -> str:
     """The content of the last ``user`` message."""

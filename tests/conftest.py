@@ -313,3 +313,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"realdata: {n['skipped']} skipped, {n['passed']} passed, {n['failed']} failed "
             f"(the tests that read {SHARED_DATA}, {where})"
         )
+
+
+@pytest.fixture
+def no_api_key_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No LLM API key in the environment (the LLM client tests send none to the test
+    double)."""
+    monkeypatch.delenv("KGBENCH_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)

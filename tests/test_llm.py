@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from chat_completions_double import ChatCompletionsTestDouble, last_user_content
+from chat_completions_double import FAST, ChatCompletionsTestDouble, last_user_content
 from kgbench.errors import InputError, KgbenchError
 from kgbench.llm import LLMClient, LLMError, cache_key
 
-FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
+pytestmark = pytest.mark.usefixtures("no_api_key_env")
 
 
 def user(text: str) -> list[dict[str, str]]:
@@ -34,12 +34,6 @@ def user(text: str) -> list[dict[str, str]]:
 def server() -> Iterator[ChatCompletionsTestDouble]:
     with ChatCompletionsTestDouble() as double:
         yield double
-
-
-@pytest.fixture(autouse=True)
-def no_api_key_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KGBENCH_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def closed_port_url() -> str:

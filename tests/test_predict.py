@@ -18,22 +18,17 @@ from typing import Any
 
 import pytest
 
-from chat_completions_double import ChatCompletionsTestDouble, Messages, last_user_content
+from chat_completions_double import FAST, ChatCompletionsTestDouble, Messages, last_user_content
 from kgbench.cli import main
 from kgbench.errors import InputError
 from kgbench.families import predict
 from kgbench.predict import PredictError
 from kgbench.predict.cypherbench import postprocess, schema_text
 
-FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
+pytestmark = pytest.mark.usefixtures("no_api_key_env")
+
 REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "tests" / "data" / "graphs" / "mini_company.json"
-
-
-@pytest.fixture(autouse=True)
-def no_api_key_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KGBENCH_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def question_of(messages: Messages) -> str:

@@ -18,24 +18,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chat_completions_double import ChatCompletionsTestDouble, Messages, last_user_content
+from chat_completions_double import FAST, ChatCompletionsTestDouble, Messages, last_user_content
 from kgbench.cli import main
 from kgbench.errors import InputError
 from kgbench.evaluate.passk import pass_at_k
 from kgbench.families import predict
 
-FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
+pytestmark = pytest.mark.usefixtures("no_api_key_env")
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 ITEMS = DATA / "synth" / "items.jsonl"
 SAMPLE_KG = REPO / "python" / "kgbench" / "demo" / "data" / "wd50k_sample.nt.gz"
 WD50K = REPO.parents[0] / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
-
-
-@pytest.fixture(autouse=True)
-def no_api_key_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KGBENCH_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:

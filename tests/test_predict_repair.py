@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from chat_completions_double import ChatCompletionsTestDouble, Messages
+from chat_completions_double import FAST, ChatCompletionsTestDouble, Messages
 from kgbench.cli import main
 from kgbench.errors import InputError
 from kgbench.families import get, predict
@@ -27,16 +27,11 @@ from kgbench.predict.repair import (
 )
 from kgbench.predict.run import GraphSources
 
-FAST: dict[str, Any] = {"backoff_s": 0.001, "max_backoff_s": 0.01}
+pytestmark = pytest.mark.usefixtures("no_api_key_env")
+
 REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "tests" / "data" / "graphs" / "mini_company.json"
 GOLD = "MATCH (c:Company) RETURN count(c) AS n"
-
-
-@pytest.fixture(autouse=True)
-def no_api_key_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KGBENCH_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 @pytest.fixture
