@@ -23,41 +23,30 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from endpoint import instant_endpoint
+
 REPO = Path(__file__).resolve().parents[1]
 
-SERVER = """
-import json, sys
-sys.path.insert(0, {tests!r})
-from http.server import ThreadingHTTPServer
-ThreadingHTTPServer.request_queue_size = 512  # the listen backlog (default 5)
-from chat_completions_double import ChatCompletionsTestDouble
-
+REPLY = """
 SCRIPT = [
-    ("get_schema", {{}}),
-    ("run_query", {{"query": "MATCH (c:Company) RETURN c.name AS name"}}),
-    ("run_query", {{"query": "MATCH (c:Company)-[:basedIn]->(k) RETURN k.name, count(c)"}}),
-    ("run_query", {{"query": "MATCH (c:Company) RETURN count(c) AS n"}}),
-    ("final_answer", {{"query": "MATCH (c:Company) RETURN count(c) AS n"}}),
+    ("get_schema", {}),
+    ("run_query", {"query": "MATCH (c:Company) RETURN c.name AS name"}),
+    ("run_query", {"query": "MATCH (c:Company)-[:basedIn]->(k) RETURN k.name, count(c)"}),
+    ("run_query", {"query": "MATCH (c:Company) RETURN count(c) AS n"}),
+    ("final_answer", {"query": "MATCH (c:Company) RETURN count(c) AS n"}),
 ]
 
 def reply(messages):
     turn = sum(1 for m in messages if m["role"] == "assistant")
     name, args = SCRIPT[min(turn, len(SCRIPT) - 1)]
-    call = {{"id": f"c{{turn}}", "type": "function",
-            "function": {{"name": name, "arguments": json.dumps(args)}}}}
-    return {{"content": None, "tool_calls": [call]}}
+    call = {"id": f"c{turn}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)}}
+    return {"content": None, "tool_calls": [call]}
 
-d = ChatCompletionsTestDouble(reply=reply)
-d.start()
-print(d.url, flush=True)
-sys.stdin.read()
-d.stop()
 """
 
 
@@ -93,15 +82,7 @@ def main() -> int:
                 ]
             )
         )
-        server = subprocess.Popen(
-            [sys.executable, "-c", SERVER.format(tests=str(REPO / "tests"))],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert server.stdout is not None and server.stdin is not None
-        url = server.stdout.readline().strip()
-        try:
+        with instant_endpoint(REPLY) as url:
             db = DisposableNeo4j(graph, data_dir=work / "db", heap="1g", pagecache="256m")
             db.start()
             try:
@@ -121,10 +102,6 @@ def main() -> int:
                     figures.append((label, wall, cpu, result))
             finally:
                 db.stop()
-        finally:
-            server.stdin.close()
-            server.wait(timeout=30)
-            server.kill()
         out = work / "out"
         lines = [json.loads(x) for x in (out / "trajectories.jsonl").read_text().splitlines()]
         query_s = sum(
