@@ -229,6 +229,98 @@ def test_gtsqa_predict_prompt_output_and_evaluate(
     assert per[1]["metrics"]["hits"] == 0 and per[1]["metrics"]["empty_answer"]
 
 
+def _tool_call(name: str, arguments: dict[str, Any], ident: str) -> dict[str, Any]:
+    call = {"name": name, "arguments": json.dumps(arguments)}
+    return {"content": None, "tool_calls": [{"id": ident, "type": "function", "function": call}]}
+
+
+def test_gtsqa_agent_and_repair_run_sparql_on_the_kg(
+    gtsqa_items: Path, kg: Any, tmp_path: Path
+) -> None:
+    """gtsqa --agent: run_query runs SPARQL on the --kg store (a syntax error comes back as
+    the parser's message, a good query as its rows with QIDs), final_answer is the
+    prediction, and the records equal those of a one-shot run of the same queries;
+    --repair: a broken first reply is repaired from the parser's message."""
+    items = _jsonl(gtsqa_items)[:3]
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    by_question = {i["question"]: i for i in items}
+    seen: list[str] = []
+
+    def agent_model(messages: Messages) -> Any:
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        item = by_question[user.split("\nSeed entities: ", 1)[0]]
+        query = item["sparql_query"].split("\n")[-1]
+        turns = sum(1 for m in messages if m["role"] == "assistant")
+        if turns == 0:
+            return _tool_call("run_query", {"query": "SELECT ?x WHERE {"}, "a")
+        if turns == 1:
+            seen.append(str(messages[-1]["content"]))
+            return _tool_call("run_query", {"query": query}, "b")
+        seen.append(str(messages[-1]["content"]))
+        return _tool_call("final_answer", {"query": query}, "c")
+
+    with ChatCompletionsTestDouble(reply=agent_model) as double:
+        res = predict(
+            "gtsqa",
+            path,
+            base_url=double.url,
+            model="m",
+            out_dir=tmp_path / "agent",
+            kg=SAMPLE_KG,
+            agent=True,
+            concurrency=1,
+            **FAST,
+        )
+    run = json.loads(res.run_path.read_text())
+    assert run["agent"]["language"] == "sparql"
+    assert run["agent"]["endings"] == {"answered": len(items)}
+    assert run["agent"]["graphs"] == {"wikidata": kg_fingerprint(kg)}
+    errors = [json.loads(s) for s in seen[0::2]]
+    results = [json.loads(s) for s in seen[1::2]]
+    assert all("error" in e and "columns" not in e for e in errors)
+    for item, result in zip(items, results, strict=True):
+        answers = {v for row in result["rows"] for v in row}
+        assert set(item["all_answers_wikidata"]) <= answers
+    recs = json.loads(res.predictions_path.read_text())
+    for rec, item in zip(recs, items, strict=True):
+        assert rec["pred_sparql"] == item["sparql_query"].split("\n")[-1]
+        assert sorted(rec["pred_answers"]) == sorted(item["all_answers_wikidata"])
+        assert rec["retrieved_triples"] == sorted(
+            list(x) for x in item["full_answer_subgraph_wikidata"]
+        )
+
+    def repair_model(messages: Messages) -> str:
+        text = messages[0]["content"]
+        item = by_question[text.rsplit("Question: ", 1)[1].split("\n", 1)[0]]
+        if len(messages) == 1:
+            return "```sparql\nSELECT ?answer WHERE { wd:Q1 wdt:P31 \n```"
+        assert "syntax" in messages[-1]["content"] or "error" in messages[-1]["content"]
+        return f"```sparql\n{item['sparql_query'].split(chr(10))[-1]}\n```"
+
+    with ChatCompletionsTestDouble(reply=repair_model) as double:
+        rep = predict(
+            "gtsqa",
+            path,
+            base_url=double.url,
+            model="m",
+            out_dir=tmp_path / "repair",
+            kg=SAMPLE_KG,
+            repair=1,
+            **FAST,
+        )
+        assert len(double.requests) == 2 * len(items)
+    totals = json.loads(rep.run_path.read_text())["repair"]
+    assert totals["initially_failing"] == totals["repaired"] == len(items)
+    assert json.loads(rep.predictions_path.read_text()) == recs
+
+
+def kg_fingerprint(kg: Any) -> str:
+    from kgbench.query.sparql import store_fingerprint
+
+    return store_fingerprint(kg.store)
+
+
 def test_gtsqa_bad_input(gtsqa_items: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="needs --kg"):
         predict("gtsqa", gtsqa_items, base_url="http://127.0.0.1:9/v1", model="m", out_dir=tmp_path)
@@ -358,6 +450,35 @@ def test_gtsqa_cypher_on_neo4j(
     assert per[wrong["id"]]["triple_f1"] == 0
     for i in exact:
         assert per[i["id"]]["hits"] == 1 and per[i["id"]]["triple_f1"] == 1
+    # --agent on the conversion: run_query goes through the CypherGraph's executor (the
+    # gate refuses the write; the graph is unchanged), final_answer scores as one-shot
+    first = exact[0]
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps(first) + "\n", encoding="utf-8")
+
+    def agent(messages: Messages) -> Any:
+        turns = sum(1 for m in messages if m["role"] == "assistant")
+        name, query = ("run_query", WRITE) if turns == 0 else ("final_answer", None)
+        args = {"query": query or first["cypher_query"]}
+        fn = {"name": name, "arguments": json.dumps(args)}
+        return {"content": None, "tool_calls": [{"id": f"c{turns}", "function": fn}]}
+
+    with ChatCompletionsTestDouble(reply=agent) as double:
+        ran = predict(
+            "gtsqa",
+            one,
+            base_url=double.url,
+            model="m",
+            out_dir=tmp_path / "agent",
+            uri=neo4j_server.uri,
+            schema=WD50K_SCHEMA,
+            agent=True,
+            **FAST,
+        )
+        refused = json.loads(double.requests[1]["messages"][-1]["content"])
+    assert refused["error"].startswith("write") and "rows" not in refused
+    assert neo4j_driver.execute_query("MATCH (n) RETURN count(n) AS c")[0][0]["c"] == n_before
+    assert json.loads(ran.predictions_path.read_text()) == [by_id[first["id"]]]
 
 
 def _located_graph() -> dict[str, Any]:

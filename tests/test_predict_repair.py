@@ -17,6 +17,7 @@ from chat_completions_double import FAST, ChatCompletionsTestDouble, Messages
 from kgbench.cli import main
 from kgbench.errors import InputError
 from kgbench.families import get, predict
+from kgbench.families.base import Family
 from kgbench.predict.prompt import PromptTemplate
 from kgbench.predict.repair import (
     ERROR_CHARS,
@@ -127,10 +128,12 @@ def test_repair_of_other_families_without_a_server_is_one_line(
 def test_repair_of_a_family_without_a_graph_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """gtsqa has no repair (its SPARQL runs on --kg inside the family's records); a negative
-    --repair is refused."""
+    """gtsqa's queries need its KG (--kg, or --uri with --schema); a family without a graph
+    names the mode; a negative --repair is refused."""
+    with pytest.raises(InputError, match="--agent with --family gtsqa needs --kg"):
+        get("gtsqa").query_checker([], GraphSources(), mode="--agent")
     with pytest.raises(InputError, match="--repair: the gtsqa family has no graph"):
-        get("gtsqa").repair_checker([], GraphSources())
+        Family.query_checker(get("gtsqa"), [], GraphSources())  # the default: none
     args: dict[str, Any] = {"base_url": "http://x.invalid/v1", "model": "m", "out_dir": tmp_path}
     with pytest.raises(InputError, match="--repair must be at least 0"):
         predict("cypherbench", tmp_path / "none.json", repair=-1, **args)

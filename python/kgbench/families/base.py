@@ -139,16 +139,24 @@ class Family:
         (``preds``: the post-processed samples of each task)."""
         raise NotImplementedError
 
-    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
-        """The :class:`kgbench.predict.repair.QueryChecker` that runs ``--repair``'s queries
-        on the tasks' graphs (default: none).
+    def query_checker(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        sources: GraphSources,
+        *,
+        graph: Any = None,
+        mode: str = "--repair",
+    ) -> Any:
+        """The :class:`kgbench.predict.repair.QueryChecker` that runs the predicted queries
+        of ``--repair`` and the agent's ``run_query`` tool (``mode``: the option its errors
+        name, ``--repair`` or ``--agent``) on the tasks' graphs; ``graph`` is the
+        :class:`PromptSetting` graph of :meth:`prompt_setting` (a family whose queries run on
+        it reuses it). Default: none.
 
         Raises:
             InputError: the family (or this setting) has no executable graph; one line
-                naming why."""
-        raise InputError(
-            f"--repair: the {self.name} family has no graph its predicted queries run on"
-        )
+                naming ``mode`` and why."""
+        raise InputError(f"{mode}: the {self.name} family has no graph its predicted queries run on")
 
     # ----------------------------------------------------------------- evaluate
 

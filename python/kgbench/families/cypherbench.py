@@ -59,7 +59,14 @@ class CypherBench(SchemaFamily):
         """The task records with ``pred_cypher`` (``pred_cypher_samples`` with samples)."""
         return [with_samples(dict(t), "pred_cypher", s) for t, s in zip(tasks, preds, strict=True)]
 
-    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+    def query_checker(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        sources: GraphSources,
+        *,
+        graph: Any = None,
+        mode: str = "--repair",
+    ) -> Any:
         """The queries run on each task's graph server (``--graph-uris``, else ``--uri``) as
         the evaluation runs them (:class:`kgbench.predict.repair.CypherChecker`).
 
@@ -68,7 +75,7 @@ class CypherBench(SchemaFamily):
             ConnectionLostError: a server cannot be reached."""
         from kgbench.predict.repair import CypherChecker, cypher_targets
 
-        targets = cypher_targets(tasks, sources)
+        targets = cypher_targets(tasks, sources, mode=mode)
         return CypherChecker(targets, timeout_s=self.default_timeout_s)
 
     def run_inputs(

@@ -85,6 +85,30 @@ class Gtsqa(Family):
         """Each query run on the KG: :func:`kgbench.predict.gtsqa.records`."""
         return stage.records(tasks, preds, graph)
 
+    def query_checker(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        sources: GraphSources,
+        *,
+        graph: Any = None,
+        mode: str = "--repair",
+    ) -> Any:
+        """The predicted queries run on ``graph``, the KG of :meth:`prompt_setting`, as
+        :meth:`records` runs them: SPARQL on the dump's store
+        (:class:`kgbench.predict.gtsqa.KnowledgeGraphChecker`), or Cypher through the
+        :class:`kgbench.predict.gtsqa.CypherGraph` executor (read-only gate, READ session;
+        :class:`kgbench.predict.repair.CypherChecker`).
+
+        Raises:
+            InputError: no KG (``graph`` None)."""
+        from kgbench.predict.repair import CypherChecker
+
+        if isinstance(graph, stage.CypherGraph):
+            return CypherChecker.of_executors({"wikidata": graph.executor})
+        if isinstance(graph, stage.KnowledgeGraph):
+            return stage.KnowledgeGraphChecker(graph)
+        raise InputError(f"{mode} with --family gtsqa needs --kg FILE (or --uri with --schema)")
+
     def evaluate(
         self, tasks: Path, predictions: Path | None, options: EvaluateOptions
     ) -> Evaluation:

@@ -59,7 +59,14 @@ class Ngdbench(SchemaFamily):
         """:func:`kgbench.predict.ngdbench.record` per task."""
         return [stage.record(t, list(s)) for t, s in zip(tasks, preds, strict=True)]
 
-    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+    def query_checker(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        sources: GraphSources,
+        *,
+        graph: Any = None,
+        mode: str = "--repair",
+    ) -> Any:
         """Analytic and Boolean queries run read-only on the noisy graph at ``--uri``, as the
         evaluation reads it (:class:`kgbench.predict.repair.CypherChecker`); management
         batches are not repaired (their steps write, on a disposable clean copy).
@@ -72,7 +79,7 @@ class Ngdbench(SchemaFamily):
 
         if sources.uri is None:
             raise InputError(
-                "--repair with --family ngdbench needs --uri (the noisy graph its predicted "
+                f"{mode} with --family ngdbench needs --uri (the noisy graph its predicted "
                 "queries run on)"
             )
         target = GraphTarget(sources.uri, sources.database, sources.user, sources.password)

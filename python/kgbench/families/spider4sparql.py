@@ -77,7 +77,14 @@ class Spider4Sparql(Family):
             out.append(rec)
         return out
 
-    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+    def query_checker(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        sources: GraphSources,
+        *,
+        graph: Any = None,
+        mode: str = "--repair",
+    ) -> Any:
         """The queries run on each database's RDF graph in ``--rdf-dir`` as the evaluation
         runs them (:class:`kgbench.predict.repair.SparqlChecker`).
 
@@ -86,7 +93,7 @@ class Spider4Sparql(Family):
         from kgbench.predict.repair import SparqlChecker
 
         if sources.rdf_dir is None:
-            raise InputError("--repair with --family spider4sparql needs --rdf-dir")
+            raise InputError(f"{mode} with --family spider4sparql needs --rdf-dir")
         graphs = sorted({str(t["graph"]) for t in tasks})
         return SparqlChecker(sources.rdf_dir, graphs, timeout_s=self.default_timeout_s)
 

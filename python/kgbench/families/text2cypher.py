@@ -55,7 +55,14 @@ class Text2Cypher(Family):
             for t, s in zip(tasks, preds, strict=True)
         ]
 
-    def repair_checker(self, tasks: Sequence[Mapping[str, Any]], sources: GraphSources) -> Any:
+    def query_checker(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        sources: GraphSources,
+        *,
+        graph: Any = None,
+        mode: str = "--repair",
+    ) -> Any:
         """The queries of records whose ``database_reference_alias`` has a server in
         ``--graph-uris`` (else: every record, on ``--uri``) run there as the evaluation runs
         them (:class:`kgbench.predict.repair.CypherChecker`); the other records are not
@@ -66,7 +73,7 @@ class Text2Cypher(Family):
             ConnectionLostError: a server cannot be reached."""
         from kgbench.predict.repair import CypherChecker, cypher_targets
 
-        targets = cypher_targets(tasks, sources, every=False)
+        targets = cypher_targets(tasks, sources, every=False, mode=mode)
         return CypherChecker(targets, timeout_s=self.default_timeout_s)
 
     def run_inputs(

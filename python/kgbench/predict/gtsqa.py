@@ -180,6 +180,72 @@ class KnowledgeGraph:
         return "\n".join(f"{label} ({pid})" for pid, label in rels)
 
 
+class KnowledgeGraphChecker:
+    """The :class:`kgbench.predict.repair.QueryChecker` of ``--repair`` / ``--agent`` on a
+    :class:`KnowledgeGraph`: predicted SPARQL run on its in-memory store as
+    :func:`execute` runs it (standard prefixes declared; values as :func:`execute` gives
+    answers: ``wd:`` entities as QIDs, other IRIs whole, literals as their lexical form).
+    One query at a time (a lock); in-process, so without a timeout (as :func:`records`)."""
+
+    language = "sparql"
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        import threading
+
+        self.kg = kg
+        self._lock = threading.Lock()
+
+    def applies(self, task: Mapping[str, Any]) -> bool:
+        """Every task is repaired."""
+        return True
+
+    def check(self, task: Mapping[str, Any], query: str) -> tuple[str, str] | None:
+        """``(error_class, message)`` of a failing ``query`` (``empty``, ``syntax``,
+        ``execution``, ``not_select``), else None."""
+        return self.rows(task, query)[0]
+
+    def rows(
+        self, task: Mapping[str, Any], query: str
+    ) -> tuple[tuple[str, str] | None, list[str], list[list[Any]]]:
+        """``(failure, columns, rows)``: :meth:`check`'s failure, or the SELECT's variables
+        and rows (unbound values ``None``)."""
+        import pyoxigraph as ox
+
+        if not query.strip():
+            return ("empty", "the predicted query is empty"), [], []
+        with self._lock:
+            try:
+                solutions = self.kg.store.query(with_prefixes(query))
+            except SyntaxError as exc:
+                return ("syntax", " ".join(str(exc).split())), [], []
+            except (OSError, ValueError) as exc:
+                return ("execution", " ".join(str(exc).split())), [], []
+            try:
+                if not isinstance(solutions, ox.QuerySolutions):
+                    return ("not_select", "not a SELECT query"), [], []
+                names = [v.value for v in solutions.variables]
+                rows = [
+                    [None if sol[n] is None else _value(sol[n]) for n in names]
+                    for sol in solutions
+                ]
+            except (OSError, ValueError) as exc:
+                return ("execution", " ".join(str(exc).split())), [], []
+            finally:
+                del solutions  # pyoxigraph's results must be dropped on this thread
+        return None, names, rows
+
+    def fingerprints(self) -> dict[str, str]:
+        """``{"wikidata": SHA-256 of the store's sorted N-Triples}``
+        (:func:`kgbench.query.sparql.store_fingerprint`)."""
+        from kgbench.query.sparql import store_fingerprint
+
+        with self._lock:
+            return {"wikidata": store_fingerprint(self.kg.store)}
+
+    def close(self) -> None:
+        """Nothing to release: the store is the family's (closed with the run)."""
+
+
 def with_prefixes(query: str) -> str:
     """``query`` with the :data:`STANDARD_PREFIXES` it uses but does not declare declared."""
     missing = [

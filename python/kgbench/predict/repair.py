@@ -139,7 +139,7 @@ def repair_totals(traces: Sequence[RepairTrace], max_rounds: int) -> dict[str, A
 
 
 def cypher_targets(
-    tasks: Sequence[Mapping[str, Any]], sources: Any, *, every: bool = True
+    tasks: Sequence[Mapping[str, Any]], sources: Any, *, every: bool = True, mode: str = "--repair"
 ) -> dict[str, Any]:
     """Graph -> :class:`kgbench.neo4j.targets.GraphTarget` for ``--repair``, for the graphs
     (``graph`` fields) of ``tasks``, from ``sources`` (a :class:`kgbench.predict.run.
@@ -147,7 +147,8 @@ def cypher_targets(
     with ``every=False`` the graphs without a server are left out.
 
     Raises:
-        InputError: no server at all, or (``every``) a graph without one (named)."""
+        InputError: no server at all, or (``every``) a graph without one (named); the
+            message starts with ``mode`` (the option that needs the server)."""
     from kgbench.neo4j.targets import GraphTarget, load_graph_targets
 
     graphs = sorted({str(t["graph"]) for t in tasks})
@@ -156,7 +157,7 @@ def cypher_targets(
 
     if uri is None and graph_uris is None:
         raise InputError(
-            "--repair needs a Neo4j server to run the predicted queries on (--uri or --graph-uris)"
+            f"{mode} needs a Neo4j server to run the predicted queries on (--uri or --graph-uris)"
         )
     targets = dict(load_graph_targets(graph_uris, user, password)) if graph_uris else {}
     out: dict[str, Any] = {}
@@ -167,7 +168,7 @@ def cypher_targets(
         if target is None and not every:
             continue
         if target is None:
-            raise InputError(f"--repair: graph {g!r} has no server in --graph-uris (and no --uri)")
+            raise InputError(f"{mode}: graph {g!r} has no server in --graph-uris (and no --uri)")
         out[g] = target
     return out
 
@@ -204,6 +205,20 @@ class CypherChecker:
         except BaseException:
             self._close()
             raise
+
+    @classmethod
+    def of_executors(
+        cls, executors: Mapping[str, Any], *, graph_key: str = "graph"
+    ) -> CypherChecker:
+        """A checker over executors the caller owns (graph -> :class:`kgbench.neo4j.
+        QueryExecutor`, e.g. the gtsqa family's :class:`kgbench.predict.gtsqa.CypherGraph`
+        executor): :meth:`close` leaves their drivers open."""
+        self = cls.__new__(cls)
+        self.graph_key = graph_key
+        self._repairable = None
+        self._executors = dict(executors)
+        self._close = lambda: None
+        return self
 
     def applies(self, task: Mapping[str, Any]) -> bool:
         """Whether the task's graph has a server and ``repairable`` accepts it."""

@@ -344,7 +344,7 @@ def predict(
     ``repair`` N > 0 (the corrector baseline, :mod:`kgbench.predict.repair`): while a task's
     query fails on its graph (syntax error, read-only-gate refusal, execution error, empty),
     up to N more requests in the same conversation carry the failure (never result rows) and
-    the new reply replaces the prediction; the family's ``repair_checker(tasks, sources)``
+    the new reply replaces the prediction; the family's ``query_checker(tasks, sources, graph=, mode=)``
     runs the queries (a family without one: InputError before any request). Writes
     ``OUT/repairs.jsonl`` (one line per repaired task sample: ``qid``, ``sample``, ``rounds``,
     ``status``, ``steps``) and ``run.json`` ``repair`` (totals); tokens count every reply,
@@ -352,7 +352,7 @@ def predict(
 
     ``agent`` (:mod:`kgbench.predict.agent`): each task sample is a tool-calling
     conversation (``get_schema``, ``run_query`` on the task's graph through the family's
-    ``repair_checker``, ``final_answer``) of at most ``max_turns`` requests and
+    ``query_checker``, ``final_answer``) of at most ``max_turns`` requests and
     ``max_queries`` queries (None: no limit but the turns), tool results cut to ``max_rows``
     rows; ``agent_prompt`` a system prompt file (default the shipped ``agent/system``).
     Writes ``OUT/trajectories.jsonl`` (one line per conversation) and ``run.json`` ``agent``
@@ -450,17 +450,11 @@ def predict(
     graph_keys: dict[str, str] = {}
     if repair or agent:
         mode = "--agent" if agent else "--repair"
-        make_checker = getattr(family, "repair_checker", None)
+        make_checker = getattr(family, "query_checker", None)
         if make_checker is None:
             raise InputError(f"{mode}: the {family.name} family has no graph to run queries on")
         try:
-            try:
-                checker = make_checker(task_list, sources)
-            except InputError as exc:
-                text = str(exc)
-                raise InputError(
-                    mode + text[len("--repair") :] if text.startswith("--repair") else text
-                ) from exc
+            checker = make_checker(task_list, sources, graph=graph_kg, mode=mode)
             if agent:
                 loop, graph_keys = _agent_loop(
                     family, checker, task_list, contexts, agent_prompt, limits, cache

@@ -215,9 +215,7 @@ def _command(store: Any, msg: tuple[Any, ...], undo: list[tuple[str, Any]]) -> t
     """A worker command (not a query): ``("apply", ops)`` inserts / deletes triples (ops
     ``{"op": "insert" | "delete", "triple": [s, p, o]}``, terms in N-Triples syntax) and
     remembers what actually changed; ``("restore",)`` undoes exactly that; ``("fingerprint",)``
-    is the SHA-256 of the sorted N-Triples statements."""
-    import hashlib
-
+    is the SHA-256 of the sorted N-Triples statements (:func:`store_fingerprint`)."""
     try:
         if msg[0] == "apply":
             for op in msg[1]:
@@ -238,13 +236,21 @@ def _command(store: Any, msg: tuple[Any, ...], undo: list[tuple[str, Any]]) -> t
                     store.add(quad)
             return ("ok",)
         if msg[0] == "fingerprint":
-            h = hashlib.sha256()
-            for line in sorted(f"{q.subject} {q.predicate} {q.object}" for q in store):
-                h.update(line.encode("utf-8") + b"\n")
-            return ("ok", h.hexdigest())
+            return ("ok", store_fingerprint(store))
     except Exception as exc:  # a malformed op: the caller's error
         return ("error", "command", f"{type(exc).__name__}: {exc}")
     return ("error", "command", f"unknown worker command {msg[0]!r}")
+
+
+def store_fingerprint(store: Any) -> str:
+    """SHA-256 (hex) of the statements of a pyoxigraph ``store`` as sorted N-Triples lines
+    (``subject predicate object``, one a line): a key of its content, not of its files."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for line in sorted(f"{q.subject} {q.predicate} {q.object}" for q in store):
+        h.update(line.encode("utf-8") + b"\n")
+    return h.hexdigest()
 
 
 def _worker(paths: list[str], conn: Any) -> None:
