@@ -156,7 +156,9 @@ class Family:
         Raises:
             InputError: the family (or this setting) has no executable graph; one line
                 naming ``mode`` and why."""
-        raise InputError(f"{mode}: the {self.name} family has no graph its predicted queries run on")
+        raise InputError(
+            f"{mode}: the {self.name} family has no graph its predicted queries run on"
+        )
 
     # ----------------------------------------------------------------- evaluate
 

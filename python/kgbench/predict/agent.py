@@ -243,6 +243,61 @@ class AgentLoop:
         )
         self.complete = complete
         self.system = system
+        #: Graph -> content key (:meth:`kgbench.predict.repair.QueryChecker.fingerprints`),
+        #: set by :meth:`for_run`.
+        self.graph_keys: dict[str, str] = {}
+
+    @classmethod
+    def for_run(
+        cls,
+        family: Any,
+        checker: Any,
+        tasks: Sequence[Mapping[str, Any]],
+        contexts: Mapping[str, str],
+        system_prompt: str | Path | None,
+        limits: AgentLimits,
+        cache: Path,
+        complete: Callable[[Any, list[dict[str, Any]], list[dict[str, Any]]], Any],
+    ) -> AgentLoop:
+        """The loop of a ``predict --agent`` run: the system prompt ``system_prompt`` (None:
+        the shipped one), each task's question and schema from its graph's context text
+        (:func:`task_texts`), and the graphs' content keys (:attr:`graph_keys`) checked
+        against those kept beside ``cache`` (:func:`check_graphs`).
+
+        Raises:
+            InputError: a bad system prompt; a graph changed since the cached run."""
+        system = load_system_prompt(system_prompt)
+        texts = [task_texts(family, t, contexts[str(t["graph"])]) for t in tasks]
+        keys = checker.fingerprints()
+        check_graphs(cache, keys)
+        loop = cls(
+            family,
+            checker,
+            tasks,
+            [schema for _, schema in texts],
+            [question for question, _ in texts],
+            system,
+            limits,
+            complete,
+        )
+        loop.graph_keys = keys
+        return loop
+
+    def finish(self, out: Path, trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+        """Write ``out/trajectories.jsonl`` (one line per conversation, :meth:`Trajectory.
+        to_json`) and return ``run.json`` ``agent``: the system prompt, tools, language,
+        :func:`agent_totals`, the graphs' content keys and the trajectory file's name."""
+        from kgbench.fileio import write_jsonl_atomic
+
+        write_jsonl_atomic(Path(out) / "trajectories.jsonl", [t.to_json() for t in trajectories])
+        return {
+            "system_prompt": {"name": self.system.name, "sha256": self.system.sha256},
+            "tools": [tool["function"]["name"] for tool in self.tools],
+            "language": self.language,
+            **agent_totals(trajectories, self.limits),
+            "graphs": dict(self.graph_keys),
+            "trajectories": "trajectories.jsonl",
+        }
 
     def run(self, job: Any, *, first: bool = False) -> Trajectory:
         """The conversation of ``job`` (``.task``, ``.sample``); ``first``: the run's first

@@ -225,8 +225,7 @@ class KnowledgeGraphChecker:
                     return ("not_select", "not a SELECT query"), [], []
                 names = [v.value for v in solutions.variables]
                 rows = [
-                    [None if sol[n] is None else _value(sol[n]) for n in names]
-                    for sol in solutions
+                    [None if sol[n] is None else _value(sol[n]) for n in names] for sol in solutions
                 ]
             except (OSError, ValueError) as exc:
                 return ("execution", " ".join(str(exc).split())), [], []

@@ -138,6 +138,97 @@ def repair_totals(traces: Sequence[RepairTrace], max_rounds: int) -> dict[str, A
     }
 
 
+class Repairer:
+    """The ``--repair`` rounds of a run (module docstring): ``family`` post-processes the
+    replies, ``checker`` runs the queries, ``tasks`` by index, ``max_rounds`` N; the feedback
+    template is the shipped one of the checker's language.
+
+    Raises:
+        InputError: no feedback template for the checker's language (at construction)."""
+
+    def __init__(
+        self,
+        family: Any,
+        checker: QueryChecker,
+        tasks: Sequence[Mapping[str, Any]],
+        max_rounds: int,
+    ) -> None:
+        self.family = family
+        self.checker = checker
+        self.tasks = tasks
+        self.max_rounds = max_rounds
+        self.feedback = load_feedback(checker.language)
+
+    def applies(self, task_index: int) -> bool:
+        """Whether the task's queries are repaired (:meth:`QueryChecker.applies`)."""
+        return self.checker.applies(self.tasks[task_index])
+
+    def run(
+        self,
+        job: Any,
+        reply: Any,
+        complete: Callable[[Any, list[dict[str, Any]]], Any],
+    ) -> tuple[Any, RepairTrace]:
+        """The final reply of ``job`` (``.task``, ``.messages``: the one-shot conversation)
+        after up to :attr:`max_rounds` rounds from its one-shot ``reply``, and the trace;
+        ``complete(job, messages)`` sends one request.
+
+        Raises:
+            KgbenchError: the graph could not be reached (from the checker), or from
+                ``complete`` (the endpoint)."""
+        task = self.tasks[job.task]
+        post = self.family.postprocess(task)
+        trace = RepairTrace(replies=[reply])
+        messages = list(job.messages)
+        for rnd in range(self.max_rounds + 1):
+            query = post(reply.text)
+            failure = self.checker.check(task, query)
+            step: dict[str, Any] = {"round": rnd, "query": query, "error_class": None}
+            trace.steps.append(step)
+            if failure is None:
+                break
+            step["error_class"], step["error"] = failure[0], cut_error(failure[1])
+            if rnd == self.max_rounds:
+                break
+            text = feedback_text(self.feedback, query, failure[0], step["error"])
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": text},
+            ]
+            reply = complete(job, messages)
+            trace.replies.append(reply)
+        return reply, trace
+
+    def finish(self, out: Any, traces: Sequence[tuple[Any, RepairTrace]]) -> dict[str, Any]:
+        """Write ``out/repairs.jsonl`` (one line per repaired task sample: ``qid``,
+        ``sample``, ``rounds``, ``status``, ``steps``; ``traces`` pairs a job with its
+        trace) and return ``run.json`` ``repair``: the feedback template, the totals of
+        :func:`repair_totals` and the trace file's name."""
+        from pathlib import Path
+
+        from kgbench.fileio import write_jsonl_atomic
+
+        write_jsonl_atomic(
+            Path(out) / "repairs.jsonl",
+            [
+                {
+                    "qid": self.tasks[job.task].get("qid", job.task),
+                    "sample": job.sample,
+                    "rounds": trace.rounds,
+                    "status": trace.status,
+                    "steps": trace.steps,
+                }
+                for job, trace in traces
+            ],
+        )
+        return {
+            "feedback": {"name": self.feedback.name, "sha256": self.feedback.sha256},
+            **repair_totals([trace for _, trace in traces], self.max_rounds),
+            "trace": "repairs.jsonl",
+        }
+
+
 def cypher_targets(
     tasks: Sequence[Mapping[str, Any]], sources: Any, *, every: bool = True, mode: str = "--repair"
 ) -> dict[str, Any]:

@@ -222,39 +222,6 @@ def _fetch_schema(graph: str, target: Any, *, omit_rid: bool = False) -> dict[st
         ) from exc
 
 
-def _agent_loop(
-    family: PredictFamily,
-    checker: Any,
-    tasks: Sequence[Mapping[str, Any]],
-    contexts: Mapping[str, str],
-    system_prompt: str | Path | None,
-    limits: Any,
-    cache: Path,
-) -> tuple[Any, dict[str, str]]:
-    """The :class:`kgbench.predict.agent.AgentLoop` of an ``agent`` run (its ``complete``
-    set later) and the graphs' content keys, checked against those kept beside ``cache``.
-
-    Raises:
-        InputError: a bad system prompt; a graph changed since the cached run."""
-    from kgbench.predict.agent import AgentLoop, check_graphs, load_system_prompt, task_texts
-
-    system = load_system_prompt(system_prompt)
-    texts = [task_texts(family, t, contexts[str(t["graph"])]) for t in tasks]
-    keys = checker.fingerprints()
-    check_graphs(cache, keys)
-    loop = AgentLoop(
-        family,
-        checker,
-        tasks,
-        [schema for _, schema in texts],
-        [question for question, _ in texts],
-        system,
-        limits,
-        complete=lambda job, messages, tools: None,
-    )
-    return loop, keys
-
-
 def build_prompts(
     family: PredictFamily,
     tasks: Sequence[Mapping[str, Any]],
@@ -344,8 +311,9 @@ def predict(
     ``repair`` N > 0 (the corrector baseline, :mod:`kgbench.predict.repair`): while a task's
     query fails on its graph (syntax error, read-only-gate refusal, execution error, empty),
     up to N more requests in the same conversation carry the failure (never result rows) and
-    the new reply replaces the prediction; the family's ``query_checker(tasks, sources, graph=, mode=)``
-    runs the queries (a family without one: InputError before any request). Writes
+    the new reply replaces the prediction (:class:`kgbench.predict.repair.Repairer`); the
+    family's ``query_checker(tasks, sources, graph=, mode=)`` runs the queries (a family
+    without one: InputError before any request). Writes
     ``OUT/repairs.jsonl`` (one line per repaired task sample: ``qid``, ``sample``, ``rounds``,
     ``status``, ``steps``) and ``run.json`` ``repair`` (totals); tokens count every reply,
     ``failures`` and ``finish_reasons`` the final ones.
@@ -444,35 +412,10 @@ def predict(
         max_backoff_s=max_backoff_s,
     )
     request_parameters = client.request_parameters(stop=stop, max_tokens=max_tokens, seed=seed)
-    checker: Any = None
-    feedback: Any = None
-    loop: Any = None
-    graph_keys: dict[str, str] = {}
-    if repair or agent:
-        mode = "--agent" if agent else "--repair"
-        make_checker = getattr(family, "query_checker", None)
-        if make_checker is None:
-            raise InputError(f"{mode}: the {family.name} family has no graph to run queries on")
-        try:
-            checker = make_checker(task_list, sources, graph=graph_kg, mode=mode)
-            if agent:
-                loop, graph_keys = _agent_loop(
-                    family, checker, task_list, contexts, agent_prompt, limits, cache
-                )
-            else:
-                from kgbench.predict.repair import load_feedback
-
-                feedback = load_feedback(checker.language)
-        except BaseException:
-            if checker is not None:
-                checker.close()
-            client.close()
-            raise
     replies: list[Any] = [None] * len(jobs)
     error: str | None = None
     hint: str | None = None
     interrupted = False
-    t0 = time.monotonic()
 
     def complete(job: _Prompted, messages: list[dict[str, Any]], tools: Any = None) -> Any:
         try:
@@ -489,8 +432,32 @@ def predict(
                 raise  # the agent loop ends the conversation (turns after the first)
             raise _predict_error(job, exc) from exc
 
-    if loop is not None:
-        loop.complete = complete
+    checker: Any = None
+    repairer: Any = None
+    loop: Any = None
+    if repair or agent:
+        mode = "--agent" if agent else "--repair"
+        make_checker = getattr(family, "query_checker", None)
+        if make_checker is None:
+            raise InputError(f"{mode}: the {family.name} family has no graph to run queries on")
+        try:
+            checker = make_checker(task_list, sources, graph=graph_kg, mode=mode)
+            if agent:
+                from kgbench.predict.agent import AgentLoop
+
+                loop = AgentLoop.for_run(
+                    family, checker, task_list, contexts, agent_prompt, limits, cache, complete
+                )
+            else:
+                from kgbench.predict.repair import Repairer
+
+                repairer = Repairer(family, checker, task_list, repair)
+        except BaseException:
+            if checker is not None:
+                checker.close()
+            client.close()
+            raise
+    t0 = time.monotonic()
 
     def _predict_error(job: _Prompted, exc: BaseException) -> PredictError:
         qid = task_list[job.task].get("qid", job.task)
@@ -501,50 +468,17 @@ def predict(
         return err
 
     def ask(job: _Prompted, first: bool = False) -> Any:
-        if loop is not None:
-            try:
+        try:
+            if loop is not None:
                 return loop.run(job, first=first)
-            except PredictError:
-                raise
-            except KgbenchError as exc:  # the endpoint's first turn, no tools, a lost graph
-                raise _predict_error(job, exc) from exc
-        reply = complete(job, job.messages)
-        if checker is None or not checker.applies(task_list[job.task]):
-            return reply
-        return _repaired(job, reply)
-
-    def _repaired(job: _Prompted, reply: Any) -> Any:
-        """The final reply of ``job`` after up to ``repair`` rounds, with its trace."""
-        from kgbench.predict.repair import RepairTrace, cut_error, feedback_text
-
-        task = task_list[job.task]
-        post = family.postprocess(task)
-        trace = RepairTrace(replies=[reply])
-        messages = list(job.messages)
-        for rnd in range(repair + 1):
-            query = post(reply.text)
-            try:
-                failure = checker.check(task, query)
-            except KgbenchError as exc:
-                raise PredictError(f"task {task.get('qid', job.task)}: {exc}") from exc
-            step: dict[str, Any] = {"round": rnd, "query": query, "error_class": None}
-            trace.steps.append(step)
-            if failure is None:
-                break
-            step["error_class"], step["error"] = failure[0], cut_error(failure[1])
-            if rnd == repair:
-                break
-            messages = [
-                *messages,
-                {"role": "assistant", "content": reply.text},
-                {
-                    "role": "user",
-                    "content": feedback_text(feedback, query, failure[0], step["error"]),
-                },
-            ]
-            reply = complete(job, messages)
-            trace.replies.append(reply)
-        return _Repaired(reply, trace)
+            reply = complete(job, job.messages)
+            if repairer is None or not repairer.applies(job.task):
+                return reply
+            return _Repaired(*repairer.run(job, reply, complete))
+        except PredictError:
+            raise
+        except KgbenchError as exc:  # the agent's first turn without tools, a lost graph
+            raise _predict_error(job, exc) from exc
 
     from tqdm import tqdm
 
@@ -667,41 +601,10 @@ def predict(
         "cache": str(cache),
         "predictions": out_name if error is None else None,
     }
-    if repair:
-        from kgbench.fileio import write_jsonl_atomic
-        from kgbench.predict.repair import repair_totals
-
-        run["repair"] = {
-            "feedback": {"name": feedback.name, "sha256": feedback.sha256},
-            **repair_totals([t for _, t in traces], repair),
-            "trace": "repairs.jsonl",
-        }
-        write_jsonl_atomic(
-            out / "repairs.jsonl",
-            [
-                {
-                    "qid": task_list[job.task].get("qid", job.task),
-                    "sample": job.sample,
-                    "rounds": t.rounds,
-                    "status": t.status,
-                    "steps": t.steps,
-                }
-                for job, t in traces
-            ],
-        )
+    if repairer is not None:
+        run["repair"] = repairer.finish(out, traces)
     if loop is not None:
-        from kgbench.fileio import write_jsonl_atomic
-        from kgbench.predict.agent import agent_totals
-
-        run["agent"] = {
-            "system_prompt": {"name": loop.system.name, "sha256": loop.system.sha256},
-            "tools": [t["function"]["name"] for t in loop.tools],
-            "language": loop.language,
-            **agent_totals(trajectories, limits),
-            "graphs": graph_keys,
-            "trajectories": "trajectories.jsonl",
-        }
-        write_jsonl_atomic(out / "trajectories.jsonl", [t.to_json() for t in trajectories])
+        run["agent"] = loop.finish(out, trajectories)
     if price_in is not None or price_out is not None:
         run["cost"] = {
             "price_in_per_million": price_in,
