@@ -214,6 +214,26 @@ def test_agent_run_explores_refuses_writes_and_resumes(
     ex = {r["qid"]: r["metrics"]["execution_accuracy"] for r in scored}
     assert ex == {"q0": 1.0, "q1": 0.0, "q2": 0.0, "q3": 1.0, "q4": 0.0}
 
+    # and beside a one-shot run of the same tasks, in one multi-run leaderboard
+    with ChatCompletionsTestDouble(reply=lambda m: f"```cypher\n{GOLD}\n```") as double:
+        one = predict(
+            "cypherbench",
+            tasks,
+            uri=uri,
+            base_url=double.url,
+            model="m",
+            out_dir=tmp_path / "one",
+            **FAST,
+        )
+    argv = ["evaluate", "--tasks", str(tasks), "--uri", uri, "--out", str(tmp_path / "lb")]
+    argv += ["--predictions", f"agent={result.predictions_path}"]
+    assert main([*argv, "--predictions", f"one-shot={one.predictions_path}"]) == 0
+    board = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    overall = {r["name"]: r["overall"]["execution_accuracy"] for r in board["runs"]}
+    assert overall == {"agent": pytest.approx(2 / 5), "one-shot": 1.0}
+    (pair,) = board["pairs"]
+    assert pair["tasks"] == 5
+
     # a changed graph: the cached tool results no longer hold, named before any request
     neo4j_driver.execute_query("CREATE (:Company {name: 'New'})")
     with pytest.raises(InputError, match="graph 'mini_company' changed since"):
