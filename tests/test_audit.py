@@ -215,6 +215,43 @@ def test_slow_gold_flagged(uri: str) -> None:
     assert details["elapsed_s"] > details["threshold_s"] == timeout / 4
 
 
+#: Cypher 25's FILTER: refused by Neo4j 5.26, run by 2026.08.1 (the Cypher oracle's verdicts,
+#: tests/data/cypher/neo4j/, dialect-0003).
+VERSIONED = "MATCH (p:Person) FILTER p.age > 45 RETURN p.name ORDER BY p.name"
+
+
+def test_version_sensitive(
+    uri: str, neo4j_cypher25_server: Any, neo4j_cypher25_driver: Any
+) -> None:
+    """The planted graph on the session's Neo4j 5.26 and 2026.08.1 servers: a gold only Cypher
+    25 runs is flagged version_sensitive with 5.26's message; clean golds and their results
+    agree on both releases."""
+    from conftest import load_graph_fresh
+
+    load_graph_fresh(neo4j_cypher25_driver, GRAPH)
+    offered = offered_versions()
+    releases = [offered[0], offered[-1]]
+    clean = [q for q, (_, want) in PLANTED.items() if not want]
+    tasks = [t for t in _tasks() if t["qid"] in clean] + [
+        {"qid": "versioned", "graph": "planted", "gold_cypher": VERSIONED, "nl_question": "v"}
+    ]
+    result = audit(
+        tasks,
+        uri=uri,
+        workers=2,
+        versions=releases,
+        version_uris={offered[0]: uri, offered[-1]: str(neo4j_cypher25_server.uri)},
+    )
+    by_qid = {t["qid"]: t for t in result.tasks}
+    assert {q: by_qid[q]["flags"] for q in clean} == {q: [] for q in clean}
+    assert _reasons(by_qid["versioned"]) == {"version_sensitive/error_in_one", "gold_error/syntax"}
+    flag = by_qid["versioned"]["flags"][1]
+    assert flag["details"]["failed_on"] == offered[0]
+    assert flag["details"]["error_class"] == "syntax" and "FILTER" in flag["details"]["error"]
+    assert result.as_json()["versions"] == releases
+    assert result.counts()["by_flag"]["version_sensitive"] == 1
+
+
 def test_audit_command(uri: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tasks = tmp_path / "tasks.json"
     keep = ("ties", "no_order", "syntax", "clean_limit")

@@ -33,10 +33,12 @@ Writes OUT/audit.json ({kgbench_version, timeout_s, max_rows, counts {tasks, fla
 by_flag, by_reason}, tasks [{qid, graph, question, elapsed_s, rows, flags [{flag, reason,
 details}]}]}, tasks in input order; kgbench/docs/formats.md) and prints a summary table.
 
---versions A,B: two Neo4j releases kgbench offers (`kgbench neo4j start --version`); a
-release it does not offer is an error listing the offered ones. Comparing the results across
-the two releases (flag version_sensitive) is not implemented yet: the option is checked, then
-refused.
+--versions A,B --version-graph [GRAPH=]PATH: also run every gold on two Neo4j releases
+kgbench offers (`kgbench neo4j start --version`; a release it does not offer is an error
+listing the offered ones): per graph, a disposable local Neo4j of each release (one at a
+time) is loaded from PATH (graph.json or a `kgbench convert` directory; GRAPH= may be left
+out when the tasks have one graph), and a gold whose result differs between them (EX 0), or
+that fails on one only, is flagged version_sensitive. --uri / --graph-uris are not written to.
 
 --graph-uris: JSON object graph -> "bolt://host:port" or {"uri", "database", "user",
 "password"} (or CypherBench's neo4j_info.json), as for `kgbench evaluate`. Graphs not in the
@@ -95,8 +97,15 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--versions",
         metavar="A,B",
-        help="two offered Neo4j releases to compare the golds on (checked; comparison not "
-        "implemented yet)",
+        help="two offered Neo4j releases (e.g. 5.26,2026.08.1) to run the golds on as well, in "
+        "disposable local servers: flag version_sensitive (needs --version-graph)",
+    )
+    p.add_argument(
+        "--version-graph",
+        action="append",
+        metavar="[GRAPH=]PATH",
+        help="--versions: the data of a graph (graph.json or a convert directory) to load into "
+        "the disposable servers; once per graph (GRAPH= optional for tasks of one graph)",
     )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
@@ -134,12 +143,9 @@ def run(args: argparse.Namespace) -> int:
             f"kgbench audit runs Cypher gold queries on Neo4j (--family cypherbench); "
             f"--family {family.name} is not supported yet"
         )
-    if args.versions is not None:
-        versions = versions_option(args.versions)
-        raise InputError(
-            f"--versions {','.join(versions)}: comparing gold results across Neo4j releases "
-            "(flag version_sensitive) is not implemented yet"
-        )
+    versions = versions_option(args.versions) if args.versions is not None else []
+    if args.version_graph and not versions:
+        raise InputError("--version-graph is the data of --versions' servers: give --versions")
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
     uri = args.uri
@@ -154,6 +160,18 @@ def run(args: argparse.Namespace) -> int:
     tasks = load_tasks(args.tasks)  # Nl2CypherSample records: gold_cypher required
     if not tasks:
         raise InputError(f"{args.tasks}: no task records: nothing to audit")
+    graphs = list(dict.fromkeys(t["graph"] for t in tasks))
+    version_graphs: dict[str, Path] = {}
+    for spec in args.version_graph or []:
+        name, sep, path = spec.partition("=")
+        if not sep:
+            if len(graphs) != 1:
+                raise InputError(
+                    f"--version-graph {spec}: the tasks have {len(graphs)} graphs; "
+                    "name it (GRAPH=PATH)"
+                )
+            name, path = graphs[0], spec
+        version_graphs[name] = Path(path)
     result = audit(
         tasks,
         uri=uri,
@@ -165,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
         max_rows=args.max_rows,
         workers=args.workers,
         progress=True,
+        versions=versions,
+        version_graphs=version_graphs,
     )
     path = result.write(args.out)
     print(result.table())

@@ -20,6 +20,9 @@ gets zero or more flags, each ``{flag, reason, details}``:
 - ``slow`` — the gold took more than a quarter of the timeout (CypherBench set its 120 s
   timeout at 4x its slowest gold); timed alone (a gold over the threshold in the parallel pass
   runs again by itself, and that time decides). ``details``: ``elapsed_s``, ``threshold_s``.
+- ``version_sensitive`` — with ``versions`` (two offered Neo4j releases): ``different_results``
+  (EX 0 between the gold's results on the two) or ``error_in_one`` (it fails on one only);
+  :func:`version_flags`.
 - ``uninformative`` — the reason of :func:`kgbench.evaluate.uninformative_reason` (``empty``,
   ``all_null``, ``single_zero``, ...), the same flag evaluation puts on its records.
 - ``large`` — more than ``max_rows`` result rows (default :data:`DEFAULT_MAX_ROWS`).
@@ -35,13 +38,15 @@ checked only for a ``SKIP``/``LIMIT`` of the final ``RETURN`` with its own ``ORD
 integer literal counts; sort keys are read from the result column of the same name, else
 from extra columns the rerun adds (a ``RETURN`` without ``DISTINCT`` or aggregation).
 
-``audit.json``: ``{kgbench_version, timeout_s, max_rows, counts: {tasks, flagged, by_flag:
-{flag: n}, by_reason: {"flag/reason": n}}, tasks: [{qid, graph, question, elapsed_s, rows,
-flags: [{flag, reason, details}]}]}`` — tasks in input order, flags in :data:`FLAGS` order.
+``audit.json``: ``{kgbench_version, timeout_s, max_rows, versions (with them only), counts:
+{tasks, flagged, by_flag: {flag: n}, by_reason: {"flag/reason": n}}, tasks: [{qid, graph,
+question, elapsed_s, rows, flags: [{flag, reason, details}]}]}`` — tasks in input order, flags
+in :data:`FLAGS` order.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -482,6 +487,125 @@ def _with_key_columns(query: str, cut: LimitCut, columns: Sequence[str]) -> str 
 ExecutorFactory = Callable[[str, Any, float, int, Path | None], Any]
 
 
+def check_versions(
+    versions: Sequence[str],
+    graphs: Sequence[str],
+    version_graphs: Mapping[str, Any] | None,
+    version_uris: Mapping[str, str] | None,
+) -> list[str]:
+    """The two offered releases ``versions`` names (``[]`` for none), checked before anything
+    runs.
+
+    Raises:
+        InputError: not two different releases; ``version_uris`` for several graphs or
+            without an entry per release; a graph with no ``version_graphs`` entry.
+        UnknownNeo4jVersionError: a release kgbench does not offer (lists the offered ones).
+    """
+    from kgbench.neo4j.versions import resolve_version
+
+    if not versions:
+        return []
+    releases = [resolve_version(v) for v in versions]
+    if len(releases) != 2 or releases[0] == releases[1]:
+        raise InputError(
+            f"--versions needs two different Neo4j releases, e.g. 5.26,2026.08.1; got "
+            f"{','.join(versions)!r}"
+        )
+    if version_uris is not None:
+        missing = [v for v in releases if v not in version_uris]
+        if missing or len(graphs) != 1:
+            raise InputError(
+                "version_uris holds one running server per release (missing: "
+                f"{', '.join(missing) or 'none'}) and is for tasks of one graph"
+            )
+        return releases
+    lacking = [g for g in graphs if g not in (version_graphs or {})]
+    if lacking:
+        raise InputError(
+            f"--versions runs each graph in disposable servers of both releases: give its data "
+            f"with --version-graph GRAPH=PATH (no data for graph(s) {', '.join(lacking)})"
+        )
+    return releases
+
+
+def version_results(
+    version: str,
+    by_graph: Mapping[str, tuple[Any, list[dict[str, Any]]]],
+    timeout_s: float,
+    workers: int,
+    version_graphs: Mapping[str, Any] | None,
+    version_uris: Mapping[str, str] | None,
+) -> dict[tuple[str, str], Any]:
+    """(graph, gold) -> the :class:`~kgbench.neo4j.QueryResult` of every gold on Neo4j
+    ``version`` (see :func:`audit`); golds the gate refuses are not sent.
+
+    Raises:
+        ConnectionLostError: a server was lost.
+    """
+    from kgbench.neo4j.disposable import DisposableNeo4j
+    from kgbench.neo4j.executor import QueryExecutor, connect
+    from kgbench.query.gate import prediction_failure
+
+    out: dict[tuple[str, str], Any] = {}
+    for graph, (_target, graph_tasks) in by_graph.items():
+        golds = list(dict.fromkeys(t["gold_cypher"] for t in graph_tasks))
+        with contextlib.ExitStack() as stack:
+            if version_uris is not None:
+                driver = connect(version_uris[version], None, None)
+                stack.callback(driver.close)
+            else:
+                assert version_graphs is not None
+                db = stack.enter_context(DisposableNeo4j(version_graphs[graph], version=version))
+                driver = db.driver
+            ex = QueryExecutor(driver, timeout_s=timeout_s, workers=workers, graph=graph)
+            sendable = [g for g in golds if prediction_failure(g, ex.dialect) is None]
+            for g, res in zip(sendable, ex.run_many(sendable), strict=True):
+                if res.error_class == CONNECTION:
+                    raise ConnectionLostError(
+                        f"lost the Neo4j {version} server of graph {graph!r}: {res.error}"
+                    )
+                out[(graph, g)] = res
+    return out
+
+
+def version_flags(
+    graph: str, gold: str, per_version: Mapping[str, Mapping[Any, Any]]
+) -> list[dict[str, Any]]:
+    """The ``version_sensitive`` flag of one gold (``[]`` or one flag), from
+    :func:`version_results` of the two releases: reason ``different_results`` (both ran, EX 0
+    between the results) or ``error_in_one`` (it fails on one release only)."""
+    from kgbench.evaluate import execution_accuracy, order_matters
+
+    (va, ra), (vb, rb) = [(v, res.get((graph, gold))) for v, res in per_version.items()]
+    if ra is None or rb is None:
+        return []
+    if ra.ok and rb.ok:
+        if execution_accuracy(ra.rows, rb.rows, order_matters(gold)):
+            return []
+        return [
+            _flag(
+                "version_sensitive",
+                "different_results",
+                versions=[va, vb],
+                rows={va: len(ra.rows), vb: len(rb.rows)},
+                message=f"the gold's result on Neo4j {va} differs from its result on {vb}",
+            )
+        ]
+    if ra.ok == rb.ok:
+        return []
+    bad_v, bad = (va, ra) if not ra.ok else (vb, rb)
+    return [
+        _flag(
+            "version_sensitive",
+            "error_in_one",
+            versions=[va, vb],
+            failed_on=bad_v,
+            error_class=bad.error_class,
+            error=" ".join(str(bad.error or "").split()),
+        )
+    ]
+
+
 def audit(
     tasks: Sequence[dict[str, Any]],
     *,
@@ -496,15 +620,28 @@ def audit(
     executor_factory: ExecutorFactory | None = None,
     log: Callable[[str], None] | None = None,
     progress: bool = False,
+    versions: Sequence[str] = (),
+    version_graphs: Mapping[str, Any] | None = None,
+    version_uris: Mapping[str, str] | None = None,
 ) -> AuditResult:
     """Audit the gold queries of ``tasks`` (normalised Cypher task records: ``qid``,
     ``graph``, ``gold_cypher``, ``nl_question``) on their graphs' servers (``graph_uris`` map,
     else ``uri``; :func:`kgbench.evaluate.runner.tasks_by_graph`); flags: module docstring.
 
+    ``versions``: two offered Neo4j releases (:func:`kgbench.neo4j.versions.resolve_version`
+    names) to run every gold on as well (flag ``version_sensitive``, :func:`version_flags`):
+    each graph in a :class:`kgbench.neo4j.disposable.DisposableNeo4j` of each release, loaded
+    from ``version_graphs[graph]`` (a graph.json path, convert directory or graph dict), one
+    server at a time; or, with ``version_uris`` (release -> Bolt URI of a running server that
+    already holds the tasks' one graph), on those servers.
+
     Raises:
-        InputError: no task, ``max_rows`` < 0, ``timeout_s`` <= 0, a graph without a target.
+        InputError: no task, ``max_rows`` < 0, ``timeout_s`` <= 0, a graph without a target,
+            ``versions`` not two releases, a graph with no ``version_graphs`` entry.
+        UnknownNeo4jVersionError: a release kgbench does not offer (lists the offered ones).
         ConnectionLostError: a server cannot be reached or is lost (nothing is returned).
     """
+    from kgbench._core.cypher import syntax_error
     from kgbench.evaluate import execution_accuracy, order_matters, uninformative_reason
     from kgbench.evaluate.runner import tasks_by_graph
     from kgbench.neo4j.targets import neo4j_executor_factory
@@ -518,6 +655,7 @@ def audit(
     if timeout_s <= 0:
         raise InputError("--timeout must be positive")
     by_graph = tasks_by_graph(tasks, graph_uris, uri, database, user, password)
+    releases = check_versions(versions, list(by_graph), version_graphs, version_uris)
     close: Callable[[], None] = lambda: None  # noqa: E731
     factory = executor_factory
     if factory is None:
@@ -557,8 +695,6 @@ def audit(
                 if cut is None or not cut.keys:
                     continue
                 q = _with_key_columns(g, cut, got[g].columns) or cut.unlimited
-                from kgbench._core.cypher import syntax_error
-
                 if syntax_error(q, dialect) is None and prediction_failure(q, dialect) is None:
                     reruns[g] = q
             rerun_res = dict(
@@ -659,6 +795,15 @@ def audit(
                         message="the same question has another gold with a different result",
                     )
                 )
+    if releases:
+        per_version = {
+            v: version_results(v, by_graph, timeout_s, workers, version_graphs, version_uris)
+            for v in releases
+        }
+        for task in tasks:
+            records[task["qid"]]["flags"] += version_flags(
+                task["graph"], task["gold_cypher"], per_version
+            )
     ordered = []
     for task in tasks:
         r = records[task["qid"]]
@@ -667,7 +812,7 @@ def audit(
     n_err = sum(1 for r in ordered if any(f["flag"] == "gold_error" for f in r["flags"]))
     if n_err:
         emit(f"warning: {n_err} gold quer{'y' if n_err == 1 else 'ies'} failed (flag gold_error)")
-    return AuditResult(ordered, timeout_s, max_rows)
+    return AuditResult(ordered, timeout_s, max_rows, list(releases))
 
 
 __all__ = [
@@ -677,7 +822,10 @@ __all__ = [
     "AuditResult",
     "LimitCut",
     "audit",
+    "check_versions",
     "collect_unordered",
     "limit_cut",
     "static_flags",
+    "version_flags",
+    "version_results",
 ]
