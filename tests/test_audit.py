@@ -303,6 +303,15 @@ def test_limit_cut_and_static_flags() -> None:
     assert limit_cut("MATCH (n) WITH n ORDER BY n.x LIMIT 2 RETURN n.name") is None
     assert limit_cut("MATCH (n) RETURN 'x LIMIT 3' AS s") is None
     assert limit_cut("MATCH (n) RETURN n.limit") is None
+    # limit, skip, order and as are names here, not clauses
+    assert limit_cut("MATCH (limit:P)-[skip:R]->(order) RETURN limit.name, skip") is None
+    named = limit_cut("MATCH (p) WITH p, p.x AS as ORDER BY as DESC LIMIT 2 RETURN p.name, as")
+    assert named is None
+    assert (
+        static_flags("MATCH (p) WITH p.x AS limit ORDER BY limit DESC LIMIT 2 RETURN limit") == []
+    )
+    aliased = limit_cut("MATCH (n) RETURN n.x AS order ORDER BY order DESC, n.name SKIP 1 LIMIT 2")
+    assert aliased is not None and aliased.keys == [("order", True), ("n.name", False)]
     reasons = [f["reason"] for f in static_flags("MATCH (n) RETURN n.name LIMIT 3")]
     assert reasons == ["limit_without_order"]
     # the ORDER BY of the WITH right before it orders the RETURN's rows; a MATCH between does not

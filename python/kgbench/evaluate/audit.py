@@ -151,6 +151,43 @@ class Projection:
     reading_before: bool = True
 
 
+#: Tokens after which a word is a name (a variable, alias, key), not a clause keyword.
+_NAME_AFTER = frozenset(
+    {".", ":", "(", ",", "[", "$", "=", "<", ">", "+", "-", "*", "/", "%", "^", "|"}
+    | {"AS", "BY", "AND", "OR", "XOR", "NOT", "IN", "IS", "WHERE", "DISTINCT", "RETURN"}
+    | {"WITH", "CASE", "WHEN", "THEN", "ELSE", "SKIP", "LIMIT", "OFFSET", "UNWIND", "YIELD"}
+)
+#: Tokens before which a word is a name.
+_NAME_BEFORE = frozenset({".", ":", ")", ",", "]", "}", "=", "<", ">", "+", "/", "%", "^", "|"})
+
+
+def is_clause_keyword(toks: Sequence[Token], i: int) -> bool:
+    """Whether the word ``toks[i]`` is used as a clause keyword (``MATCH``, ``RETURN``,
+    ``LIMIT``, ...) rather than as a name: Cypher lets ``limit``, ``skip``, ``order`` or
+    ``return`` be variables and aliases, so the tokens around it decide (after ``AS``, ``,``,
+    ``(``, ``.``, ``BY``, an operator ... it is a name; so it is before ``.``, ``:``, ``)``,
+    ``,``, ``=`` ...). ``*`` after it is a name's only for ``SKIP`` / ``LIMIT``."""
+    prev = toks[i - 1] if i > 0 else None
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    # a keyword-like word right after AS, ``.`` or ``$`` is itself a name (``AS limit ORDER BY``)
+    prev_is_name = (
+        prev is not None
+        and i >= 2
+        and (toks[i - 2].word or toks[i - 2].text)
+        in (
+            "AS",
+            ".",
+            "$",
+        )
+    )
+    if prev is not None and not prev_is_name and (prev.word or prev.text) in _NAME_AFTER:
+        return False
+    if nxt is None:
+        return False
+    star_name = nxt.text == "*" and toks[i].word not in ("RETURN", "WITH")
+    return nxt.text not in _NAME_BEFORE and not star_name
+
+
 def projections(toks: Sequence[Token]) -> list[Projection]:
     """The ``WITH`` / ``RETURN`` clauses of the tokens, at any bracket depth, in order."""
     out: list[Projection] = []
@@ -162,7 +199,7 @@ def projections(toks: Sequence[Token]) -> list[Projection]:
                 open_at.pop(d).end = i
                 reading.pop(d, None)
         w = t.word
-        if not w or (i > 0 and toks[i - 1].text in (".", "$", ":")):
+        if not w or not is_clause_keyword(toks, i):
             continue
         d = t.depth
         if w in ("WITH", "RETURN"):
