@@ -213,6 +213,75 @@ def test_agent_run_explores_refuses_writes_and_resumes(
     scored = json.loads((tmp_path / "e" / "result_with_metrics.json").read_text())
     ex = {r["qid"]: r["metrics"]["execution_accuracy"] for r in scored}
     assert ex == {"q0": 1.0, "q1": 0.0, "q2": 0.0, "q3": 1.0, "q4": 0.0}
+    # ... and breaks EX down by the conversations beside it (q0 4 turns, q1 2, q2 4, q3 2,
+    # q4 1): consistent with trajectories.jsonl
+    agg = json.loads((tmp_path / "e" / "aggregated_metrics.json").read_text())
+    by_turns: dict[str, list[float]] = {}
+    by_ending: dict[str, list[float]] = {}
+    for t in lines:
+        by_turns.setdefault(str(t["turns"]), []).append(ex[t["qid"]])
+        by_ending.setdefault(t["ending"], []).append(ex[t["qid"]])
+    expect = {
+        k: {"n": len(v), "execution_accuracy": round(sum(v) / len(v), 4)}
+        for k, v in by_turns.items()
+    }
+    assert agg["by_turns"] == dict(sorted(expect.items(), key=lambda kv: int(kv[0])))
+    assert agg["by_turns"] == {
+        "1": {"n": 1, "execution_accuracy": 0.0},
+        "2": {"n": 2, "execution_accuracy": 0.5},
+        "4": {"n": 2, "execution_accuracy": 0.5},
+    }
+    assert agg["by_ending"] == {
+        "answered": {"n": 3, "execution_accuracy": 0.6667},
+        "turns": {"n": 1, "execution_accuracy": 0.0},
+        "stopped": {"n": 1, "execution_accuracy": 0.0},
+    }
+    assert {k: v["n"] for k, v in agg["by_ending"].items()} == {
+        k: len(v) for k, v in by_ending.items()
+    }
+    assert agg["trajectories"] == "../out/trajectories.jsonl"
+    # the same predictions without trajectories beside them: no key of the agent
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "result.json").write_bytes(result.predictions_path.read_bytes())
+    base = ["evaluate", "--tasks", str(alone / "result.json"), "--uri", uri]
+    assert main([*base, "--out", str(tmp_path / "e1")]) == 0
+    plain = json.loads((tmp_path / "e1" / "aggregated_metrics.json").read_text())
+    assert not {"by_turns", "by_ending", "trajectories"} & set(plain)
+    assert plain["overall"] == agg["overall"]
+    # ... or with them named
+    traj_file = str(out / "trajectories.jsonl")
+    assert main([*base, "--trajectories", traj_file, "--out", str(tmp_path / "e2")]) == 0
+    named = json.loads((tmp_path / "e2" / "aggregated_metrics.json").read_text())
+    assert named["by_turns"] == agg["by_turns"] and named["by_ending"] == agg["by_ending"]
+
+    # the report shows the agent statistics and each task's trajectory beside its verdict
+    page = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "e"), "--out", str(page)]) == 0
+    html = page.read_text()
+    assert '<section id="agent"><h2>Agent runs</h2>' in html
+    table = html.split('id="agent-table"')[1].split("</table>")[0]
+    cells = [c.split(">", 1)[1].split("</td>")[0] for c in table.split("<td")[1:]]
+    assert cells[:8] == [
+        "e",
+        "5",
+        str(agent["turns"]),
+        str(agent["tool_calls"]),
+        "6",
+        "3",
+        "1",
+        "4",
+    ]
+    assert "answered 3, turns 1, stopped 1" in table
+    turns_table = html.split('id="agent-by-turns"')[1].split("</table>")[0]
+    assert "0.5000" in turns_table and "execution_accuracy" in turns_table
+    row = next(r for r in html.split("<tr>") if "<td>q1</td>" in r and "traj" in r)
+    assert 'class="v-wrong"' in row
+    assert "2 turns, 0 queries · answered</summary>" in row
+    assert "CREATE (n:Made) RETURN n</code>" in row and "<b>[write]</b>" in row
+    assert "MATCH (c:Company) RETURN c.name</code></div></details>" in row
+    q0 = next(r for r in html.split("<tr>") if "<td>q0</td>" in r and "traj" in r)
+    assert "<b>get_schema</b>" in q0 and "(+" in q0  # the schema result cut short
 
     # a changed graph: the cached tool results no longer hold, named before any request
     neo4j_driver.execute_query("CREATE (:Company {name: 'New'})")

@@ -105,8 +105,16 @@ def run_all(args: argparse.Namespace) -> int:
         progress=True,
     )
     evaluation = family.evaluate(tasks, predictions, options)
+    if args.agent:
+        from kgbench.tasks import trajectories_beside
+
+        trajectories = trajectories_beside(result.predictions_path)
+        if trajectories is not None:
+            evaluation.add_trajectories(trajectories, eval_dir)
     evaluation.write(eval_dir)
     print(evaluation.table())
+    if evaluation.turns is not None:
+        print(evaluation.turns_table())
     return _write_report(args, out, eval_dir)
 
 
