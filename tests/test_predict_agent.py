@@ -279,9 +279,12 @@ def test_agent_run_explores_refuses_writes_and_resumes(
     assert 'class="v-wrong"' in row
     assert "2 turns, 0 queries · answered</summary>" in row
     assert "CREATE (n:Made) RETURN n</code>" in row and "<b>[write]</b>" in row
-    assert "MATCH (c:Company) RETURN c.name</code></div></details>" in row
+    assert '<b>final_answer</b> <code class="code">MATCH (c:Company) RETURN c.name</code>' in row
+    assert "ending <b>answered</b></div></details>" in row  # the answer as the call gave it
     q0 = next(r for r in html.split("<tr>") if "<td>q0</td>" in r and "traj" in r)
     assert "<b>get_schema</b>" in q0 and "(+" in q0  # the schema result cut short
+    # the fenced final_answer, then the prediction as post-processed
+    assert f'ending <b>answered</b>: <code class="code">{GOLD}</code></div></details>' in q0
 
     # a changed graph: the cached tool results no longer hold, named before any request
     neo4j_driver.execute_query("CREATE (:Company {name: 'New'})")
@@ -338,3 +341,50 @@ def test_agent_and_repair_together_is_an_error(tmp_path: Path) -> None:
             agent=True,
             repair=1,
         )
+
+
+def test_run_agent_sparql_gives_ex_by_turns_and_the_report(tmp_path: Path) -> None:
+    """``kgbench run --agent`` (spider4sparql, offline: the demo's shipped agent cache
+    replayed on concert_singer's RDF): the evaluation has by_turns / by_ending consistent
+    with the trajectories, and report.html the agent table and each task's conversation."""
+    import shutil
+
+    from kgbench.demo import demo_files
+    from kgbench.demo.run import AGENT_CACHE, AGENT_MAX_TURNS, AGENT_MODEL, AGENT_TASKS
+    from kgbench.rdb.convert import convert_rdb
+
+    files = demo_files()
+    rdf = tmp_path / "spider"
+    convert_rdb(files.spider_db, files.spider_tables, "concert_singer", rdf)
+    cache = tmp_path / "cache.jsonl"
+    shutil.copyfile(AGENT_CACHE, cache)
+    out = tmp_path / "run"
+    argv = ["run", "--family", "spider4sparql", "--tasks", str(files.s4s_gold), "--agent"]
+    argv += ["--rdf-dir", str(rdf), "--max-turns", str(AGENT_MAX_TURNS)]
+    argv += ["--limit", str(AGENT_TASKS), "--replay-only", "--cache", str(cache)]
+    argv += ["--base-url", "http://replay.invalid/v1", "--model", AGENT_MODEL, "--out", str(out)]
+    assert main(argv) == 0
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
+    scored = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
+    ex = {str(r["qid"]): r["metrics"]["execution_accuracy"] for r in scored}
+    lines = (out / "predict" / "trajectories.jsonl").read_text().splitlines()
+    traj = [json.loads(x) for x in lines]
+    groups: dict[str, list[float]] = {}
+    for t in traj:
+        groups.setdefault(str(t["turns"]), []).append(ex[str(t["qid"])])
+    assert agg["by_turns"] == {
+        k: {"n": len(v), "execution_accuracy": round(sum(v) / len(v), 4)}
+        for k, v in sorted(groups.items(), key=lambda kv: int(kv[0]))
+    }
+    assert agg["by_ending"] == {
+        "answered": {"n": 3, "execution_accuracy": 0.6667},
+        "turns": {"n": 1, "execution_accuracy": 0.0},
+    }
+    assert agg["trajectories"] == "../predict/trajectories.jsonl"
+    html = (out / "report.html").read_text()
+    assert '<section id="agent"><h2>Agent runs</h2>' in html
+    assert "answered 3, turns 1" in html.split('id="agent-table"')[1].split("</table>")[0]
+    q2 = next(r for r in html.split("<tr>") if "<td>2</td>" in r and "traj" in r)
+    assert "4 turns, 2 queries · answered</summary>" in q2
+    assert "<b>get_schema</b>" in q2 and "<b>final_answer</b>" in q2
+    assert "?singer :name ?name" in q2 and "&quot;row_count&quot;:0" in q2  # the guess: no rows

@@ -251,10 +251,12 @@ def read_agent(run_dir: Path, aggregated: Mapping[str, Any]) -> AgentRun | None:
                 except ValueError:
                     args = None
                 query = args.get("query") if isinstance(args, dict) else None
+                if not isinstance(query, str):
+                    query = "" if args == {} else raw  # no arguments: nothing to show
                 got.append(
                     AgentCall(
                         str(c.get("name")),
-                        _cut(query if isinstance(query, str) else raw, QUERY_CHARS),
+                        _cut(query, QUERY_CHARS),
                         _cut(c.get("result"), RESULT_CHARS),
                         None if c.get("error") is None else str(c.get("error")),
                     )

@@ -918,7 +918,10 @@ def _trajectory_cell(convo: AgentConversation | None) -> tuple[str, str | None, 
     out.append("</ol>")
     if convo.turns > len(convo.steps):
         out.append(f"<div>… {convo.turns - len(convo.steps)} more turns</div>")
-    answer = f': <code class="code">{_esc(convo.answer)}</code>' if convo.answer else ""
+    answered = [c.query for _, calls in convo.steps for c in calls if c.name == "final_answer"]
+    # the post-processed answer, when it is not the final_answer call's query as shown
+    shown = convo.answer and (not answered or answered[-1] != convo.answer)
+    answer = f': <code class="code">{_esc(convo.answer)}</code>' if shown else ""
     out.append(f"<div>ending <b>{_esc(convo.ending)}</b>{answer}</div></details>")
     return ("".join(out), f"{convo.turns:04d} {convo.ending}", "")
 
