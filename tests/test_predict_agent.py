@@ -388,3 +388,27 @@ def test_run_agent_sparql_gives_ex_by_turns_and_the_report(tmp_path: Path) -> No
     assert "4 turns, 2 queries · answered</summary>" in q2
     assert "<b>get_schema</b>" in q2 and "<b>final_answer</b>" in q2
     assert "?singer :name ?name" in q2 and "&quot;row_count&quot;:0" in q2  # the guess: no rows
+
+
+def test_trajectory_reader_and_where_evaluate_finds_it(tmp_path: Path) -> None:
+    """``kgbench.tasks.read_trajectories`` keeps the summary (and the steps when asked),
+    never the messages, and names a malformed line; ``trajectories_beside`` finds the file
+    beside a prediction file unless that directory's run.json is a one-shot run's."""
+    from kgbench.tasks import read_trajectories, trajectories_beside
+
+    path = tmp_path / "trajectories.jsonl"
+    line = {"qid": 7, "sample": 0, "ending": "answered", "turns": 2, "steps": [{"turn": 1}]}
+    path.write_text(json.dumps({**line, "messages": [{"role": "user"}]}) + "\n")
+    (got,) = read_trajectories(path)
+    assert got["qid"] == "7" and got["turns"] == 2 and "messages" not in got and "steps" not in got
+    assert read_trajectories(path, steps=True)[0]["steps"] == [{"turn": 1}]
+    preds = tmp_path / "result.json"
+    assert trajectories_beside(preds) == path  # no run.json: the file is taken
+    (tmp_path / "run.json").write_text(json.dumps({"agent": {}}))
+    assert trajectories_beside(preds) == path
+    (tmp_path / "run.json").write_text(json.dumps({"family": "cypherbench"}))
+    assert trajectories_beside(preds) is None  # a one-shot run over an agent run's directory
+    assert trajectories_beside(tmp_path / "elsewhere" / "result.json") is None
+    path.write_text(json.dumps({"qid": 1, "turns": "2", "ending": "answered"}) + "\n")
+    with pytest.raises(InputError, match=r"trajectories.jsonl line 1: not a trajectory line"):
+        read_trajectories(path)

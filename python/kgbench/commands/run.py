@@ -23,7 +23,9 @@ spider4sparql runs on the --rdf-dir graphs in memory; gtsqa is scored with GTSQA
 graph) and management steps on a disposable copy of --clean-graph; text2cypher gets EX and
 Exec per database_reference_alias with --graph-uris. With --samples K, pass@k for k <= K
 is reported beside the family's main metric (not for text2cypher; what passes: metrics.md
-§11). Rerunning the same command sends no request already answered.
+§11). With --agent, OUT/evaluation/aggregated_metrics.json also has by_turns and by_ending
+(EX per number of turns and per ending) and report.html the agent statistics and each task's
+conversation. Rerunning the same command sends no request already answered.
 """
 
 
