@@ -698,7 +698,6 @@ def predict(
     if loop is not None:
         from kgbench.fileio import write_jsonl_atomic
         from kgbench.predict.agent import agent_totals
-        from kgbench.tasks import TRAJECTORIES_FILE
 
         run["agent"] = {
             "system_prompt": {"name": loop.system.name, "sha256": loop.system.sha256},
@@ -706,9 +705,9 @@ def predict(
             "language": loop.language,
             **agent_totals(trajectories, limits),
             "graphs": graph_keys,
-            "trajectories": TRAJECTORIES_FILE,
+            "trajectories": "trajectories.jsonl",
         }
-        write_jsonl_atomic(out / TRAJECTORIES_FILE, [t.to_json() for t in trajectories])
+        write_jsonl_atomic(out / "trajectories.jsonl", [t.to_json() for t in trajectories])
     if price_in is not None or price_out is not None:
         run["cost"] = {
             "price_in_per_million": price_in,
