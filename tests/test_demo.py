@@ -233,6 +233,16 @@ def test_demo_end_to_end(
     replay = printed.split("== Model run")[1].split("\n== ")[0]
     assert "45 prompts rebuilt by kgbench, 45 replies from the replay cache, 0 requests" in replay
     assert "EX 8% (25% syntax errors; Table V)" in replay
+    # ... and beside it the agent run replayed from the shipped cache
+    assert (
+        "agent (a scripted model with tools, replayed offline from the shipped cache): EX 2/4 "
+        "in 11 turns, 7 queries run (answered 3, turns 1); one-shot on the same questions: "
+        "EX 1/4"
+    ) in replay
+    agg = json.loads(
+        (out / "predict" / "agent" / "evaluation" / "aggregated_metrics.json").read_text()
+    )
+    assert agg["by_turns"] == AGENT_BY_TURNS
     assert (out / "predict" / "run" / "predictions.json").is_file()
 
     # the HTML report (kgbench report) is written and its path printed
@@ -297,3 +307,51 @@ def test_replayed_published_run_scores_as_the_published_file(tmp_path: Path) -> 
     shipped = json.loads(FILES.s4s_published.read_text(encoding="utf-8"))
     assert [p["predicted_sparql"] for p in preds] == [r["predicted_sparql"] for r in shipped]
     assert [p["prompt"] for p in preds] == [r["prompt"] for r in shipped]
+
+
+#: EX of the demo's agent run by number of turns (tests/make_demo_agent_cache.py: q0 2 turns
+#: right, q1 1 turn wrong, q2 4 turns right, q3 4 turns without an answer).
+AGENT_BY_TURNS = {
+    "1": {"n": 1, "execution_accuracy": 0.0},
+    "2": {"n": 1, "execution_accuracy": 1.0},
+    "4": {"n": 2, "execution_accuracy": 0.5},
+}
+
+
+def test_agent_run_replays_the_shipped_cache(tmp_path: Path) -> None:
+    """The demo's agent step (no Neo4j needed): the scripted model's shipped cache replays
+    offline (no request), EX by turns as the script decides, printed beside the one-shot run;
+    and the recording script regenerates the shipped cache byte for byte."""
+    from kgbench.demo.run import (
+        AGENT_CACHE,
+        format_agent,
+        replay_agent_run,
+        replay_published_run,
+    )
+    from kgbench.rdb.convert import convert_rdb
+    from make_demo_agent_cache import record
+
+    rdf = tmp_path / "spider"
+    convert_rdb(FILES.spider_db, FILES.spider_tables, "concert_singer", rdf)
+    one_shot = replay_published_run(FILES, rdf, tmp_path / "predict")
+    agent = replay_agent_run(FILES, rdf, tmp_path / "predict" / "agent", one_shot["ex_by_qid"])
+    assert agent == {
+        "tasks": 4,
+        "turns": 11,
+        "queries": 7,
+        "requests": 0,
+        "correct": 2,
+        "endings": {"answered": 3, "turns": 1},
+        "by_turns": AGENT_BY_TURNS,
+        "one_shot_correct": 1,
+    }
+    assert format_agent(agent).endswith(
+        "EX 2/4 in 11 turns, 7 queries run (answered 3, turns 1); one-shot on the same "
+        "questions: EX 1/4"
+    )
+    lines = (tmp_path / "predict" / "agent" / "run" / "trajectories.jsonl").read_text()
+    trajectories = [json.loads(x) for x in lines.splitlines()]
+    assert [t["turns"] for t in trajectories] == [2, 1, 4, 4]
+    # the one-shot run's first question, wrong; the agent's, right after one query
+    assert one_shot["ex_by_qid"]["0"] == 0.0 and trajectories[0]["ending"] == "answered"
+    assert record(tmp_path / "cache.jsonl").read_bytes() == AGENT_CACHE.read_bytes()

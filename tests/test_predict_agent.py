@@ -213,6 +213,78 @@ def test_agent_run_explores_refuses_writes_and_resumes(
     scored = json.loads((tmp_path / "e" / "result_with_metrics.json").read_text())
     ex = {r["qid"]: r["metrics"]["execution_accuracy"] for r in scored}
     assert ex == {"q0": 1.0, "q1": 0.0, "q2": 0.0, "q3": 1.0, "q4": 0.0}
+    # ... and breaks EX down by the conversations beside it (q0 4 turns, q1 2, q2 4, q3 2,
+    # q4 1): consistent with trajectories.jsonl
+    agg = json.loads((tmp_path / "e" / "aggregated_metrics.json").read_text())
+    by_turns: dict[str, list[float]] = {}
+    by_ending: dict[str, list[float]] = {}
+    for t in lines:
+        by_turns.setdefault(str(t["turns"]), []).append(ex[t["qid"]])
+        by_ending.setdefault(t["ending"], []).append(ex[t["qid"]])
+    expect = {
+        k: {"n": len(v), "execution_accuracy": round(sum(v) / len(v), 4)}
+        for k, v in by_turns.items()
+    }
+    assert agg["by_turns"] == dict(sorted(expect.items(), key=lambda kv: int(kv[0])))
+    assert agg["by_turns"] == {
+        "1": {"n": 1, "execution_accuracy": 0.0},
+        "2": {"n": 2, "execution_accuracy": 0.5},
+        "4": {"n": 2, "execution_accuracy": 0.5},
+    }
+    assert agg["by_ending"] == {
+        "answered": {"n": 3, "execution_accuracy": 0.6667},
+        "turns": {"n": 1, "execution_accuracy": 0.0},
+        "stopped": {"n": 1, "execution_accuracy": 0.0},
+    }
+    assert {k: v["n"] for k, v in agg["by_ending"].items()} == {
+        k: len(v) for k, v in by_ending.items()
+    }
+    assert agg["trajectories"] == "../out/trajectories.jsonl"
+    # the same predictions without trajectories beside them: no key of the agent
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "result.json").write_bytes(result.predictions_path.read_bytes())
+    base = ["evaluate", "--tasks", str(alone / "result.json"), "--uri", uri]
+    assert main([*base, "--out", str(tmp_path / "e1")]) == 0
+    plain = json.loads((tmp_path / "e1" / "aggregated_metrics.json").read_text())
+    assert not {"by_turns", "by_ending", "trajectories"} & set(plain)
+    assert plain["overall"] == agg["overall"]
+    # ... or with them named
+    traj_file = str(out / "trajectories.jsonl")
+    assert main([*base, "--trajectories", traj_file, "--out", str(tmp_path / "e2")]) == 0
+    named = json.loads((tmp_path / "e2" / "aggregated_metrics.json").read_text())
+    assert named["by_turns"] == agg["by_turns"] and named["by_ending"] == agg["by_ending"]
+
+    # the report shows the agent statistics and each task's trajectory beside its verdict
+    page = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "e"), "--out", str(page)]) == 0
+    html = page.read_text()
+    assert '<section id="agent"><h2>Agent runs</h2>' in html
+    table = html.split('id="agent-table"')[1].split("</table>")[0]
+    cells = [c.split(">", 1)[1].split("</td>")[0] for c in table.split("<td")[1:]]
+    assert cells[:8] == [
+        "e",
+        "5",
+        str(agent["turns"]),
+        str(agent["tool_calls"]),
+        "6",
+        "3",
+        "1",
+        "4",
+    ]
+    assert "answered 3, turns 1, stopped 1" in table
+    turns_table = html.split('id="agent-by-turns"')[1].split("</table>")[0]
+    assert "0.5000" in turns_table and "execution_accuracy" in turns_table
+    row = next(r for r in html.split("<tr>") if "<td>q1</td>" in r and "traj" in r)
+    assert 'class="v-wrong"' in row
+    assert "2 turns, 0 queries · answered</summary>" in row
+    assert "CREATE (n:Made) RETURN n</code>" in row and "<b>[write]</b>" in row
+    assert '<b>final_answer</b> <code class="code">MATCH (c:Company) RETURN c.name</code>' in row
+    assert "ending <b>answered</b></div></details>" in row  # the answer as the call gave it
+    q0 = next(r for r in html.split("<tr>") if "<td>q0</td>" in r and "traj" in r)
+    assert "<b>get_schema</b>" in q0 and "(+" in q0  # the schema result cut short
+    # the fenced final_answer, then the prediction as post-processed
+    assert f'ending <b>answered</b>: <code class="code">{GOLD}</code></div></details>' in q0
 
     # and beside a one-shot run of the same tasks, in one multi-run leaderboard
     with ChatCompletionsTestDouble(reply=lambda m: f"```cypher\n{GOLD}\n```") as double:
@@ -289,3 +361,74 @@ def test_agent_and_repair_together_is_an_error(tmp_path: Path) -> None:
             agent=True,
             repair=1,
         )
+
+
+def test_run_agent_sparql_gives_ex_by_turns_and_the_report(tmp_path: Path) -> None:
+    """``kgbench run --agent`` (spider4sparql, offline: the demo's shipped agent cache
+    replayed on concert_singer's RDF): the evaluation has by_turns / by_ending consistent
+    with the trajectories, and report.html the agent table and each task's conversation."""
+    import shutil
+
+    from kgbench.demo import demo_files
+    from kgbench.demo.run import AGENT_CACHE, AGENT_MAX_TURNS, AGENT_MODEL, AGENT_TASKS
+    from kgbench.rdb.convert import convert_rdb
+
+    files = demo_files()
+    rdf = tmp_path / "spider"
+    convert_rdb(files.spider_db, files.spider_tables, "concert_singer", rdf)
+    cache = tmp_path / "cache.jsonl"
+    shutil.copyfile(AGENT_CACHE, cache)
+    out = tmp_path / "run"
+    argv = ["run", "--family", "spider4sparql", "--tasks", str(files.s4s_gold), "--agent"]
+    argv += ["--rdf-dir", str(rdf), "--max-turns", str(AGENT_MAX_TURNS)]
+    argv += ["--limit", str(AGENT_TASKS), "--replay-only", "--cache", str(cache)]
+    argv += ["--base-url", "http://replay.invalid/v1", "--model", AGENT_MODEL, "--out", str(out)]
+    assert main(argv) == 0
+    agg = json.loads((out / "evaluation" / "aggregated_metrics.json").read_text())
+    scored = json.loads((out / "evaluation" / "result_with_metrics.json").read_text())
+    ex = {str(r["qid"]): r["metrics"]["execution_accuracy"] for r in scored}
+    lines = (out / "predict" / "trajectories.jsonl").read_text().splitlines()
+    traj = [json.loads(x) for x in lines]
+    groups: dict[str, list[float]] = {}
+    for t in traj:
+        groups.setdefault(str(t["turns"]), []).append(ex[str(t["qid"])])
+    assert agg["by_turns"] == {
+        k: {"n": len(v), "execution_accuracy": round(sum(v) / len(v), 4)}
+        for k, v in sorted(groups.items(), key=lambda kv: int(kv[0]))
+    }
+    assert agg["by_ending"] == {
+        "answered": {"n": 3, "execution_accuracy": 0.6667},
+        "turns": {"n": 1, "execution_accuracy": 0.0},
+    }
+    assert agg["trajectories"] == "../predict/trajectories.jsonl"
+    html = (out / "report.html").read_text()
+    assert '<section id="agent"><h2>Agent runs</h2>' in html
+    assert "answered 3, turns 1" in html.split('id="agent-table"')[1].split("</table>")[0]
+    q2 = next(r for r in html.split("<tr>") if "<td>2</td>" in r and "traj" in r)
+    assert "4 turns, 2 queries · answered</summary>" in q2
+    assert "<b>get_schema</b>" in q2 and "<b>final_answer</b>" in q2
+    assert "?singer :name ?name" in q2 and "&quot;row_count&quot;:0" in q2  # the guess: no rows
+
+
+def test_trajectory_reader_and_where_evaluate_finds_it(tmp_path: Path) -> None:
+    """``kgbench.tasks.read_trajectories`` keeps the summary (and the steps when asked),
+    never the messages, and names a malformed line; ``trajectories_beside`` finds the file
+    beside a prediction file unless that directory's run.json is a one-shot run's."""
+    from kgbench.tasks import read_trajectories, trajectories_beside
+
+    path = tmp_path / "trajectories.jsonl"
+    line = {"qid": 7, "sample": 0, "ending": "answered", "turns": 2, "steps": [{"turn": 1}]}
+    path.write_text(json.dumps({**line, "messages": [{"role": "user"}]}) + "\n")
+    (got,) = read_trajectories(path)
+    assert got["qid"] == "7" and got["turns"] == 2 and "messages" not in got and "steps" not in got
+    assert read_trajectories(path, steps=True)[0]["steps"] == [{"turn": 1}]
+    preds = tmp_path / "result.json"
+    assert trajectories_beside(preds) == path  # no run.json: the file is taken
+    (tmp_path / "run.json").write_text(json.dumps({"agent": {}}))
+    assert trajectories_beside(preds) == path
+    (tmp_path / "run.json").write_text(json.dumps({"family": "cypherbench"}))
+    assert trajectories_beside(preds) is None  # a one-shot run over an agent run's directory
+    assert trajectories_beside(tmp_path / "elsewhere" / "result.json") is None
+    path.write_text(json.dumps({"qid": 1, "turns": "2", "ending": "answered"}) + "\n")
+    with pytest.raises(InputError, match=r"trajectories.jsonl line 1: not a trajectory line"):
+        read_trajectories(path)

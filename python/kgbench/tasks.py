@@ -292,3 +292,67 @@ def steps_of(text: str, n_steps: int) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+#: The file ``kgbench predict --agent`` writes beside its predictions (formats.md §15).
+TRAJECTORIES_FILE = "trajectories.jsonl"
+
+#: The summary fields of a ``trajectories.jsonl`` line :func:`read_trajectories` keeps.
+TRAJECTORY_FIELDS = (
+    "qid",
+    "sample",
+    "ending",
+    "answer",
+    "turns",
+    "tool_calls",
+    "queries",
+    "malformed_tool_calls",
+    "refused_writes",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "error",
+)
+
+
+def trajectories_beside(predictions: str | Path) -> Path | None:
+    """``trajectories.jsonl`` in the directory of the prediction file ``predictions``, or
+    None when there is none, or when the ``run.json`` there has no ``agent`` (a one-shot
+    run written over an earlier agent run's directory: that file is not its)."""
+    directory = Path(predictions).parent
+    path = directory / TRAJECTORIES_FILE
+    if not path.is_file():
+        return None
+    try:
+        run = json.loads((directory / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return path
+    return path if not isinstance(run, dict) or "agent" in run else None
+
+
+def read_trajectories(path: str | Path, *, steps: bool = False) -> list[dict[str, Any]]:
+    """The conversations of an agent run's ``trajectories.jsonl`` (written by
+    :mod:`kgbench.predict.agent`; formats.md §15), in file order: each line's
+    :data:`TRAJECTORY_FIELDS` (``qid`` as a string, ``sample`` and ``turns`` as integers) and,
+    with ``steps``, its ``steps`` list (the turns with their tool calls). ``messages`` is
+    never kept (it repeats the steps and is the bulk of the file).
+
+    Raises:
+        InputError: an unreadable file, a line that is not a JSON object, or a line without
+            ``qid``, an integer ``turns`` or a string ``ending`` (names the file and line)."""
+    out: list[dict[str, Any]] = []
+    for where, rec in read_records(path):
+        turns, ending = rec.get("turns"), rec.get("ending")
+        if "qid" not in rec or not isinstance(turns, int) or not isinstance(ending, str):
+            raise InputError(
+                f"{where}: not a trajectory line of kgbench predict --agent (needs qid, an "
+                "integer turns and a string ending)"
+            )
+        item = {k: rec.get(k) for k in TRAJECTORY_FIELDS}
+        item["qid"] = str(rec["qid"])
+        item["sample"] = int(rec.get("sample") or 0)
+        if steps:
+            got = rec.get("steps")
+            item["steps"] = got if isinstance(got, list) else []
+        out.append(item)
+    return out

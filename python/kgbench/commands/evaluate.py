@@ -25,7 +25,10 @@ task file (as CypherBench's result.json).
 Writes OUT/result_with_metrics.json (the scored tasks) and OUT/aggregated_metrics.json
 (overall; by_graph, by_match, by_return of the --metric-for-agg metric; counts {tasks,
 scored, excluded_gold_failed, connection_errors}; excluded) and prints a table that
-starts with how many tasks were scored. Bad predictions (missing, empty, write queries,
+starts with how many tasks were scored. For an agent run (a trajectories.jsonl beside the
+predictions, or --trajectories FILE) aggregated_metrics.json also has by_turns and
+by_ending ({n, execution_accuracy} per number of turns and per ending) and trajectories
+(the file, relative to OUT). Bad predictions (missing, empty, write queries,
 syntax errors, timeouts) score 0 and their error class is recorded; the run does not stop
 for them. A task whose gold query fails (error or timeout; for PSJS also the gold's
 provenance query) is not a 0 for the prediction: it is excluded from every average,
@@ -248,6 +251,15 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--seed", type=int, default=0, help="--test-suite: seed of the suites (default: 0)"
     )
+    p.add_argument(
+        "--trajectories",
+        type=Path,
+        metavar="FILE",
+        help="the trajectories.jsonl of a `kgbench predict --agent` run: "
+        "aggregated_metrics.json gains by_turns and by_ending (n and the main metric per "
+        "number of turns and per ending). Default: the trajectories.jsonl beside the "
+        "prediction file (or the task file without --predictions), when there is one",
+    )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
 
@@ -295,6 +307,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--keep-going is for Cypher tasks on Neo4j (--family cypherbench)")
     if args.language == "sparql" and family.language != "sparql":
         raise InputError(f"--family {family.name} scores Cypher tasks; drop --language sparql")
+    if args.trajectories is not None and several:
+        raise InputError("--trajectories is for one prediction file; give --predictions once")
+    if args.trajectories is not None and not args.trajectories.is_file():
+        raise InputError(f"--trajectories {args.trajectories}: no such file")
     if args.clean_graph is not None and not family.takes_clean_graph:
         raise InputError("--clean-graph is for --family ngdbench (management predictions)")
     options: dict[str, Any] = {
@@ -386,9 +402,16 @@ def _evaluate(
     if specs is not None:
         code: int = family.evaluate_runs(args.tasks, specs, options)
         return code
+    from kgbench.tasks import trajectories_beside
+
     evaluation = family.evaluate(args.tasks, predictions, options)
+    trajectories = args.trajectories or trajectories_beside(predictions or args.tasks)
+    if trajectories is not None:
+        evaluation.add_trajectories(trajectories, args.out)
     results_path, agg_path = evaluation.write(args.out)
     print(evaluation.table())
+    if evaluation.turns is not None:
+        print(evaluation.turns_table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)
     code = family.finish(evaluation, agg_path)
     return code

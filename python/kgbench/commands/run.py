@@ -23,7 +23,9 @@ spider4sparql runs on the --rdf-dir graphs in memory; gtsqa is scored with GTSQA
 graph) and management steps on a disposable copy of --clean-graph; text2cypher gets EX and
 Exec per database_reference_alias with --graph-uris. With --samples K, pass@k for k <= K
 is reported beside the family's main metric (not for text2cypher; what passes: metrics.md
-§11). Rerunning the same command sends no request already answered.
+§11). With --agent, OUT/evaluation/aggregated_metrics.json also has by_turns and by_ending
+(EX per number of turns and per ending) and report.html the agent statistics and each task's
+conversation. Rerunning the same command sends no request already answered.
 """
 
 
@@ -105,8 +107,16 @@ def run_all(args: argparse.Namespace) -> int:
         progress=True,
     )
     evaluation = family.evaluate(tasks, predictions, options)
+    if args.agent:
+        from kgbench.tasks import trajectories_beside
+
+        trajectories = trajectories_beside(result.predictions_path)
+        if trajectories is not None:
+            evaluation.add_trajectories(trajectories, eval_dir)
     evaluation.write(eval_dir)
     print(evaluation.table())
+    if evaluation.turns is not None:
+        print(evaluation.turns_table())
     return _write_report(args, out, eval_dir)
 
 

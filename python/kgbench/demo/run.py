@@ -36,7 +36,9 @@ data comes from; Wikidata content is CC0), each printing one figure:
    (``<out>/ngdbench/evaluation/``);
 10. GPT-3.5's published zero-shot Spider4SPARQL run on concert_singer replayed offline
     (:func:`replay_published_run`: ``kgbench predict --replay-only`` and ``kgbench evaluate
-    --language sparql``), written to ``<out>/predict/``.
+    --language sparql``), written to ``<out>/predict/``, and beside it a short agent run
+    (:func:`replay_agent_run`: ``kgbench predict --agent --replay-only`` of a scripted
+    model's shipped cache on the first questions, EX by turns), in ``<out>/predict/agent/``.
 
 Then :func:`kgbench.report.write_report` writes ``<out>/report.html`` from the outputs of
 stages 4-7, 9 and 10 (the scored runs, the four generations and the noise).
@@ -168,6 +170,9 @@ class DemoResult:
     replay: dict[str, Any] | None = None
     """The model-run step: GPT-3.5's published zero-shot run replayed offline
     (:func:`replay_published_run`)."""
+    agent: dict[str, Any] | None = None
+    """The agent run beside it: a scripted model's conversations replayed offline
+    (:func:`replay_agent_run`)."""
     ngdbench: dict[str, Any] | None = None
     """The NGDBench step: ``noise`` (the noise report), ``generation`` (the generation
     report) and ``aggregated`` (the oracle evaluation's aggregated metrics)."""
@@ -309,6 +314,13 @@ def run_demo(
             f"      {replay['replies']} replies from the cache, {replay['requests']} requests "
             f"sent, EX {replay['execution_accuracy']:.4f}{done()}"
         )
+        agent = replay_agent_run(
+            files, out / "spider", out / "predict" / "agent", replay["ex_by_qid"]
+        )
+        say(
+            f"      agent: {agent['tasks']} questions replayed with tools, EX "
+            f"{agent['correct']}/{agent['tasks']} in {agent['turns']} turns{done()}"
+        )
         if started:
             say("      stopping the local Neo4j server")
     say("writing the HTML report")
@@ -350,6 +362,7 @@ def run_demo(
             "Spider RDF": out / "spider" / "concert_singer.nt",
             "Spider graph": out / "spider" / "graph.json",
             "replayed predictions": out / "predict" / "run" / "predictions.json",
+            "agent trajectories": out / "predict" / "agent" / "run" / "trajectories.jsonl",
             "noisy graph": out / "ngdbench" / "noisy" / "graph.json",
             "noise log": out / "ngdbench" / "noisy" / "noise_log.json",
             "NGDBench tasks": out / "ngdbench" / "tasks" / "tasks.json",
@@ -360,6 +373,7 @@ def run_demo(
         synth=synth,
         spider=spider,
         replay=replay,
+        agent=agent,
         ngdbench=ngdbench,
     )
 
@@ -505,7 +519,103 @@ def replay_published_run(files: DemoFiles, rdf_dir: Path, out: Path) -> dict[str
         ),
         "errors": dict(evaluation.error_counts),
         "paper": PAPER_ZERO_SHOT,
+        "ex_by_qid": {
+            str(r["qid"]): r["metrics"]["execution_accuracy"] for r in evaluation.records
+        },
     }
+
+
+#: The demo's agent run (issue 39): a scripted model's tool-calling conversations on the
+#: first :data:`AGENT_TASKS` concert_singer questions, recorded once by
+#: ``tests/make_demo_agent_cache.py`` (the chat-completions test double; no real model) and
+#: replayed offline from this shipped reply cache.
+AGENT_CACHE = DATA_DIR / "demo_agent.cache.jsonl"
+#: The model name the cache was recorded under (part of every cache key).
+AGENT_MODEL = "scripted-agent"
+#: The questions of the agent run (the first of the 45) and its turn limit.
+AGENT_TASKS = 4
+AGENT_MAX_TURNS = 4
+
+
+def replay_agent_run(
+    files: DemoFiles, rdf_dir: Path, out: Path, one_shot: Mapping[str, float] | None = None
+) -> dict[str, Any]:
+    """Replay the shipped agent run (:data:`AGENT_CACHE`) offline and score it.
+
+    Runs ``kgbench predict --family spider4sparql --agent --replay-only`` on the first
+    :data:`AGENT_TASKS` shipped gold pairs with the RDF ``kgbench rdb`` wrote into
+    ``rdf_dir`` (every tool result is recomputed from that graph, every reply comes from a
+    copy of the cache in ``out``), then scores the predictions as ``kgbench evaluate
+    --language sparql`` does, with ``by_turns`` / ``by_ending`` from the trajectories.
+    ``one_shot``: qid -> EX of the one-shot run, to count its correct answers on the same
+    questions. Returns ``{tasks, turns, requests, correct, endings, by_turns,
+    one_shot_correct}``; writes ``out/run`` and ``out/evaluation``.
+
+    Raises:
+        KgbenchError: a request not in the cache (the prompt, tools or a tool result
+            changed) or a failed evaluation."""
+    import shutil
+
+    from kgbench.families import EvaluateOptions, get, predict
+    from kgbench.tasks import trajectories_beside
+
+    out.mkdir(parents=True, exist_ok=True)
+    cache = out / "cache.jsonl"
+    for stale in (cache, cache.with_name(cache.name + ".graphs.json")):
+        if stale.exists():
+            stale.unlink()
+    shutil.copyfile(AGENT_CACHE, cache)
+    run = predict(
+        "spider4sparql",
+        files.s4s_gold,
+        base_url="http://replay.invalid/v1",
+        model=AGENT_MODEL,
+        out_dir=out / "run",
+        rdf_dir=rdf_dir,
+        cache_path=cache,
+        replay_only=True,
+        agent=True,
+        max_turns=AGENT_MAX_TURNS,
+        limit=AGENT_TASKS,
+    )
+    family = get("spider4sparql")
+    tasks, predictions = family.run_inputs(
+        files.s4s_gold, run.predictions_path, AGENT_TASKS, out / "run"
+    )
+    evaluation: Any = family.evaluate(tasks, predictions, EvaluateOptions(rdf_dir=rdf_dir))
+    trajectories = trajectories_beside(run.predictions_path)
+    if trajectories is not None:
+        evaluation.add_trajectories(trajectories, out / "evaluation")
+    evaluation.write(out / "evaluation")
+    ex = {str(r["qid"]): r["metrics"]["execution_accuracy"] for r in evaluation.records}
+    agent = run.run["agent"]
+    return {
+        "tasks": len(ex),
+        "turns": agent["turns"],
+        "queries": agent["queries_executed"],
+        "requests": run.run["requests"],
+        "correct": sum(1 for v in ex.values() if v == 1),
+        "endings": dict(agent["endings"]),
+        "by_turns": dict((evaluation.turns or {}).get("by_turns", {})),
+        "one_shot_correct": None
+        if one_shot is None
+        else sum(1 for q in ex if one_shot.get(q) == 1),
+    }
+
+
+def format_agent(agent: Mapping[str, Any]) -> str:
+    """The agent run's line, printed beside the one-shot run's."""
+    endings = ", ".join(f"{k} {v}" for k, v in agent["endings"].items())
+    beside = (
+        ""
+        if agent["one_shot_correct"] is None
+        else f"; one-shot on the same questions: EX {agent['one_shot_correct']}/{agent['tasks']}"
+    )
+    return (
+        f"agent (a scripted model with tools, replayed offline from the shipped cache): EX "
+        f"{agent['correct']}/{agent['tasks']} in {agent['turns']} turns, {agent['queries']} "
+        f"queries run ({endings}){beside}"
+    )
 
 
 def format_replay(replay: Mapping[str, Any]) -> str:
@@ -771,6 +881,8 @@ def format_summary(result: DemoResult) -> str:
             "== Model run: GPT-3.5's published Spider4SPARQL zero-shot run, replayed offline ==",
         ]
         lines.append(format_replay(result.replay))
+        if result.agent is not None:
+            lines.append(format_agent(result.agent))
     if result.ngdbench is not None:
         from kgbench.generate.ngdbench.cli import format_report as format_ngd
         from kgbench.noise import format_report as format_noise

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from kgbench.errors import InputError
 from kgbench.evaluate.outputs import Evaluation
@@ -51,6 +51,7 @@ class GtsqaEvaluation(Evaluation):
     """Per-task records with ``metrics`` and the aggregate."""
 
     family: str = field(default="gtsqa", kw_only=True)
+    TURN_METRIC: ClassVar[str | None] = "hits"
 
     def table(self) -> str:
         """The overall means as a two-column table (×100 but ``n_triples``)."""

@@ -101,7 +101,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from kgbench.errors import InputError
 from kgbench.evaluate.outputs import Evaluation
@@ -475,6 +475,7 @@ class NgdbenchEvaluation(Evaluation):
     """Scored task records and the aggregated metrics (module docstring)."""
 
     family: str = field(default="ngdbench", kw_only=True)
+    TURN_METRIC: ClassVar[str | None] = None
 
     def table(self) -> str:
         """The aggregated metrics as a printable table (MdRE above 10⁴ as "—")."""

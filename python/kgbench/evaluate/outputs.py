@@ -37,9 +37,90 @@ class Evaluation:
     records: list[dict[str, Any]]
     aggregated: dict[str, Any]
     family: str = field(default="", kw_only=True)
+    #: The breakdown by agent turns (:meth:`add_trajectories`); None: not an agent run,
+    #: and ``aggregated_metrics.json`` has no key of it.
+    turns: dict[str, Any] | None = field(default=None, kw_only=True)
 
     #: ``"kgbench"`` or ``"cypherbench"`` (module docstring).
     JSON_STYLE: ClassVar[str] = "kgbench"
+    #: The per-task metric of ``by_turns`` (a key of the records' ``metrics``; None: counts
+    #: only).
+    TURN_METRIC: ClassVar[str | None] = "execution_accuracy"
+
+    def add_trajectories(self, path: str | Path, out_dir: str | Path | None = None) -> None:
+        """Break the scored records down by the agent conversation of their task (the
+        ``trajectories.jsonl`` at ``path``; the first sample of each task): :attr:`turns`
+        becomes ``{by_turns: {turns: {n, <TURN_METRIC>}}, by_ending: {ending: {...}},
+        trajectories}`` (turns in increasing order, endings in first-seen order; ``n`` the
+        scored records of that group, the metric their mean to 4 decimals; ``trajectories``
+        the file's path relative to ``out_dir`` when given, so ``kgbench report`` finds it).
+        Records are paired by ``qid`` (GTSQA: ``id``); a record without a conversation is
+        in no group and is said on stderr.
+
+        Raises:
+            InputError: ``path`` is not a trajectory file (names file and line)."""
+        import os
+        import sys
+
+        from kgbench.evaluate.aggregate import mean4
+        from kgbench.tasks import read_trajectories
+
+        first: dict[str, dict[str, Any]] = {}
+        for t in read_trajectories(path):
+            first.setdefault(t["qid"], t)
+        by_turns: dict[int, list[dict[str, Any]]] = {}
+        by_ending: dict[str, list[dict[str, Any]]] = {}
+        missing = 0
+        for rec in self.records:
+            qid = rec.get("qid", rec.get("id"))
+            traj = first.get(str(qid)) if qid is not None else None
+            if traj is None:
+                missing += 1
+                continue
+            by_turns.setdefault(int(traj["turns"]), []).append(rec)
+            by_ending.setdefault(str(traj["ending"]), []).append(rec)
+        metric = self.TURN_METRIC
+
+        def group(recs: list[dict[str, Any]]) -> dict[str, Any]:
+            out: dict[str, Any] = {"n": len(recs)}
+            if metric is not None:
+                values = [
+                    float(r["metrics"][metric])
+                    for r in recs
+                    if isinstance(r.get("metrics"), dict) and r["metrics"].get(metric) is not None
+                ]
+                out[metric] = mean4(values) if values else None
+            return out
+
+        where = str(path)
+        if out_dir is not None:
+            where = os.path.relpath(os.path.abspath(path), os.path.abspath(out_dir))
+        self.turns = {
+            "by_turns": {str(k): group(by_turns[k]) for k in sorted(by_turns)},
+            "by_ending": {e: group(v) for e, v in by_ending.items()},
+            "trajectories": where,
+        }
+        if missing:
+            print(
+                f"warning: {missing} of {len(self.records)} scored tasks have no conversation "
+                f"in {path}: they are in no by_turns group",
+                file=sys.stderr,
+            )
+
+    def turns_table(self) -> str:
+        """The ``by_turns`` / ``by_ending`` lines ``kgbench evaluate`` prints after
+        :meth:`table` (``""`` without :attr:`turns`)."""
+        if self.turns is None:
+            return ""
+        metric = self.TURN_METRIC
+        lines: list[str] = []
+        for section in ("by_turns", "by_ending"):
+            lines.append(f"{section} (n, {metric})" if metric else f"{section} (n)")
+            for key, g in self.turns[section].items():
+                value = g.get(metric) if metric else None
+                shown = "" if value is None else f" {value:>8.4f}"
+                lines.append(f"  {key:<24} {g['n']:>6d}{shown}")
+        return "\n".join(lines)
 
     def aggregated_output(self) -> dict[str, Any]:
         """The content of ``aggregated_metrics.json`` before the family and version fields
@@ -48,8 +129,8 @@ class Evaluation:
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``result_with_metrics.json`` and ``aggregated_metrics.json`` (with
-        ``family`` and ``kgbench_version`` last) into ``out_dir`` (created if missing), each
-        atomically; return their paths.
+        :attr:`turns`' keys when set, then ``family`` and ``kgbench_version`` last) into
+        ``out_dir`` (created if missing), each atomically; return their paths.
 
         Raises:
             InputError: the directory or a file cannot be written (names it; the previous
@@ -58,6 +139,8 @@ class Evaluation:
 
         out = Path(out_dir)
         aggregated = self.aggregated_output()
+        if self.turns is not None:
+            aggregated.update(self.turns)
         aggregated["family"] = self.family
         aggregated["kgbench_version"] = __version__
         return (

@@ -139,7 +139,7 @@ class Run:
     undefined); ``error_classes`` counts the tasks per error class (a task counts once per
     class) and ``error_examples`` keeps the first task of each class. ``family``: the
     benchmark family that wrote the output (``""`` until the report sets it from the
-    family that read it back)."""
+    family that read it back). ``agent``: see the field."""
 
     label: str
     path: Path
@@ -151,6 +151,9 @@ class Run:
     error_classes: dict[str, int] = field(default_factory=dict)
     error_examples: dict[str, TaskRow] = field(default_factory=dict)
     family: str = ""
+    #: The agent statistics and conversations of an agent run
+    #: (:class:`kgbench.report.inputs.AgentRun`; set by the report), else None.
+    agent: Any = None
 
 
 def read_json(path: Path) -> Any:

@@ -22,6 +22,10 @@ The page shows:
   ``graph_isomorphism``, or that of the iso record with the same qid / GTSQA ``id``), NGDBench
   family, ``same_as_cleangraph`` and management operation;
 - error classes per run with the first task of each (qid, question, prediction, message);
+- for agent runs (an evaluation with ``by_turns``, formats.md §6), the ``run.json`` ``agent``
+  totals and the main metric by turns and by ending, and in the task table each task's
+  conversation as a collapsed block (tool calls, queries, results cut short, ending,
+  answer; :func:`kgbench.report.inputs.read_agent`);
 - for generation outputs, the funnel of candidates, the rejections per reason (with an example
   where the output keeps one) and the category balance; isomorphism-type distributions of iso
   outputs; noise types, changes and methods of noise logs;

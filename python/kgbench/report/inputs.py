@@ -70,6 +70,9 @@ __all__ = [
     "DIMENSIONS",
     "PARTIAL",
     "WRONG",
+    "AgentCall",
+    "AgentConversation",
+    "AgentRun",
     "Generation",
     "IsoTypes",
     "Metric",
@@ -80,6 +83,7 @@ __all__ = [
     "TaskRow",
     "detect_kind",
     "load_inputs",
+    "read_agent",
     "read_json",
     "read_jsonl",
 ]
@@ -143,6 +147,123 @@ class Noise:
     methods: dict[str, dict[str, int]]
     sizes: dict[str, dict[str, Any]]
     examples: list[NoiseChange]
+
+
+#: Characters of a tool result, a query and a reply text kept in a report's trajectory (the
+#: rest is cut and marked), so a page of thousands of conversations stays light.
+RESULT_CHARS, QUERY_CHARS, CONTENT_CHARS = 160, 400, 240
+
+#: Turns of one conversation shown in the report (the rest are counted).
+SHOWN_TURNS = 12
+
+
+@dataclass
+class AgentCall:
+    """One tool call of a trajectory as the report shows it: the tool's name, its query
+    (``run_query`` / ``final_answer``; else the raw arguments), the tool result and the
+    error class (None when it ran), each cut (:data:`RESULT_CHARS`, :data:`QUERY_CHARS`)."""
+
+    name: str
+    query: str
+    result: str
+    error: str | None
+
+
+@dataclass
+class AgentConversation:
+    """One task's conversation (its first sample): ``ending``, ``turns``, ``queries``, the
+    ``answer``, and per turn shown (:data:`SHOWN_TURNS`) the reply's text (cut) and calls."""
+
+    qid: str
+    ending: str
+    turns: int
+    queries: int
+    answer: str
+    steps: list[tuple[str, list[AgentCall]]] = field(default_factory=list)
+
+
+@dataclass
+class AgentRun:
+    """The agent side of an evaluated agent run: ``stats`` (``run.json`` ``agent`` as
+    written, ``{}`` when that file is absent), ``by_turns`` / ``by_ending`` of
+    ``aggregated_metrics.json`` (group -> ``{n, <metric>}``), the metric's name, and the
+    conversations by qid."""
+
+    path: Path
+    stats: dict[str, Any]
+    by_turns: dict[str, dict[str, Any]]
+    by_ending: dict[str, dict[str, Any]]
+    metric: str | None
+    conversations: dict[str, AgentConversation] = field(default_factory=dict)
+
+
+def _cut(text: Any, limit: int) -> str:
+    value = "" if text is None else str(text)
+    return value if len(value) <= limit else value[:limit] + f"… (+{len(value) - limit} chars)"
+
+
+def read_agent(run_dir: Path, aggregated: Mapping[str, Any]) -> AgentRun | None:
+    """The :class:`AgentRun` of the evaluation in ``run_dir`` whose ``aggregated`` names its
+    ``trajectories`` (relative to ``run_dir``; formats.md §6), or None when it names none (a
+    one-shot run). ``run.json`` beside the trajectories gives the statistics.
+
+    Raises:
+        InputError: the trajectory file is missing or malformed (names it)."""
+    from kgbench.tasks import read_trajectories
+
+    rel = aggregated.get("trajectories")
+    if not isinstance(rel, str) or not isinstance(aggregated.get("by_turns"), dict):
+        return None
+    path = run_dir / rel
+    if not path.is_file():
+        raise InputError(
+            f"{run_dir / 'aggregated_metrics.json'}: its trajectories file {path} is missing"
+        )
+    stats: dict[str, Any] = {}
+    run_json = path.parent / "run.json"
+    if run_json.is_file():
+        data = read_json(run_json)
+        if isinstance(data, dict) and isinstance(data.get("agent"), dict):
+            stats = data["agent"]
+    by_turns = dict_of(aggregated.get("by_turns"))
+    metric = next((k for g in by_turns.values() for k in dict_of(g) if k != "n"), None)
+    agent = AgentRun(
+        path, stats, by_turns, dict_of(aggregated.get("by_ending")), metric if by_turns else None
+    )
+    for t in read_trajectories(path, steps=True):
+        if t["qid"] in agent.conversations:
+            continue  # the first sample, as by_turns
+        convo = AgentConversation(
+            t["qid"],
+            str(t["ending"]),
+            int(t["turns"]),
+            int(t.get("queries") or 0),
+            _cut(t.get("answer"), QUERY_CHARS),
+        )
+        for step in t["steps"][:SHOWN_TURNS]:
+            step = dict_of(step)
+            got = []
+            for c in step.get("tool_calls") or []:
+                c = dict_of(c)
+                raw = str(c.get("arguments") or "")
+                try:
+                    args = json.loads(raw) if raw.strip() else {}
+                except ValueError:
+                    args = None
+                query = args.get("query") if isinstance(args, dict) else None
+                if not isinstance(query, str):
+                    query = "" if args == {} else raw  # no arguments: nothing to show
+                got.append(
+                    AgentCall(
+                        str(c.get("name")),
+                        _cut(query, QUERY_CHARS),
+                        _cut(c.get("result"), RESULT_CHARS),
+                        None if c.get("error") is None else str(c.get("error")),
+                    )
+                )
+            convo.steps.append((_cut(step.get("content"), CONTENT_CHARS), got))
+        agent.conversations[t["qid"]] = convo
+    return agent
 
 
 @dataclass
@@ -687,8 +808,10 @@ def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> ReportInputs:
     for (path, kind, evaluation), label in zip(items, labels, strict=True):
         if evaluation is not None:  # the family reads its own output back
             family, aggregated = evaluation
+            agent = read_agent(path, aggregated)
             for run in family.read_output(path, label, aggregated):
                 run.family = family.name
+                run.agent = agent
                 out.runs.append(run)
             continue
         field_name, reader = readers[kind]

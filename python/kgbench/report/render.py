@@ -20,6 +20,7 @@ from kgbench.report.inputs import (
     DIMENSIONS,
     PARTIAL,
     WRONG,
+    AgentConversation,
     Generation,
     IsoTypes,
     Metric,
@@ -89,6 +90,10 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .table-wrap table { margin: 0; }
 input[type=search] { padding: .3rem .5rem; width: 24rem; max-width: 100%; margin: .3rem 0; }
 footer { color: var(--muted); font-size: .8rem; padding: 1rem 2rem; }
+details.traj { min-width: 16rem; max-width: 40rem; font-size: .82rem; }
+details.traj summary { cursor: pointer; white-space: nowrap; }
+details.traj ol { margin: .2rem 0; padding-left: 1.4rem; }
+details.traj .r { color: var(--muted); white-space: pre-wrap; word-break: break-word; }
 """
 
 _SCRIPT = """
@@ -825,6 +830,102 @@ def _noise_section(page: _Page, noises: Sequence[Noise]) -> None:
             )
 
 
+def _agent_section(page: _Page, runs: Sequence[Run]) -> None:
+    """The agent runs' statistics (``run.json`` ``agent``) and the main metric by number
+    of turns and by ending (``aggregated_metrics.json`` ``by_turns`` / ``by_ending``)."""
+    agents = [run for run in runs if run.agent is not None]
+    if not agents:
+        return
+    page.section("agent", "Agent runs")
+    page.add(
+        '<p class="note">Conversations of <code>kgbench predict --agent</code>: one turn is '
+        "one request; the trajectory of each task is in the Tasks table beside its "
+        "verdict.</p>"
+    )
+    totals = (
+        ("conversations", "conversations"),
+        ("turns", "turns"),
+        ("tool calls", "tool_calls"),
+        ("queries executed", "queries_executed"),
+        ("malformed calls", "malformed_tool_calls"),
+        ("refused writes", "refused_writes"),
+        ("max turns", "max_turns"),
+    )
+    headers = [("run", "text")] + [(label, "number") for label, _ in totals]
+    headers += [("turns / conversation", "number"), ("endings", "text")]
+    rows = []
+    for run in agents:
+        stats = run.agent.stats
+        cells = [_plain_cell(run.label)]
+        cells += [_num_cell(_int_or_none(stats.get(key))) for _, key in totals]
+        n, turns = stats.get("conversations"), stats.get("turns")
+        mean = turns / n if isinstance(n, int) and n and isinstance(turns, int) else None
+        cells.append(_num_cell(mean, 2))
+        endings = stats.get("endings")
+        text = (
+            ", ".join(f"{k} {v}" for k, v in endings.items()) if isinstance(endings, dict) else ""
+        )
+        cells.append(_plain_cell(text))
+        rows.append(cells)
+    page.add(_table(headers, rows, table_id="agent-table"))
+    for section, label in (("by_turns", "turns"), ("by_ending", "ending")):
+        rows = []
+        metrics: list[str] = []
+        for run in agents:
+            metric = run.agent.metric
+            if metric and metric not in metrics:
+                metrics.append(metric)
+        for run in agents:
+            for key, group in getattr(run.agent, section).items():
+                cells = [_plain_cell(run.label), _plain_cell(key), _num_cell(group.get("n"))]
+                cells += [_num_cell(group.get(m)) for m in metrics]
+                rows.append(cells)
+        if not rows:
+            continue
+        page.add(f"<h3>By {label}</h3>")
+        headers = [("run", "text"), (label, "number" if label == "turns" else "text")]
+        headers += [("tasks", "number")] + [(m, "number") for m in metrics]
+        page.add(_table(headers, rows, table_id=f"agent-{section.replace('_', '-')}"))
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _trajectory_cell(convo: AgentConversation | None) -> tuple[str, str | None, str]:
+    """A collapsed ``<details>``: per turn the reply's text and each tool call (its query,
+    the result cut short, the error class), then the ending and the final answer."""
+    if convo is None:
+        return ("", None, "")
+    out = [
+        f'<details class="traj"><summary>{convo.turns} turn{"s" if convo.turns != 1 else ""}'
+        f", {convo.queries} quer{'ies' if convo.queries != 1 else 'y'} · "
+        f"{_esc(convo.ending)}</summary><ol>"
+    ]
+    for content, calls in convo.steps:
+        out.append("<li>")
+        if content:
+            out.append(f'<div class="r">{_esc(content)}</div>')
+        for call in calls:
+            err = f" <b>[{_esc(call.error)}]</b>" if call.error else ""
+            out.append(f"<div><b>{_esc(call.name)}</b>{err}")
+            if call.query:
+                out.append(f' <code class="code">{_esc(call.query)}</code>')
+            if call.result:
+                out.append(f'<div class="r">→ {_esc(call.result)}</div>')
+            out.append("</div>")
+        out.append("</li>")
+    out.append("</ol>")
+    if convo.turns > len(convo.steps):
+        out.append(f"<div>… {convo.turns - len(convo.steps)} more turns</div>")
+    answered = [c.query for _, calls in convo.steps for c in calls if c.name == "final_answer"]
+    # the post-processed answer, when it is not the final_answer call's query as shown
+    shown = convo.answer and (not answered or answered[-1] != convo.answer)
+    answer = f': <code class="code">{_esc(convo.answer)}</code>' if shown else ""
+    out.append(f"<div>ending <b>{_esc(convo.ending)}</b>{answer}</div></details>")
+    return ("".join(out), f"{convo.turns:04d} {convo.ending}", "")
+
+
 def _tasks_section(page: _Page, runs: Sequence[Run]) -> None:
     page.section("tasks", "Tasks")
     metrics = _metric_order(runs)
@@ -837,7 +938,10 @@ def _tasks_section(page: _Page, runs: Sequence[Run]) -> None:
         '<input type="search" placeholder="filter tasks" data-filter="tasks-table" '
         'data-counter="tasks-count" aria-label="filter tasks">'
     )
+    agent = any(run.agent is not None for run in runs)
     headers = [("run", "text"), ("qid", "text"), ("verdict", "text")]
+    if agent:
+        headers.append(("trajectory", "text"))
     headers += [(m.label, "number") for m in metrics] + [(d, "text") for d in dims]
     headers += [("question", "text"), ("gold", "text"), ("prediction", "text")]
     headers += [("error", "text")]
@@ -848,6 +952,9 @@ def _tasks_section(page: _Page, runs: Sequence[Run]) -> None:
             _plain_cell(row.qid),
             _plain_cell(row.verdict, _verdict_class(row.verdict)),
         ]
+        if agent:
+            convos = run.agent.conversations if run.agent is not None else {}
+            out.append(_trajectory_cell(convos.get(row.qid)))
         out += [_num_cell(row.metrics.get(m.key)) for m in metrics]
         out += [_plain_cell(row.groups.get(d, "")) for d in dims]
         out += [
@@ -887,6 +994,7 @@ def render_html(inputs: ReportInputs, *, title: str | None = None) -> str:
             _compare_section(page, runs)
         _dimension_section(page, runs)
         _errors_section(page, runs)
+        _agent_section(page, runs)
     if inputs.generations:
         _generation_section(page, inputs.generations)
     if inputs.isos:
