@@ -132,6 +132,126 @@ def test_second_deploy_imports_nothing(deployed: dict[str, Any]) -> None:
     assert rec["fingerprint"]["mtime_ns"] == path.stat().st_mtime_ns
 
 
+def _bench_tasks(path: Path) -> list[dict[str, Any]]:
+    """Tasks over the layout's three graphs with a prediction each (some wrong): the demo's
+    40 with its shipped predictions, and four per other graph."""
+    from kgbench.demo.run import demo_files
+
+    tasks = json.loads((demo_files().tasks.parent / "predictions.json").read_text())
+    count_nodes, count_rels = "MATCH (n) RETURN count(n) AS n", "MATCH ()-[r]->() RETURN count(r)"
+    by_label = "MATCH (n) RETURN labels(n)[0] AS label, count(*) AS c"
+    for graph in ("mini_company", "concert_singer"):
+        pairs = [
+            (count_nodes, count_nodes),
+            (count_rels, count_rels),
+            (by_label, by_label + " ORDER BY c"),
+            (count_nodes, count_rels),  # a wrong prediction
+        ]
+        for i, (gold, pred) in enumerate(pairs):
+            tasks.append(
+                {
+                    "qid": f"{graph}-{i}",
+                    "graph": graph,
+                    "gold_cypher": gold,
+                    "nl_question": f"question {i}",
+                    "pred_cypher": pred,
+                }
+            )
+    tasks.sort(key=lambda t: str(t["qid"])[::-1])  # the graphs interleaved
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    return tasks
+
+
+def _servers_alive(where: Path) -> int:
+    """Processes whose command line runs a Neo4j on a data directory under ``where``."""
+    needle = f"--data\0{where}".encode()
+    alive = 0
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and needle in (proc / "cmdline").read_bytes():
+                alive += 1
+        except OSError:
+            continue
+    return alive
+
+
+@pytest.mark.neo4j
+def test_evaluate_bench_runs_a_graph_at_a_time_and_equals_servers_by_hand(
+    deployed: dict[str, Any], tmp_path: Path
+) -> None:
+    """`evaluate --bench --max-servers 1` on tasks over three deployed graphs, interleaved:
+    the per-task metrics equal those of each graph scored alone on a server started by hand
+    on its data directory, and the process table never shows two servers at once."""
+    import threading
+
+    from kgbench.neo4j import LocalNeo4j
+
+    tasks_path = tmp_path / "tasks.json"
+    tasks = _bench_tasks(tasks_path)
+    graphs_dir = deployed["bench"] / ".kgbench" / "graphs"
+    peak, stop = [0], threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _servers_alive(graphs_dir))
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        argv = ["evaluate", "--tasks", str(tasks_path), "--bench", str(deployed["bench"])]
+        code = main([*argv, "--max-servers", "1", "--no-cache", "--out", str(tmp_path / "b")])
+    finally:
+        stop.set()
+        watcher.join()
+    assert code == 0
+    assert peak[0] == 1, f"{peak[0]} servers were alive at once"
+    assert _servers_alive(graphs_dir) == 0  # all stopped
+    bench = json.loads((tmp_path / "b" / "result_with_metrics.json").read_text())
+    assert len(bench) == len(tasks)
+
+    records = deployed_graphs(deployed["map"])
+    by_hand: dict[str, Any] = {}
+    for graph in GRAPHS:
+        rec = records[graph]
+        subset = tmp_path / f"{graph}.json"
+        subset.write_text(json.dumps([t for t in tasks if t["graph"] == graph]))
+        with LocalNeo4j(rec["data_dir"], rec["port"], heap="1g", pagecache="256m") as server:
+            argv = ["evaluate", "--tasks", str(subset), "--uri", server.uri, "--no-cache"]
+            assert main([*argv, "--out", str(tmp_path / graph)]) == 0
+        for r in json.loads((tmp_path / graph / "result_with_metrics.json").read_text()):
+            by_hand[r["qid"]] = r["metrics"]
+    assert {r["qid"]: r["metrics"] for r in bench} == by_hand
+    ex = [m["execution_accuracy"] for m in by_hand.values()]
+    assert 0 < sum(ex) < len(ex)  # right and wrong predictions both scored
+
+
+def test_bench_inputs_are_checked_before_any_server(
+    deployed: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A graph the map lacks, a memory budget below a server's smallest size, no deploy map,
+    and --max-servers without --bench: one line each, no server started."""
+    from kgbench.errors import InputError
+    from kgbench.neo4j.bench import BenchServers, parse_size
+
+    bench = deployed["bench"]
+    with pytest.raises(InputError, match=r"needs at least 1024m of memory.*--memory gives 600m"):
+        BenchServers(bench, memory=parse_size("600m"))
+    with pytest.raises(InputError, match="'nba' not deployed"):
+        BenchServers(bench, graphs=["nba", "mini_company"])
+    with pytest.raises(InputError, match="no graph deployed there"):
+        BenchServers(tmp_path)
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"qid": "a", "graph": "nba", "gold_cypher": "RETURN 1"}]))
+    argv = ["evaluate", "--tasks", str(tasks), "--out", str(tmp_path / "o")]
+    assert main([*argv, "--bench", str(bench)]) != 0
+    assert main([*argv, "--max-servers", "1", "--uri", "bolt://127.0.0.1:9"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2
+    assert "unknown graph 'nba'" in err[0] and "--bench DIR" in err[1]
+    assert _servers_alive(bench / ".kgbench" / "graphs") == 0
+
+
 @pytest.mark.neo4j
 def test_force_reimports_and_a_running_store_is_refused(deployed: dict[str, Any]) -> None:
     from kgbench.neo4j import LocalNeo4j

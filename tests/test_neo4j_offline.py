@@ -320,6 +320,16 @@ def test_offline_import_reports_bad_json_file(tmp_path: Path) -> None:
     assert not (tmp_path / "db").exists()
 
 
+def test_offline_import_of_a_graph_without_entities_is_one_line(tmp_path: Path) -> None:
+    """No node file for the import tool: one line before any JVM starts, nothing written."""
+    graph = edge_case_graph()
+    graph["entities"], graph["relations"] = [], []
+    with pytest.raises(OfflineImportError, match="the graph has no entities") as err:
+        import_graph(graph, tmp_path / "db")
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "db").exists()
+
+
 def test_array_delimiter_avoids_list_elements(tmp_path: Path) -> None:
     graph = edge_case_graph()
     graph["entities"][0]["aliases"] = ["has \x1f unit separator", "and \x1e too"]

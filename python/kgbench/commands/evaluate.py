@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kgbench.commands.options import neo4j_version_option
+from kgbench.commands.options import add_bench_options, bench_servers, neo4j_version_option
 from kgbench.commands.predict import registry_names
 
 _EPILOG = """\
@@ -165,6 +165,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--password", help="Neo4j password (default: $NEO4J_PASSWORD)")
     p.add_argument("--database", help="database on --uri (default: the server's default)")
     p.add_argument("--graph-uris", type=Path, help="JSON map graph -> Bolt URI / target")
+    add_bench_options(p)
     p.add_argument(
         "--metrics",
         default="ex,psjs,exec",
@@ -335,9 +336,18 @@ def run(args: argparse.Namespace) -> int:
     }
     if family.needs_server:
         options.update(_server_options(args))
-    return _evaluate(
-        family, args, predictions, specs if several else None, EvaluateOptions(**options)
-    )
+    elif args.bench is not None:
+        raise InputError(f"--bench is for graphs on Neo4j; --family {family.name} has none")
+    servers = bench_servers(args)
+    if servers is not None:
+        options.update(graph_uris=servers.graph_map(), servers=servers)
+    try:
+        return _evaluate(
+            family, args, predictions, specs if several else None, EvaluateOptions(**options)
+        )
+    finally:
+        if servers is not None:
+            servers.close()
 
 
 def _server_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -352,7 +362,7 @@ def _server_options(args: argparse.Namespace) -> dict[str, Any]:
         )
     timeout = 120.0 if args.timeout is None else args.timeout
     uri = args.uri
-    if uri is None and args.graph_uris is None:
+    if uri is None and args.graph_uris is None and args.bench is None:
         from kgbench.neo4j.cli import require_local_server_uri
 
         uri = require_local_server_uri(

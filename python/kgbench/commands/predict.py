@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kgbench.commands.options import add_bench_options
+
 _EPILOG = """\
 Families and their default prompts (the seeds' published settings; prompt files ship in
 kgbench/predict/prompts/ with their source and licence):
@@ -218,6 +220,7 @@ def add_predict_args(p: argparse.ArgumentParser) -> None:
         help="cypherbench, ngdbench: JSON map graph -> Bolt URI; text2cypher (kgbench run): "
         "database_reference_alias -> Bolt URI, for the execution metrics",
     )
+    add_bench_options(p, scoring=False)
     p.add_argument("--user", help="Neo4j user (default: $NEO4J_USER)")
     p.add_argument("--password", help="Neo4j password (default: $NEO4J_PASSWORD)")
     p.add_argument("--database", help="database on --uri")
@@ -248,6 +251,25 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
     from kgbench.predict import predict
 
     family = get(args.family)
+    schema_dir = args.schema_dir
+    if args.bench is not None:
+        from kgbench.neo4j.bench import schema_dir as bench_schemas
+
+        if family.name != "cypherbench":
+            raise InputError(f"--bench is for --family cypherbench, not {family.name}")
+        if args.agent or args.repair:
+            raise InputError(
+                "--bench with --agent or --repair: not yet (their queries run while the "
+                "conversations go on); start the servers with `kgbench neo4j start` and give "
+                "the deploy map as --graph-uris"
+            )
+        if schema_dir is None:
+            schema_dir = bench_schemas(args.bench)
+        if schema_dir is None:
+            raise InputError(
+                f"--bench {args.bench}: the benchmark has no graphs/schemas directory; give "
+                "--schema-dir"
+            )
     base_url = args.base_url
     if base_url is None:
         if not args.replay_only:
@@ -273,7 +295,7 @@ def predict_from_args(args: argparse.Namespace, out: Path) -> Any:
         cache_path=args.cache,
         seed=args.seed,
         rdf_dir=args.rdf_dir,
-        schema_dir=args.schema_dir,
+        schema_dir=schema_dir,
         uri=args.uri,
         graph_uris=args.graph_uris,
         user=args.user or os.environ.get("NEO4J_USER"),

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from kgbench.commands.options import neo4j_version_option
+from kgbench.commands.options import add_bench_options, bench_servers, neo4j_version_option
 from kgbench.commands.predict import add_predict_args, predict_from_args, summary
 
 _RUN_EPILOG = """\
@@ -41,6 +42,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_predict_args(r)
+    add_bench_options(r, bench=False)
     r.add_argument(
         "--eval-timeout", type=float, help="per-query timeout of the evaluation (seconds)"
     )
@@ -79,11 +81,13 @@ def run_all(args: argparse.Namespace) -> int:
             f"--samples with --family {family.name}: kgbench run has no pass@k for it; "
             "use kgbench predict --samples K"
         )
+    if args.bench is None and (args.max_servers is not None or args.memory is not None):
+        raise InputError("--max-servers and --memory are for --bench DIR")
     result = predict_from_args(args, out / "predict")
     sys.stdout.write(summary(result))
     eval_dir = out / "evaluation"
     uri = args.uri
-    if family.needs_server and uri is None and args.graph_uris is None:
+    if family.needs_server and uri is None and args.graph_uris is None and args.bench is None:
         from kgbench.neo4j.cli import require_local_server_uri
 
         uri = require_local_server_uri("no Neo4j server to score on: give --uri or --graph-uris")
@@ -106,7 +110,14 @@ def run_all(args: argparse.Namespace) -> int:
         out=eval_dir,
         progress=True,
     )
-    evaluation = family.evaluate(tasks, predictions, options)
+    servers = bench_servers(args)
+    if servers is not None:
+        options = dataclasses.replace(options, graph_uris=servers.graph_map(), servers=servers)
+    try:
+        evaluation = family.evaluate(tasks, predictions, options)
+    finally:
+        if servers is not None:
+            servers.close()
     if args.agent:
         from kgbench.tasks import trajectories_beside
 

@@ -307,9 +307,9 @@ def run_phases(
     progress: bool = False,
     **options: Any,
 ) -> None:
-    """Send the queries of a pass phase by phase, before its runs are scored: the gold
-    queries of every graph, then the distinct predictions of all ``predictions`` (one mapping
-    qid -> cleaned prediction per run) batched per graph, then the provenance queries of both
+    """Send the queries of a pass graph by graph and, per graph, phase by phase, before its
+    runs are scored: the gold queries, then the distinct predictions of all ``predictions``
+    (one mapping qid -> cleaned prediction per run), then the provenance queries of both
     (PSJS). Each batch runs on the executor's bounded pool (``workers``) with a progress bar
     (``progress``). ``factory`` must keep the answers (:class:`SharedExecutor`), so scoring
     finds them; ``options`` are :func:`kgbench.evaluate.evaluate`'s (uri, graph_uris,
@@ -349,8 +349,8 @@ def run_phases(
         ("predictions", lambda p: [], lambda p: p.predictions),
         ("provenance", lambda p: p.gold_provenance, lambda p: p.prediction_provenance),
     )
-    for phase, gold_side, pred_side in phases:
-        for graph, gold, pred, plans in work:
+    for graph, gold, pred, plans in work:  # graph by graph: a --bench server starts once
+        for phase, gold_side, pred_side in phases:
             for executor, side in ((gold, gold_side), (pred, pred_side)):
                 queries = list(dict.fromkeys(q for plan in plans for q in side(plan)))
                 if not queries:
@@ -405,7 +405,7 @@ def evaluate_runs(
     base, close = (
         (executor_factory, lambda: None)
         if executor_factory is not None
-        else neo4j_executor_factory()
+        else neo4j_executor_factory(options.pop("servers", None))
     )
     shared: dict[tuple[str, GraphTarget, float, str | None], SharedExecutor] = {}
 

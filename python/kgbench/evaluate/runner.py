@@ -641,6 +641,7 @@ def evaluate(
     log: Callable[[str], None] | None = None,
     progress: bool = False,
     keep_going: bool = False,
+    servers: Any = None,
 ) -> EvaluationResult:
     """Score predictions against gold queries (CypherBench semantics, SPEC.md §3–§4).
 
@@ -672,6 +673,9 @@ def evaluate(
         keep_going: on a connection failure, go on instead of raising
             :class:`ConnectionLostError`; the tasks hit are left out of the averages and
             counted (``counts.connection_errors``, ``excluded`` with reason ``connection``).
+        servers: ``--bench``'s :class:`kgbench.neo4j.bench.BenchServers`: each graph's server
+            is started for its tasks (graph by graph) and stopped when another needs the room;
+            ``graph_uris`` should be its :meth:`~kgbench.neo4j.bench.BenchServers.graph_map`.
 
     Returns:
         :class:`EvaluationResult` with the scored records in input order. A task whose gold
@@ -710,7 +714,7 @@ def evaluate(
     close: Callable[[], None] = lambda: None  # noqa: E731
     factory = executor_factory
     if factory is None:
-        factory, close = neo4j_executor_factory()
+        factory, close = neo4j_executor_factory(servers)
     if cache_dir is None:
         cache_dir = gold_cache_dir
     excluded: dict[str, dict[str, Any]] = {}

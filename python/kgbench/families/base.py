@@ -38,7 +38,9 @@ class EvaluateOptions:
     ``seed``. Spider4SPARQL: ``rdf_dir``, ``compat``. NGDBench: ``gold`` (``clean`` or
     ``noisy``), ``clean_graph``, ``neo4j_version`` (a resolved release). ``samples``: score
     that many samples per task and add pass@k. ``out``: the output directory (default place
-    of the suite cache). ``progress``: progress on stderr."""
+    of the suite cache). ``progress``: progress on stderr. ``servers``: ``--bench``'s
+    :class:`kgbench.neo4j.bench.BenchServers` (``graph_uris`` its map), the graphs'
+    servers started and stopped graph at a time (CypherBench on Neo4j)."""
 
     uri: str | None = None
     user: str | None = None
@@ -64,6 +66,7 @@ class EvaluateOptions:
     samples: int | None = None
     out: Path | None = None
     progress: bool = False
+    servers: Any = None
 
 
 class Family:

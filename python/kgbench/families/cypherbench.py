@@ -207,6 +207,7 @@ def _common(options: EvaluateOptions) -> dict[str, Any]:
         "gold_timeout_s": options.gold_timeout_s,
         "cache_dir": options.cache_dir,
         "keep_going": options.keep_going,
+        "servers": options.servers,
     }
 
 

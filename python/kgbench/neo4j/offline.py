@@ -312,7 +312,8 @@ def import_graph(
     the release ``data_dir`` was created with, else the default 5.26 LTS. When
     the import, the server start or the schema creation fails, the server is stopped and the
     partial database removed. Raises :class:`GraphValidationError`,
-    :class:`OfflineImportError` (data directory in use / not a local server's / import failed)
+    :class:`OfflineImportError` (data directory in use / not a local server's / a graph
+    without entities / import failed)
     and :class:`~kgbench.neo4j.LoadVerificationError`.
     """
     from kgbench.neo4j.versions import resolve_version
@@ -331,6 +332,11 @@ def import_graph(
             work.mkdir(parents=True, exist_ok=True)
         # validation (nothing is written to data_dir when invalid) and the CSV files, natively
         check = _write_csv_checked(data, source, work, id_type)
+        if check.entities == 0:  # the import tool needs a node file: its usage text otherwise
+            raise OfflineImportError(
+                f"{source}: the graph has no entities; nothing to import offline (an empty "
+                "database needs no import: `kgbench load` over Bolt gives one)"
+            )
         tool_args = list(check.tool_args)
         ent_props, rel_props = dict(check.entity_properties), dict(check.relation_properties)
         path.mkdir(parents=True, exist_ok=True)

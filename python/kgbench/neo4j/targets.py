@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kgbench.errors import InputError, KgbenchError
 
 if TYPE_CHECKING:
-    from kgbench.neo4j.executor import QueryExecutor
+    from kgbench.neo4j.bench import BenchServers
 
 
 @dataclass(frozen=True)
@@ -94,9 +94,9 @@ def load_graph_targets(
     return out
 
 
-def neo4j_executor_factory() -> tuple[
-    Callable[[str, GraphTarget, float, int, Path | None], QueryExecutor], Callable[[], None]
-]:
+def neo4j_executor_factory(
+    servers: BenchServers | None = None,
+) -> tuple[Callable[[str, GraphTarget, float, int, Path | None], Any], Callable[[], None]]:
     """Executors of :class:`kgbench.neo4j.QueryExecutor` over shared drivers, and a closer:
     ``make(graph, target, timeout_s, workers, cache_path) -> QueryExecutor`` (one driver per
     URI and credentials, closed by ``close()``). Used by evaluation and by the repair rounds of
@@ -107,6 +107,10 @@ def neo4j_executor_factory() -> tuple[
     database's fingerprint (:func:`kgbench.neo4j.executor.database_fingerprint`), so its
     cache is keyed by the content; when the fingerprint cannot be read (e.g. a user without
     the right to call ``db.info()``) the cache is not used and ``cache_report`` says why.
+
+    With ``servers`` (``--bench``: :class:`kgbench.neo4j.bench.BenchServers`), ``make``
+    starts the graph's server first and the executor it returns starts it again on any use
+    once it was stopped for another graph (:class:`kgbench.neo4j.bench.AcquiringExecutor`).
     """
     from kgbench.neo4j.executor import (
         CONNECTION,
@@ -137,7 +141,9 @@ def neo4j_executor_factory() -> tuple[
 
     def make(
         graph: str, target: GraphTarget, timeout_s: float, workers: int, cache: Path | None
-    ) -> QueryExecutor:
+    ) -> Any:
+        if servers is not None:
+            servers.acquire(graph)
         driver = driver_for(target)
         fingerprint = None
         refused = ""
@@ -159,6 +165,10 @@ def neo4j_executor_factory() -> tuple[
         )
         if refused and cache is not None:
             executor.cache_report = CacheReport(cache, "disabled", change=refused)
+        if servers is not None and graph in servers.records:
+            from kgbench.neo4j.bench import AcquiringExecutor
+
+            return AcquiringExecutor(executor, servers, graph)
         return executor
 
     def close() -> None:
