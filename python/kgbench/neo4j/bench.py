@@ -271,20 +271,6 @@ class BenchServers:
         self.close()
 
 
-class AcquiringExecutor:
-    """An executor whose every use first makes sure its graph's server runs
-    (:meth:`BenchServers.acquire`); everything else is the wrapped executor's."""
-
-    def __init__(self, inner: Any, servers: BenchServers, graph: str) -> None:
-        self._inner = inner
-        self._servers = servers
-        self._graph = graph
-
-    def __getattr__(self, name: str) -> Any:
-        self._servers.acquire(self._graph)
-        return getattr(self._inner, name)
-
-
 def graphs_of(tasks: Sequence[Mapping[str, Any]]) -> list[str]:
     """The distinct ``graph`` fields of ``tasks``, sorted."""
     return sorted({str(t["graph"]) for t in tasks})

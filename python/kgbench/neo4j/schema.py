@@ -4,7 +4,12 @@ CypherBench enumerates, over *all* nodes and relationships, the distinct (label,
 and (relationship type, property, type) triples and the distinct (start label, type, end label)
 triples — ``db.schema.visualization`` and ``apoc.meta.data`` are inaccurate on large graphs.
 Its queries call ``apoc.meta.cypher.type`` and ``apoc.coll.sortMaps``; here Cypher's own
-``valueType()`` replaces the first and sorting happens in Python, so no plugin is needed.
+``valueType()`` replaces the first and sorting happens in Python, so no plugin is needed. The
+queries also drop CypherBench's ``ORDER BY``: with it, Neo4j 5 plans a sort of every
+(node, label) row below the ``DISTINCT`` (``Sort`` then ``OrderedDistinct``), which holds the
+whole graph in transaction memory and fails on a full-scale graph (885k nodes with a 4 GB heap:
+"dbms.memory.transaction.total.max threshold reached", issue 38); without it the ``DISTINCT``
+keeps only the distinct rows. The rows are sorted here, so the schema is the same.
 
 Handling as CypherBench's ``Neo4jConnector.get_schema``: the properties ``eid``,
 ``description``, ``aliases`` and ``provenance`` are left out (``name`` stays); every
@@ -29,14 +34,15 @@ DEFAULT_EXCLUDED = ("eid", "description", "aliases", "provenance")
 #: leaves it out too).
 RID = "rid"
 
-#: CypherBench's entity-property query with ``valueType`` in place of ``apoc.meta.cypher.type``.
+#: CypherBench's entity-property query with ``valueType`` in place of ``apoc.meta.cypher.type``
+#: (and without its ORDER BY: module docstring).
 NODE_PROPERTIES_QUERY = """
 MATCH (n)
 UNWIND labels(n) AS label
 WITH label, keys(n) AS propertyKeys, n
 UNWIND propertyKeys AS property
 WITH DISTINCT label, property, valueType(n[property]) AS type
-RETURN label, property, type ORDER BY label, property, type
+RETURN label, property, type
 """.strip()
 
 #: CypherBench's relation-property query (same substitution).
@@ -45,15 +51,14 @@ MATCH ()-[r]-()
 WITH type(r) AS type, keys(r) AS propertyKeys, r
 UNWIND propertyKeys AS property
 WITH DISTINCT type, property, valueType(r[property]) AS propType
-RETURN type, property, propType ORDER BY type, property, propType
+RETURN type, property, propType
 """.strip()
 
-#: CypherBench's relation-schema query (unchanged).
+#: CypherBench's relation-schema query (without its ORDER BY: module docstring).
 REL_QUERY = """
 MATCH (n)-[r]->(m)
 UNWIND labels(n) AS start UNWIND labels(m) AS end
 RETURN DISTINCT start, type(r) AS type, end
-ORDER BY type, start, end
 """.strip()
 
 _SCALARS = {

@@ -10,12 +10,9 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kgbench.errors import InputError, KgbenchError
-
-if TYPE_CHECKING:
-    from kgbench.neo4j.bench import BenchServers
 
 
 @dataclass(frozen=True)
@@ -94,8 +91,22 @@ def load_graph_targets(
     return out
 
 
+class AcquiringExecutor:
+    """An executor whose every use first makes sure its graph's server runs
+    (:meth:`kgbench.neo4j.bench.BenchServers.acquire`); everything else is the wrapped executor's."""
+
+    def __init__(self, inner: Any, servers: Any, graph: str) -> None:
+        self._inner = inner
+        self._servers = servers
+        self._graph = graph
+
+    def __getattr__(self, name: str) -> Any:
+        self._servers.acquire(self._graph)
+        return getattr(self._inner, name)
+
+
 def neo4j_executor_factory(
-    servers: BenchServers | None = None,
+    servers: Any = None,
 ) -> tuple[Callable[[str, GraphTarget, float, int, Path | None], Any], Callable[[], None]]:
     """Executors of :class:`kgbench.neo4j.QueryExecutor` over shared drivers, and a closer:
     ``make(graph, target, timeout_s, workers, cache_path) -> QueryExecutor`` (one driver per
@@ -110,7 +121,7 @@ def neo4j_executor_factory(
 
     With ``servers`` (``--bench``: :class:`kgbench.neo4j.bench.BenchServers`), ``make``
     starts the graph's server first and the executor it returns starts it again on any use
-    once it was stopped for another graph (:class:`kgbench.neo4j.bench.AcquiringExecutor`).
+    once it was stopped for another graph (:class:`AcquiringExecutor`).
     """
     from kgbench.neo4j.executor import (
         CONNECTION,
@@ -166,8 +177,6 @@ def neo4j_executor_factory(
         if refused and cache is not None:
             executor.cache_report = CacheReport(cache, "disabled", change=refused)
         if servers is not None and graph in servers.records:
-            from kgbench.neo4j.bench import AcquiringExecutor
-
             return AcquiringExecutor(executor, servers, graph)
         return executor
 
