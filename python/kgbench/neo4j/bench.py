@@ -97,6 +97,7 @@ class ServerSize:
 
     @property
     def total(self) -> int:
+        """Bytes the server takes: heap, page cache and :data:`JVM_OVERHEAD`."""
         return self.heap + self.pagecache + JVM_OVERHEAD
 
 
