@@ -38,7 +38,10 @@ class EvaluateOptions:
     ``seed``. Spider4SPARQL: ``rdf_dir``, ``compat``. NGDBench: ``gold`` (``clean`` or
     ``noisy``), ``clean_graph``, ``neo4j_version`` (a resolved release). ``samples``: score
     that many samples per task and add pass@k. ``out``: the output directory (default place
-    of the suite cache). ``progress``: progress on stderr."""
+    of the suite cache). ``progress``: progress on stderr. ``ves_reps``: repetitions of the
+    wall-time VES (``--metrics ves``, CypherBench and Spider4SPARQL; for Spider4SPARQL,
+    ``metrics`` holds only the metrics it adds to EX and Exec: ``soft_f1``, ``r_ves``,
+    ``ves``)."""
 
     uri: str | None = None
     user: str | None = None
@@ -64,6 +67,7 @@ class EvaluateOptions:
     samples: int | None = None
     out: Path | None = None
     progress: bool = False
+    ves_reps: int = 100
 
 
 class Family:
