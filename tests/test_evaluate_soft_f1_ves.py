@@ -199,6 +199,7 @@ def test_evaluate_cli_soft_f1_and_ves_cypher(
         outs.append(out)
     printed = capsys.readouterr().out
     assert "soft_f1" in printed and "ves_db_hits" in printed
+    assert "2 tasks through BIRD's gate (rows equal as sets), 2 measured (3 repetitions" in printed
     agg = json.loads((outs[0] / "aggregated_metrics.json").read_text(encoding="utf-8"))
     assert list(agg["overall"]) == ["execution_accuracy", "soft_f1", "r_ves", "ves", "ves_db_hits"]
     assert set(agg["ci95"]) == set(agg["overall"])
@@ -303,6 +304,8 @@ def test_evaluate_cli_soft_f1_and_ves_sparql(
     argv = ["evaluate", "--language", "sparql", "--tasks", str(tmp_path / "tasks.json")]
     argv += ["--predictions", str(tmp_path / "preds.json"), "--rdf-dir", str(rdf)]
     assert main([*argv, "--out", str(out), "--metrics", "soft_f1,ves", "--ves-reps", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "soft_f1" in printed and "wall-time VES only" in printed
     agg = json.loads((out / "aggregated_metrics.json").read_text(encoding="utf-8"))
     assert list(agg["overall"]) == ["execution_accuracy", "executable", "soft_f1", "r_ves", "ves"]
     assert set(agg["ci95"]) == set(agg["overall"])

@@ -48,6 +48,13 @@ input, an empty task or prediction file: nothing to score, a server that cannot 
 reached or was lost without --keep-going; nothing written); 3 files written but
 incomplete: --keep-going had connection errors, or no task could be scored.
 
+--metrics soft_f1 adds BIRD Mini-Dev's Soft-F1 (0..1; cells matched per row pair by
+position); --metrics ves adds, for the tasks whose rows equal the gold's as sets, BIRD's
+R-VES (r_ves) and original VES (ves) from wall times of --ves-reps repetitions (prediction
+then gold, one task at a time) and, for Cypher, ves_db_hits from Neo4j PROFILE database hits,
+which do not depend on the machine. SPARQL (--language sparql): Soft-F1 and wall-time VES
+only. Rules and sources: kgbench/docs/metrics.md §13-14.
+
 --graph-uris: JSON object graph -> "bolt://host:port" or {"uri", "database", "user",
 "password"}; CypherBench's neo4j_info.json ({"full": {graph: {"host", "port", ...}}})
 is accepted too. Graphs not in the map use --uri.

@@ -147,3 +147,15 @@ def ves_summary(records: Sequence[Mapping[str, Any]], reps: int, sparql: bool) -
         "measured": sum(1 for r in gated if not r["ves"].get("error")),
         "basis": basis,
     }
+
+
+def format_ves(summary: Mapping[str, Any]) -> str:
+    """The lines of the evaluation table about VES (a :func:`ves_summary`): the tasks gated
+    and measured, and what each score measures."""
+    lines = [
+        f"VES: {summary['gated']} tasks through BIRD's gate (rows equal as sets), "
+        f"{summary['measured']} measured ({summary['reps']} repetitions each)"
+    ]
+    for name, what in summary.get("basis", {}).items():
+        lines.append(f"  {name:<12} {what}")
+    return "\n".join(lines)

@@ -22,6 +22,11 @@ Nothing is scored 0 for a fault that is not the prediction's:
   (the executor's error class ``connection``), unless ``keep_going``: then the tasks
   hit by a connection failure are left out of the averages and listed too.
 
+Not defaults: PIPE-Cypher's ``ex_set``, BIRD Mini-Dev's Soft-F1 (``soft_f1``,
+:func:`kgbench.query.compare.soft_f1`) and the efficiency scores of ``ves`` (``r_ves``,
+``ves``, ``ves_db_hits``: :mod:`kgbench.evaluate.efficiency`, measured after a graph's other
+queries for the tasks through BIRD's gate, :func:`_measure_ves`).
+
 ``aggregated_metrics.json`` adds to CypherBench's keys ``counts`` ``{tasks, scored,
 excluded_gold_failed, connection_errors}`` and ``excluded`` (those tasks).
 
@@ -49,7 +54,12 @@ from kgbench.evaluate.aggregate import (
     format_table,
     informative_metrics,
 )
-from kgbench.evaluate.efficiency import DEFAULT_REPS, VES_METRICS_CYPHER, ves_summary
+from kgbench.evaluate.efficiency import (
+    DEFAULT_REPS,
+    VES_METRICS_CYPHER,
+    format_ves,
+    ves_summary,
+)
 from kgbench.evaluate.outputs import Evaluation
 from kgbench.evaluate.provenance import (
     ExecutorLike,
@@ -183,6 +193,8 @@ class EvaluationResult(Evaluation):
             text += "\n" + format_ci95(self.ci95)
         if self.informative:
             text += "\n" + format_informative(self.informative)
+        if self.ves:
+            text += "\n" + format_ves(self.ves)
         if self.test_suite:
             ts = self.test_suite
             text += (

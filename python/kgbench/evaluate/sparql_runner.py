@@ -41,6 +41,7 @@ from kgbench.evaluate.aggregate import (
     informative_metrics,
     mean4,
 )
+from kgbench.evaluate.efficiency import format_ves
 from kgbench.evaluate.outputs import Evaluation
 from kgbench.evaluate.suites.core import SuiteCache, format_test_suite
 
@@ -130,6 +131,8 @@ class SparqlEvaluation(Evaluation):
             lines.append(format_informative(agg["informative"]))
         if "test_suite" in agg:
             lines.append(format_test_suite(agg["test_suite"], agg.get("ex_not_ts", [])))
+        if "ves" in agg:
+            lines.append(format_ves(agg["ves"]))
         for section in ("by_hardness", "by_graph"):
             lines.append(f"{section} (execution_accuracy)")
             for key, value in agg[section].items():
@@ -340,8 +343,9 @@ def _extra_scores(
         if "soft_f1" in extra:
             out["soft_f1"] = soft_f1(gold_rows, pred_rows)
         gated = bool(want_ves) and set_equal(gold_rows, pred_rows)
-    except TypeError as exc:
-        rec["ves_error"] = str(exc)
+    except TypeError as exc:  # a value outside the value model: 0, as EX
+        if want_ves:
+            rec["ves"]["error"] = {"error_class": "unsupported-value", "error": str(exc)}
         return out
     if not gated:
         return out
