@@ -569,7 +569,24 @@ def _score_graph(
             uninformative_reason(gres.rows) if gres is not None and gres.ok else None
         )
     for t, gold, pred in ves_pending:
-        _measure_ves(t, gold, pred, want_ves, gold_exec, pred_exec, ves_reps)
+        lost_in = _measure_ves(t, gold, pred, want_ves, gold_exec, pred_exec, ves_reps)
+        if lost_in is None:
+            continue
+        if not keep_going:
+            raise ConnectionLostError(
+                f"lost the connection to Neo4j while measuring the VES of task qid "
+                f"{t['qid']!r} (graph {t['graph']!r}): {lost_in.error}. The evaluation stopped; "
+                "run again once the server answers, or use --keep-going"
+            )
+        excluded.append(
+            {
+                "qid": t["qid"],
+                "graph": t["graph"],
+                "reason": CONNECTION,
+                "error_class": CONNECTION,
+                "error": " ".join(lost_in.error.split()),
+            }
+        )
     return excluded
 
 
@@ -581,13 +598,14 @@ def _measure_ves(
     gold_exec: Any,
     pred_exec: Any,
     reps: int,
-) -> None:
+) -> Failure | None:
     """Measure one gated task's efficiency (metrics.md, "VES") into ``t["metrics"]`` and
     ``t["ves"]``: wall times through the executors' ``time_query`` (``reps`` repetitions,
     prediction then gold) for ``r_ves`` / ``ves``, ``PROFILE`` through ``profile`` for
     ``ves_db_hits``. A failure (the prediction timing out on a repetition, a lost
     connection) leaves the scores 0 and records ``{"error_class", "error"}`` under
-    ``t["ves"]["error"]`` and ``t["errors"][metric]``."""
+    ``t["ves"]["error"]`` and ``t["errors"][metric]``; a lost connection is returned (the
+    caller stops or, with ``keep_going``, leaves the task out), else None."""
     import math
 
     from kgbench.errors import KgbenchError
@@ -595,6 +613,12 @@ def _measure_ves(
     from kgbench.neo4j.executor import QueryFailed
 
     detail = t["ves"]
+    if not all(hasattr(e, "time_query") and hasattr(e, "profile") for e in (gold_exec, pred_exec)):
+        refused = Failure("client", "this executor cannot time or profile queries").as_dict()
+        detail["error"] = refused
+        for m in names:
+            t["errors"][m] = refused
+        return None
     try:
         if "r_ves" in names or "ves" in names:
             pred_t, gold_t = measure_wall(
@@ -619,15 +643,15 @@ def _measure_ves(
                 db_hits_ratio=ratio,
             )
             t["metrics"]["ves_db_hits"] = math.sqrt(ratio)
-    except (QueryFailed, KgbenchError, AttributeError) as exc:
-        kind = getattr(exc, "error_class", None) or (
-            "client" if isinstance(exc, AttributeError) else CONNECTION
-        )
-        failure = Failure(kind, " ".join(str(exc).split())).as_dict()
-        detail["error"] = failure
+    except QueryFailed as exc:
+        failed = Failure(exc.error_class, " ".join(str(exc).split())).as_dict()
+        detail["error"] = failed
         for m in names:
             t["metrics"][m] = 0.0
-            t["errors"][m] = failure
+            t["errors"][m] = failed
+    except KgbenchError as exc:  # the connection was lost (QueryExecutor.time_query/profile)
+        return Failure(CONNECTION, str(exc))
+    return None
 
 
 def cache_file(cache_dir: str | Path, graph: str) -> Path:
