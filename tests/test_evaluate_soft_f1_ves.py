@@ -85,6 +85,8 @@ def test_outlier_removal_and_the_all_equal_quirk() -> None:
     assert clean_abnormal([1.0] * 19 + [100.0]) == [1.0] * 19
     # every ratio equal: std 0, nothing strictly inside (mean, mean): nothing kept -> 0
     assert clean_abnormal([2.0, 2.0, 2.0]) == []
+    # ... unless rounding moves numpy's mean off the value (as in BIRD): all kept
+    assert clean_abnormal([0.1, 0.1, 0.1]) == [0.1, 0.1, 0.1]
     assert time_ratio([0.1, 0.1, 0.1], [0.2, 0.2, 0.2]) == (0.0, 0)
     equal = wall_scores([0.1] * 3, [0.2] * 3)
     assert equal["r_ves"] == 0.0 and equal["ves"] == 0.0 and equal["detail"]["kept"] == 0

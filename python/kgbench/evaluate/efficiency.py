@@ -34,13 +34,19 @@ VES_METRICS_SPARQL = ("r_ves", "ves")
 
 
 def clean_abnormal(values: Sequence[float]) -> list[float]:
-    """The values strictly inside ``mean ± 3·std`` (population std, numpy's ``np.std``
-    default), in order: BIRD's ``clean_abnormal``. All values equal -> ``[]`` (std 0)."""
+    """The values strictly inside ``mean ± 3·std`` (``np.mean`` and ``np.std``, the
+    population std), in order: BIRD's ``clean_abnormal``. Equal values whose mean numpy
+    computes exactly (``[2.0, 2.0, 2.0]``) -> ``[]`` (std 0, nothing strictly inside); when
+    rounding makes the mean differ from the value (``[0.1] * 3``: mean
+    0.10000000000000002, std 1.4e-17) they are all kept, as in BIRD."""
+    import numpy as np  # numpy's mean and std, as BIRD: the same bounds to the last bit
+
     if not values:
         return []
-    mean = sum(values) / len(values)
-    std = math.sqrt(sum((x - mean) ** 2 for x in values) / len(values))
-    return [x for x in values if mean - 3 * std < x < mean + 3 * std]
+    array = np.asarray(values, dtype=float)
+    mean = float(np.mean(array))
+    std = float(np.std(array))
+    return [float(x) for x in values if mean - 3 * std < x < mean + 3 * std]
 
 
 def time_ratio(pred_times: Sequence[float], gold_times: Sequence[float]) -> tuple[float, int]:

@@ -386,6 +386,8 @@ def _score_graph(
     Raises:
         _LostConnection: a batch had a connection failure and ``keep_going`` is off (raised
             right after that batch, before the next one is sent).
+        ConnectionLostError: the connection was lost while measuring VES and ``keep_going``
+            is off.
     """
     from kgbench._core.evaluate import ex_set  # EX_set core (Rust)
     from kgbench.evaluate import (  # EX core (Rust)
