@@ -51,6 +51,13 @@ input, an empty task or prediction file: nothing to score, a server that cannot 
 reached or was lost without --keep-going; nothing written); 3 files written but
 incomplete: --keep-going had connection errors, or no task could be scored.
 
+--metrics soft_f1 adds BIRD Mini-Dev's Soft-F1 (0..1; cells matched per row pair by
+position); --metrics ves adds, for the tasks whose rows equal the gold's as sets, BIRD's
+R-VES (r_ves) and original VES (ves) from wall times of --ves-reps repetitions (prediction
+then gold, one task at a time) and, for Cypher, ves_db_hits from Neo4j PROFILE database hits,
+which do not depend on the machine. SPARQL (--language sparql): Soft-F1 and wall-time VES
+only. Rules and sources: kgbench/docs/metrics.md §13-14.
+
 --graph-uris: JSON object graph -> "bolt://host:port" or {"uri", "database", "user",
 "password"}; CypherBench's neo4j_info.json ({"full": {graph: {"host", "port", ...}}})
 is accepted too. Graphs not in the map use --uri.
@@ -169,9 +176,21 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--metrics",
         default="ex,psjs,exec",
-        help="comma-separated: ex, psjs, exec, ex_set (default: ex,psjs,exec; ex_set is "
-        "PIPE-Cypher's row-key set accuracy: result rows as sets, keyed by column name "
-        "when there are several columns)",
+        help="comma-separated: ex, psjs, exec, ex_set, soft_f1, ves (default: ex,psjs,exec; "
+        "ex_set is PIPE-Cypher's row-key set accuracy: result rows as sets, keyed by column "
+        "name when there are several columns; soft_f1 is BIRD Mini-Dev's Soft-F1, 0..1; ves "
+        "adds, for the tasks whose rows equal the gold's as sets, BIRD's R-VES (r_ves) and "
+        "original VES (ves) from wall times and, for Cypher, a hardware-independent VES from "
+        "Neo4j PROFILE db hits (ves_db_hits); SPARQL: wall-time VES only. "
+        "kgbench/docs/metrics.md). --language sparql always scores ex and exec and takes "
+        "soft_f1 and ves from this list",
+    )
+    p.add_argument(
+        "--ves-reps",
+        type=int,
+        default=100,
+        help="repetitions of each gated task's wall-time measurement for --metrics ves "
+        "(prediction then gold, each executed and fetched; default: 100, as BIRD)",
     )
     p.add_argument(
         "--metric-for-agg",
@@ -314,6 +333,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--trajectories {args.trajectories}: no such file")
     if args.clean_graph is not None and not family.takes_clean_graph:
         raise InputError("--clean-graph is for --family ngdbench (management predictions)")
+    if args.ves_reps < 1:
+        raise InputError(f"--ves-reps must be >= 1, not {args.ves_reps}")
     options: dict[str, Any] = {
         "user": args.user or os.environ.get("NEO4J_USER"),
         "password": args.password or os.environ.get("NEO4J_PASSWORD"),
@@ -333,10 +354,13 @@ def run(args: argparse.Namespace) -> int:
         "samples": args.samples,
         "out": args.out,
         "progress": True,
+        "ves_reps": args.ves_reps,
     }
     if family.needs_server:
         options.update(_server_options(args))
-    elif args.bench is not None:
+    elif family.language == "sparql":
+        options["metrics"] = _sparql_metrics(args.metrics)
+    if args.bench is not None and not family.needs_server:
         raise InputError(f"--bench is for graphs on Neo4j; --family {family.name} has none")
     servers = bench_servers(args)
     if servers is not None:
@@ -348,6 +372,26 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if servers is not None:
             servers.close()
+
+
+def _sparql_metrics(spec: str) -> tuple[str, ...] | None:
+    """The metrics ``--language sparql`` adds to EX and Exec from ``--metrics``: ``soft_f1``,
+    ``r_ves``, ``ves`` (``ves`` stands for both wall-time scores; the db-hit VES is Cypher's
+    and dropped from the group); None when there is none.
+
+    Raises:
+        InputError: an unknown metric, or ``ves_db_hits`` named alone."""
+    from kgbench.errors import InputError
+    from kgbench.evaluate.runner import parse_metrics
+
+    names = parse_metrics(spec)
+    asked = {n.strip().lower() for n in spec.split(",")}
+    if "ves_db_hits" in asked:
+        raise InputError(
+            "ves_db_hits counts Neo4j PROFILE db hits (Cypher); SPARQL has wall-time VES only"
+        )
+    extra = tuple(n for n in names if n in ("soft_f1", "r_ves", "ves"))
+    return extra or None
 
 
 def _server_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -22,6 +22,11 @@ Nothing is scored 0 for a fault that is not the prediction's:
   (the executor's error class ``connection``), unless ``keep_going``: then the tasks
   hit by a connection failure are left out of the averages and listed too.
 
+Not defaults: PIPE-Cypher's ``ex_set``, BIRD Mini-Dev's Soft-F1 (``soft_f1``,
+:func:`kgbench.query.compare.soft_f1`) and the efficiency scores of ``ves`` (``r_ves``,
+``ves``, ``ves_db_hits``: :mod:`kgbench.evaluate.efficiency`, measured after a graph's other
+queries for the tasks through BIRD's gate, :func:`_measure_ves`).
+
 ``aggregated_metrics.json`` adds to CypherBench's keys ``counts`` ``{tasks, scored,
 excluded_gold_failed, connection_errors}`` and ``excluded`` (those tasks).
 
@@ -48,6 +53,12 @@ from kgbench.evaluate.aggregate import (
     format_informative,
     format_table,
     informative_metrics,
+)
+from kgbench.evaluate.efficiency import (
+    DEFAULT_REPS,
+    VES_METRICS_CYPHER,
+    format_ves,
+    ves_summary,
 )
 from kgbench.evaluate.outputs import Evaluation
 from kgbench.evaluate.provenance import (
@@ -76,8 +87,12 @@ from kgbench.tasks import (
 #: default: ``--metrics ex_set``).
 METRICS = ("execution_accuracy", "psjs", "executable")
 
-#: Every metric ``evaluate`` can compute.
-ALL_METRICS = (*METRICS, "ex_set")
+#: Every metric ``evaluate`` can compute: also BIRD Mini-Dev's Soft-F1 (``--metrics
+#: soft_f1``) and the efficiency scores of ``--metrics ves`` (metrics.md, "VES").
+ALL_METRICS = (*METRICS, "ex_set", "soft_f1", *VES_METRICS_CYPHER)
+
+#: The metrics that compare the gold's rows with the prediction's (the gold must run).
+ROW_METRICS = ("execution_accuracy", "ex_set", "soft_f1", *VES_METRICS_CYPHER)
 
 #: Error class of a result the EX comparison cannot read (nested deeper than 256 levels;
 #: nodes, relationships and paths are compared as maps, metrics.md §1).
@@ -99,7 +114,16 @@ METRIC_ALIASES = {
     "exec": "executable",
     "executable": "executable",
     "ex_set": "ex_set",
+    "soft_f1": "soft_f1",
+    "r_ves": "r_ves",
+    "ves": "ves",
+    "ves_db_hits": "ves_db_hits",
 }
+
+#: ``--metrics`` names that stand for several metrics: ``ves`` is BIRD's R-VES, the original
+#: VES and the db-hit VES (:mod:`kgbench.evaluate.efficiency`; ``--metric-for-agg ves`` is
+#: the original VES alone).
+METRIC_GROUPS = {"ves": VES_METRICS_CYPHER}
 
 
 @dataclass
@@ -121,6 +145,8 @@ class EvaluationResult(Evaluation):
     cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     informative: dict[str, Any] = field(default_factory=dict)
     ci95: dict[str, list[float]] = field(default_factory=dict)
+    #: With ``--metrics ves``: :func:`kgbench.evaluate.efficiency.ves_summary`.
+    ves: dict[str, Any] = field(default_factory=dict)
     #: With ``--test-suite``: :func:`kgbench.evaluate.suites.core.ts_aggregate` plus
     #: ``ex_not_ts`` (the tasks with EX 1 and TS-EX 0 and their separating delta).
     test_suite: dict[str, Any] = field(default_factory=dict)
@@ -139,6 +165,8 @@ class EvaluationResult(Evaluation):
             aggregated["ci95"] = self.ci95
         if self.informative:
             aggregated["informative"] = self.informative
+        if self.ves:
+            aggregated["ves"] = self.ves
         if self.test_suite:
             aggregated["ts_execution_accuracy"] = self.test_suite["ts_execution_accuracy"]
             aggregated["test_suite"] = self.test_suite
@@ -165,6 +193,8 @@ class EvaluationResult(Evaluation):
             text += "\n" + format_ci95(self.ci95)
         if self.informative:
             text += "\n" + format_informative(self.informative)
+        if self.ves:
+            text += "\n" + format_ves(self.ves)
         if self.test_suite:
             ts = self.test_suite
             text += (
@@ -205,11 +235,13 @@ def parse_metrics(spec: str | Iterable[str]) -> tuple[str, ...]:
             continue
         if name not in METRIC_ALIASES:
             raise InputError(
-                f"unknown metric {item!r}; choose from ex, psjs, exec, ex_set "
-                "(or execution_accuracy, psjs, executable)"
+                f"unknown metric {item!r}; choose from ex, psjs, exec, ex_set, soft_f1, ves "
+                "(or execution_accuracy, psjs, executable, r_ves, ves_db_hits)"
             )
-        if METRIC_ALIASES[name] not in out:
-            out.append(METRIC_ALIASES[name])
+        group = METRIC_GROUPS[name] if name in METRIC_GROUPS else (METRIC_ALIASES[name],)
+        for full in group:
+            if full not in out:
+                out.append(full)
     if not out:
         raise InputError("no metric selected")
     return tuple(out)
@@ -299,7 +331,7 @@ def plan_scoring(
     gold_dialect: str,
 ) -> ScoringPlan:
     """What :func:`_score_graph` runs for ``tasks`` (one graph) and cleaned ``preds``."""
-    want_ex = "execution_accuracy" in metrics or "ex_set" in metrics
+    want_ex = any(m in ROW_METRICS for m in metrics)
     pred_of = {t["qid"]: preds.get(t["qid"]) for t in tasks}
     blocked = {qid: prediction_failure(p, pred_dialect) for qid, p in pred_of.items()}
     runnable = [
@@ -341,16 +373,21 @@ def _score_graph(
     pred_exec: ExecutorLike,
     progress: bool = False,
     keep_going: bool = False,
+    ves_reps: int = DEFAULT_REPS,
 ) -> list[dict[str, Any]]:
     """Fill ``metrics`` and ``errors`` of the tasks of one graph (in place); return the tasks
     left out (``{qid, graph, reason, error_class, error}``, in task order): those whose gold
     query or gold provenance fails (``gold_failed``) and, with ``keep_going``, those hit by a
     connection failure (``connection``). The gold queries run first, then the predictions,
-    then the provenance queries (one progress bar per phase with ``progress``).
+    then the provenance queries (one progress bar per phase with ``progress``); with VES
+    metrics, the tasks through BIRD's gate are then measured one by one (:func:`_measure_ves`,
+    ``ves_reps`` repetitions).
 
     Raises:
         _LostConnection: a batch had a connection failure and ``keep_going`` is off (raised
             right after that batch, before the next one is sent).
+        ConnectionLostError: the connection was lost while measuring VES and ``keep_going``
+            is off.
     """
     from kgbench._core.evaluate import ex_set  # EX_set core (Rust)
     from kgbench.evaluate import (  # EX core (Rust)
@@ -358,6 +395,7 @@ def _score_graph(
         order_matters,
         uninformative_reason,
     )
+    from kgbench.query.compare import set_equal, soft_f1
 
     def run(
         executor: ExecutorLike, queries: Iterable[str], what: str, phase: str | None
@@ -378,6 +416,13 @@ def _score_graph(
         compared["ex_set"] = lambda g, p, _gold: float(
             ex_set(g.rows, p.rows, list(g.columns), list(p.columns))
         )
+    if "soft_f1" in metrics:
+        compared["soft_f1"] = lambda g, p, _gold: soft_f1(g.rows, p.rows)
+    want_ves = [m for m in metrics if m in VES_METRICS_CYPHER]
+    for name in want_ves:
+        # placeholder: 1 when BIRD's gate holds (set of rows equal), measured after the loop
+        compared[name] = lambda g, p, _gold: float(set_equal(g.rows, p.rows))
+    ves_pending: list[tuple[dict[str, Any], str, str]] = []
     want_exec = "executable" in metrics
     want_psjs = "psjs" in metrics
     plan = plan_scoring(tasks, preds, metrics, dialect_of(pred_exec), dialect_of(gold_exec))
@@ -511,13 +556,104 @@ def _score_graph(
                 if res is not None:
                     errors["executable"] = _failure_of(res).as_dict()
 
+        if want_ves:
+            gated = all(scores[m] == 1.0 for m in want_ves)
+            t["ves"] = {"gated": gated}
+            if gated:
+                assert pred is not None
+                ves_pending.append((t, gold, pred))
+                for m in want_ves:
+                    scores[m] = 0.0
         t["pred_cypher"] = pred
         t["metrics"] = {**t.get("metrics", {}), **{m: scores[m] for m in metrics}}
         t["errors"] = errors
         t["uninformative"] = (
             uninformative_reason(gres.rows) if gres is not None and gres.ok else None
         )
+    for t, gold, pred in ves_pending:
+        lost_in = _measure_ves(t, gold, pred, want_ves, gold_exec, pred_exec, ves_reps)
+        if lost_in is None:
+            continue
+        if not keep_going:
+            raise ConnectionLostError(
+                f"lost the connection to Neo4j while measuring the VES of task qid "
+                f"{t['qid']!r} (graph {t['graph']!r}): {lost_in.error}. The evaluation stopped; "
+                "run again once the server answers, or use --keep-going"
+            )
+        excluded.append(
+            {
+                "qid": t["qid"],
+                "graph": t["graph"],
+                "reason": CONNECTION,
+                "error_class": CONNECTION,
+                "error": " ".join(lost_in.error.split()),
+            }
+        )
     return excluded
+
+
+def _measure_ves(
+    t: dict[str, Any],
+    gold: str,
+    pred: str,
+    names: Sequence[str],
+    gold_exec: Any,
+    pred_exec: Any,
+    reps: int,
+) -> Failure | None:
+    """Measure one gated task's efficiency (metrics.md, "VES") into ``t["metrics"]`` and
+    ``t["ves"]``: wall times through the executors' ``time_query`` (``reps`` repetitions,
+    prediction then gold) for ``r_ves`` / ``ves``, ``PROFILE`` through ``profile`` for
+    ``ves_db_hits``. A failure (the prediction timing out on a repetition, a lost
+    connection) leaves the scores 0 and records ``{"error_class", "error"}`` under
+    ``t["ves"]["error"]`` and ``t["errors"][metric]``; a lost connection is returned (the
+    caller stops or, with ``keep_going``, leaves the task out), else None."""
+    import math
+
+    from kgbench.errors import KgbenchError
+    from kgbench.evaluate.efficiency import db_hits_ratio, measure_wall, wall_scores
+    from kgbench.neo4j.executor import QueryFailed
+
+    detail = t["ves"]
+    if not all(hasattr(e, "time_query") and hasattr(e, "profile") for e in (gold_exec, pred_exec)):
+        refused = Failure("client", "this executor cannot time or profile queries").as_dict()
+        detail["error"] = refused
+        for m in names:
+            t["errors"][m] = refused
+        return None
+    try:
+        if "r_ves" in names or "ves" in names:
+            pred_t, gold_t = measure_wall(
+                lambda: float(pred_exec.time_query(pred)),
+                lambda: float(gold_exec.time_query(gold)),
+                reps,
+            )
+            wall = wall_scores(pred_t, gold_t)
+            detail.update(wall["detail"])
+            for m in ("r_ves", "ves"):
+                if m in names:
+                    t["metrics"][m] = wall[m]
+        if "ves_db_hits" in names:
+            pred_hits, pred_rows = pred_exec.profile(pred)
+            gold_hits, gold_rows = gold_exec.profile(gold)
+            ratio = db_hits_ratio(gold_hits, pred_hits)
+            detail.update(
+                gold_db_hits=gold_hits,
+                pred_db_hits=pred_hits,
+                gold_rows=gold_rows,
+                pred_rows=pred_rows,
+                db_hits_ratio=ratio,
+            )
+            t["metrics"]["ves_db_hits"] = math.sqrt(ratio)
+    except QueryFailed as exc:
+        failed = Failure(exc.error_class, " ".join(str(exc).split())).as_dict()
+        detail["error"] = failed
+        for m in names:
+            t["metrics"][m] = 0.0
+            t["errors"][m] = failed
+    except KgbenchError as exc:  # the connection was lost (QueryExecutor.time_query/profile)
+        return Failure(CONNECTION, str(exc))
+    return None
 
 
 def cache_file(cache_dir: str | Path, graph: str) -> Path:
@@ -642,6 +778,7 @@ def evaluate(
     progress: bool = False,
     keep_going: bool = False,
     servers: Any = None,
+    ves_reps: int = DEFAULT_REPS,
 ) -> EvaluationResult:
     """Score predictions against gold queries (CypherBench semantics, SPEC.md §3–§4).
 
@@ -676,6 +813,7 @@ def evaluate(
         servers: ``--bench``'s :class:`kgbench.neo4j.bench.BenchServers`: each graph's server
             is started for its tasks (graph by graph) and stopped when another needs the room;
             ``graph_uris`` should be its :meth:`~kgbench.neo4j.bench.BenchServers.graph_map`.
+        ves_reps: repetitions of the wall-time measurement of ``--metrics ves`` (BIRD: 100).
 
     Returns:
         :class:`EvaluationResult` with the scored records in input order. A task whose gold
@@ -690,6 +828,8 @@ def evaluate(
     """
     emit = log or (lambda msg: print(msg, file=sys.stderr))
     metric_names = parse_metrics(metrics)
+    if ves_reps < 1:
+        raise InputError(f"--ves-reps must be >= 1, not {ves_reps}")
     if metric_for_agg not in metric_names:
         metric_for_agg = metric_names[0]
     task_list = as_task_list(tasks)
@@ -757,7 +897,14 @@ def evaluate(
             sent_before = _sent(gold_exec, pred_exec)
             try:
                 left_out = _score_graph(
-                    graph_tasks, preds, metric_names, gold_exec, pred_exec, progress, keep_going
+                    graph_tasks,
+                    preds,
+                    metric_names,
+                    gold_exec,
+                    pred_exec,
+                    progress,
+                    keep_going,
+                    ves_reps,
                 )
             except _LostConnection as lost:
                 first = lost.failed[0]
@@ -828,6 +975,9 @@ def evaluate(
         queries_sent=queries_sent,
         informative=informative,
         ci95=ci95,
+        ves=ves_summary(records, ves_reps, sparql=False)
+        if any(m in VES_METRICS_CYPHER for m in metric_names)
+        else {},
     )
 
 

@@ -41,6 +41,7 @@ from kgbench.evaluate.aggregate import (
     informative_metrics,
     mean4,
 )
+from kgbench.evaluate.efficiency import format_ves
 from kgbench.evaluate.outputs import Evaluation
 from kgbench.evaluate.suites.core import SuiteCache, format_test_suite
 
@@ -130,6 +131,8 @@ class SparqlEvaluation(Evaluation):
             lines.append(format_informative(agg["informative"]))
         if "test_suite" in agg:
             lines.append(format_test_suite(agg["test_suite"], agg.get("ex_not_ts", [])))
+        if "ves" in agg:
+            lines.append(format_ves(agg["ves"]))
         for section in ("by_hardness", "by_graph"):
             lines.append(f"{section} (execution_accuracy)")
             for key, value in agg[section].items():
@@ -153,6 +156,8 @@ def evaluate_sparql(
     suite_cache: SuiteCache | None = None,
     seed: int = 0,
     suite_timeout_s: float = 5.0,
+    metrics: Sequence[str] = (),
+    ves_reps: int = 100,
 ) -> SparqlEvaluation:
     """Score the predictions of a task file (module docstring).
 
@@ -161,6 +166,15 @@ def evaluate_sparql(
     distilled with ``seed`` (:mod:`kgbench.evaluate.suites.sparql`), each query of the
     distillation under ``min(timeout_s, suite_timeout_s)`` (the gold and the prediction are
     scored on the suite under ``timeout_s``).
+
+    ``metrics``: what to add to EX and Exec: ``soft_f1`` (BIRD Mini-Dev's Soft-F1,
+    :func:`kgbench.query.compare.soft_f1`), ``r_ves`` / ``ves`` (BIRD's wall-time R-VES and
+    original VES, :mod:`kgbench.evaluate.efficiency`, ``ves_reps`` repetitions of prediction
+    then gold, each time the store's execution and transfer of the whole result; SPARQL has
+    no hardware-independent VES). They follow the others in ``overall``, ``ci95`` and
+    ``informative``; with a VES score each record gets ``ves`` (``{gated, reps, time_ratio,
+    kept, reward, pred_time_s, gold_time_s}``) and the aggregate ``ves``
+    (:func:`kgbench.evaluate.efficiency.ves_summary`).
 
     Raises:
         InputError: unreadable or malformed task / prediction files, a graph without RDF
@@ -177,6 +191,13 @@ def evaluate_sparql(
     )
     from kgbench.tasks import read_records
 
+    extra = tuple(metrics)
+    unknown = [m for m in extra if m not in ("soft_f1", "r_ves", "ves")]
+    if unknown:
+        raise InputError(f"--language sparql cannot score {', '.join(unknown)}")
+    want_ves = [m for m in extra if m in ("r_ves", "ves")]
+    if ves_reps < 1:
+        raise InputError(f"--ves-reps must be >= 1, not {ves_reps}")
     if compat not in (None, "s4s"):
         raise InputError(f"compat must be 's4s' or none, not {compat!r}")
     items = normalise_tasks(read_records(tasks))
@@ -210,6 +231,7 @@ def evaluate_sparql(
                     continue
                 pred_text = t.get("pred_sparql")
                 rec = dict(t)
+                pred = None
                 if not isinstance(pred_text, str) or not pred_text.strip():
                     ex_value, executable, error = 0.0, 0.0, "missing"
                 else:
@@ -227,6 +249,11 @@ def evaluate_sparql(
                 if error is not None:
                     errors[error] = errors.get(error, 0) + 1
                 rec["metrics"] = {"execution_accuracy": ex_value, "executable": executable}
+                if extra:
+                    ran = pred if error is None else None
+                    rec["metrics"].update(
+                        _extra_scores(ex, t["gold_sparql"], gold, ran, rec, extra, ves_reps)
+                    )
                 if backend is not None and suite_cache is not None and test_suite is not None:
                     # neighbours are near-misses, some of them cross products: distil under a
                     # short timeout (a neighbour that times out is told apart already)
@@ -260,27 +287,88 @@ def evaluate_sparql(
         for h in (*HARDNESS, "unknown")
         if any(r["hardness"] == h for r in scored)
     }
+    base = ("execution_accuracy", "executable", *extra)
     aggregated = {
-        "overall": {
-            m: mean4([r["metrics"][m] for r in scored])
-            for m in ("execution_accuracy", "executable")
-        },
+        "overall": {m: mean4([r["metrics"][m] for r in scored]) for m in base},
         "by_graph": group_means((r["graph"], r["metrics"]["execution_accuracy"]) for r in scored),
         "by_hardness": hard,
-        "ci95": bootstrap_ci95(scored, ("execution_accuracy", "executable")),
-        "informative": informative_metrics(scored, ("execution_accuracy", "executable")),
+        "ci95": bootstrap_ci95(scored, base),
+        "informative": informative_metrics(scored, base),
         "scored": len(scored),
         "excluded": excluded,
         "compat": compat or "kgbench",
     }
     if test_suite is not None:
-        metrics = ("execution_accuracy", "ts_execution_accuracy", "executable")
-        aggregated["overall"] = {m: mean4([r["metrics"][m] for r in scored]) for m in metrics}
-        aggregated["ci95"] = bootstrap_ci95(scored, metrics)
-        aggregated["informative"] = informative_metrics(scored, metrics)
+        ts_metrics = ("execution_accuracy", "ts_execution_accuracy", "executable", *extra)
+        aggregated["overall"] = {m: mean4([r["metrics"][m] for r in scored]) for m in ts_metrics}
+        aggregated["ci95"] = bootstrap_ci95(scored, ts_metrics)
+        aggregated["informative"] = informative_metrics(scored, ts_metrics)
         summary = ts_aggregate(scored, suite_cache.counts() if suite_cache is not None else None)
         summary["max_size"] = test_suite
         summary["seed"] = seed
         aggregated["test_suite"] = summary
         aggregated["ex_not_ts"] = ex_not_ts(scored)
+    if want_ves:
+        from kgbench.evaluate.efficiency import ves_summary
+
+        aggregated["ves"] = ves_summary(scored, ves_reps, sparql=True)
     return SparqlEvaluation(scored, aggregated, excluded, errors)
+
+
+def _extra_scores(
+    ex: Any,
+    gold_query: str,
+    gold: Any,
+    pred: Any,
+    rec: dict[str, Any],
+    extra: Sequence[str],
+    reps: int,
+) -> dict[str, float]:
+    """Soft-F1 and the wall-time VES scores of one task (``pred``: the prediction's result,
+    None when it is missing or failed: every score 0). The VES measuring re-runs the
+    prediction (``rec["pred_sparql"]``, prefixed) and ``gold_query`` on ``ex``."""
+    from kgbench.evaluate.efficiency import measure_wall, wall_scores
+    from kgbench.query.compare import set_equal, soft_f1
+    from kgbench.query.sparql import with_s4s_prefix
+
+    out = dict.fromkeys(extra, 0.0)
+    want_ves = [m for m in extra if m in ("r_ves", "ves")]
+    if want_ves:
+        rec["ves"] = {"gated": False}
+    if pred is None:
+        return out
+    gold_rows = [list(r) for r in gold.rows]
+    pred_rows = [list(r) for r in pred.rows]
+    try:
+        if "soft_f1" in extra:
+            out["soft_f1"] = soft_f1(gold_rows, pred_rows)
+        gated = bool(want_ves) and set_equal(gold_rows, pred_rows)
+    except TypeError as exc:  # a value outside the value model: 0, as EX
+        if want_ves:
+            rec["ves"]["error"] = {"error_class": "unsupported-value", "error": str(exc)}
+        return out
+    if not gated:
+        return out
+    rec["ves"]["gated"] = True
+    pred_query = with_s4s_prefix(rec["pred_sparql"])
+
+    def timed(query: str) -> float:
+        res = ex.run(query)
+        if not res.ok:
+            raise _MeasureFailed(f"{res.error}: {res.message}")
+        return float(res.seconds)
+
+    try:
+        pred_t, gold_t = measure_wall(lambda: timed(pred_query), lambda: timed(gold_query), reps)
+    except _MeasureFailed as exc:
+        rec["ves"]["error"] = {"error_class": "measure", "error": str(exc)}
+        return out
+    wall = wall_scores(pred_t, gold_t)
+    rec["ves"].update(wall["detail"])
+    for m in want_ves:
+        out[m] = wall[m]
+    return out
+
+
+class _MeasureFailed(Exception):
+    """Internal: a repetition of the VES measurement failed (its error and message)."""

@@ -40,7 +40,10 @@ class EvaluateOptions:
     that many samples per task and add pass@k. ``out``: the output directory (default place
     of the suite cache). ``progress``: progress on stderr. ``servers``: ``--bench``'s
     :class:`kgbench.neo4j.bench.BenchServers` (``graph_uris`` its map), the graphs'
-    servers started and stopped graph at a time (CypherBench on Neo4j)."""
+    servers started and stopped graph at a time (CypherBench on Neo4j). ``ves_reps``:
+    repetitions of the wall-time VES (``--metrics ves``, CypherBench and Spider4SPARQL; for
+    Spider4SPARQL, ``metrics`` holds only the metrics it adds to EX and Exec: ``soft_f1``,
+    ``r_ves``, ``ves``)."""
 
     uri: str | None = None
     user: str | None = None
@@ -67,6 +70,7 @@ class EvaluateOptions:
     out: Path | None = None
     progress: bool = False
     servers: Any = None
+    ves_reps: int = 100
 
 
 class Family:

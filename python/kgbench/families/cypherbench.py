@@ -217,6 +217,7 @@ def _metric_args(options: EvaluateOptions) -> dict[str, Any]:
         args["metrics"] = options.metrics
     if options.metric_for_agg is not None:
         args["metric_for_agg"] = options.metric_for_agg
+    args["ves_reps"] = options.ves_reps
     return args
 
 

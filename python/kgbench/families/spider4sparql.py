@@ -151,6 +151,8 @@ class Spider4Sparql(Family):
             test_suite=options.test_suite,
             suite_cache=cache,
             seed=options.seed,
+            metrics=options.metrics or (),
+            ves_reps=options.ves_reps,
         )
         if cache is not None:
             path = cache.save()

@@ -623,6 +623,15 @@ def _describe_change(old: Any, new: DatabaseFingerprint) -> str:
     )
 
 
+def _db_hits(plan: Any) -> int:
+    """The ``dbHits`` of a profiled plan (a dict with ``children``), summed over its operators."""
+    if not isinstance(plan, dict):
+        return 0
+    own = plan.get("dbHits", 0)
+    total = int(own) if isinstance(own, (int, float)) else 0
+    return total + sum(_db_hits(child) for child in plan.get("children") or [])
+
+
 class QueryExecutor:
     """Run read-only Cypher queries concurrently against one database.
 
@@ -847,6 +856,83 @@ class QueryExecutor:
         finally:
             with self._lock:
                 self.neo4j_s += time.perf_counter() - t0
+
+    def _refuse_writes(self, query: str) -> None:
+        writes = write_clauses_of(query, self.dialect)
+        if writes:
+            raise QueryFailed(
+                f"refused before sending: write clause(s) {', '.join(writes)} in {query[:200]!r}",
+                "write",
+            )
+
+    def time_query(self, query: str) -> float:
+        """The wall seconds of one execution of ``query`` with all its records fetched, in a
+        READ session opened (and its connection taken from the pool) before the clock starts:
+        BIRD's VES timing (metrics.md, "VES"). No cache; counted in :attr:`sent`.
+
+        Raises:
+            QueryFailed: a write query (refused before sending, class ``write``) or a failed
+                query (its error class and the server's message).
+            KgbenchError: the connection was lost.
+        """
+        import neo4j
+
+        self._refuse_writes(query)
+        with self._lock:
+            self.sent += 1
+        try:
+            with read_session(self.driver, self.database) as session:
+                t0 = time.perf_counter()
+                result = session.run(neo4j.Query(query, timeout=self.timeout_s))
+                for _record in result:
+                    pass
+                elapsed = time.perf_counter() - t0
+        except Exception as exc:
+            error_class = classify(exc)
+            message = " ".join(str(getattr(exc, "message", None) or exc).split())
+            if error_class == CONNECTION:
+                raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
+            raise QueryFailed(message, error_class) from exc
+        with self._lock:
+            self.neo4j_s += elapsed
+        return elapsed
+
+    def profile(self, query: str) -> tuple[int, int]:
+        """``(db_hits, rows)`` of ``PROFILE <query>`` run in a READ session after the
+        read-only gate: the sum of ``dbHits`` over every operator of the plan (the driver's
+        ``ResultSummary.profile``) and the records returned. No cache; counted in
+        :attr:`sent`.
+
+        Raises:
+            QueryFailed: a write query (refused before sending, class ``write``), a query
+                that already starts with ``EXPLAIN`` / ``PROFILE`` (class ``client``) or a
+                failed query.
+            KgbenchError: the connection was lost.
+        """
+        import neo4j
+
+        self._refuse_writes(query)
+        head = query.lstrip().split(None, 1)[0].upper() if query.strip() else ""
+        if head in ("EXPLAIN", "PROFILE"):
+            raise QueryFailed(f"the query already starts with {head}: not profiled", "client")
+        with self._lock:
+            self.sent += 1
+        t0 = time.perf_counter()
+        try:
+            with read_session(self.driver, self.database) as session:
+                result = session.run(neo4j.Query("PROFILE " + query, timeout=self.timeout_s))
+                rows = sum(1 for _record in result)
+                plan = result.consume().profile
+        except Exception as exc:
+            error_class = classify(exc)
+            message = " ".join(str(getattr(exc, "message", None) or exc).split())
+            if error_class == CONNECTION:
+                raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
+            raise QueryFailed(message, error_class) from exc
+        finally:
+            with self._lock:
+                self.neo4j_s += time.perf_counter() - t0
+        return _db_hits(plan), rows
 
     def _execute(self, query: str) -> QueryResult:
         try:
