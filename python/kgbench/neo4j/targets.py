@@ -93,7 +93,8 @@ def load_graph_targets(
 
 class AcquiringExecutor:
     """An executor whose every use first makes sure its graph's server runs
-    (:meth:`kgbench.neo4j.bench.BenchServers.acquire`); everything else is the wrapped executor's."""
+    (:meth:`kgbench.neo4j.bench.BenchServers.acquire`); everything else is the wrapped
+    executor's."""
 
     def __init__(self, inner: Any, servers: Any, graph: str) -> None:
         self._inner = inner
