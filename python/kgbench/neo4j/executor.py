@@ -314,6 +314,19 @@ def write_clauses_of(query: str, dialect: str = "5") -> list[str]:
     return list(write_clauses(query, dialect))
 
 
+def _raised_failure(exc: BaseException) -> KgbenchError:
+    """The error the raising forms of :class:`QueryExecutor` (``records``, ``time_query``,
+    ``profile``) raise for a driver error ``exc``: a lost connection as
+    :class:`~kgbench.errors.KgbenchError` ("lost the connection to Neo4j: ..."), any other
+    failure as :class:`QueryFailed` with its class (:func:`classify`) and the server's
+    message on one line."""
+    error_class = classify(exc)
+    message = " ".join(str(getattr(exc, "message", None) or exc).split())
+    if error_class == CONNECTION:
+        return KgbenchError(f"lost the connection to Neo4j: {message}")
+    return QueryFailed(message, error_class)
+
+
 @dataclass(frozen=True)
 class ServerInfo:
     """What a Neo4j server reports about itself (see the module docstring)."""
@@ -848,11 +861,7 @@ class QueryExecutor:
             with read_session(self.driver, self.database) as session:
                 return list(session.run(neo4j.Query(query, timeout=timeout), params or {}))
         except Exception as exc:
-            error_class = classify(exc)
-            message = " ".join(str(getattr(exc, "message", None) or exc).split())
-            if error_class == CONNECTION:
-                raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
-            raise QueryFailed(message, error_class) from exc
+            raise _raised_failure(exc) from exc
         finally:
             with self._lock:
                 self.neo4j_s += time.perf_counter() - t0
@@ -888,11 +897,7 @@ class QueryExecutor:
                     pass
                 elapsed = time.perf_counter() - t0
         except Exception as exc:
-            error_class = classify(exc)
-            message = " ".join(str(getattr(exc, "message", None) or exc).split())
-            if error_class == CONNECTION:
-                raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
-            raise QueryFailed(message, error_class) from exc
+            raise _raised_failure(exc) from exc
         with self._lock:
             self.neo4j_s += elapsed
         return elapsed
@@ -924,11 +929,7 @@ class QueryExecutor:
                 rows = sum(1 for _record in result)
                 plan = result.consume().profile
         except Exception as exc:
-            error_class = classify(exc)
-            message = " ".join(str(getattr(exc, "message", None) or exc).split())
-            if error_class == CONNECTION:
-                raise KgbenchError(f"lost the connection to Neo4j: {message}") from exc
-            raise QueryFailed(message, error_class) from exc
+            raise _raised_failure(exc) from exc
         finally:
             with self._lock:
                 self.neo4j_s += time.perf_counter() - t0
