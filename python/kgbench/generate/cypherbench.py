@@ -358,7 +358,10 @@ class CypherBenchGenerator:
             strs = [p for p, t in props.items() if t == STR]
             if strs:
                 cols = ", ".join(f"count(DISTINCT n.`{p}`) AS c{i}" for i, p in enumerate(strs))
-                rec = self.reader.run(f"MATCH (n:`{label}`) RETURN count(n) AS node_cnt, {cols}")[0]
+                # a scan of the label: no client timeout (its cost grows with the graph, 30 s
+                # is too short at full scale; the server's own limit still applies)
+                query = f"MATCH (n:`{label}`) RETURN count(n) AS node_cnt, {cols}"
+                rec = self.reader.run(query, timeout_s=0)[0]
                 for i, p in enumerate(strs):
                     if rec[f"c{i}"] / max(rec["node_cnt"], 1) < self.categorical_threshold:
                         props[p] = CATEGORICAL
@@ -475,7 +478,9 @@ class CypherBenchGenerator:
             if not names:
                 continue
             cols = ", ".join(f"n.`{p}` AS p{i}" for i, p in enumerate(names))
-            records = self.reader.run(f"MATCH (n:`{etype}`) RETURN n.name AS name, {cols}")
+            records = self.reader.run(  # a scan of the label: no client timeout (as above)
+                f"MATCH (n:`{etype}`) RETURN n.name AS name, {cols}", timeout_s=0
+            )
             for i, prop in enumerate(names):
                 rows = [(r["name"], r[f"p{i}"]) for r in records if r[f"p{i}"] is not None]
                 # ORDER BY apoc.util.md5([n.name, label, prop, seed]) LIMIT 2k
