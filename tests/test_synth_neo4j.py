@@ -71,7 +71,7 @@ def _tree_of_item(item: dict[str, Any], pid_of: dict[str, str]) -> Any:
 @pytest.mark.realdata
 @pytest.mark.slow
 def test_items_on_the_converted_wd50k_graph(
-    wd50k_graph: Path, neo4j_server: Any, neo4j_load: Any
+    wd50k_graph: Path, wd50k_store: Any, neo4j_server: Any, neo4j_load: Any
 ) -> None:
     """400 template items through the Neo4j back end: each stored Cypher query gives the
     stored answers, the GT triples are relationships of the graph, a rerun is identical,
@@ -83,7 +83,6 @@ def test_items_on_the_converted_wd50k_graph(
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
     from kgbench.neo4j.executor import GraphReader
-    from kgbench.query.sparql import load_store
 
     neo4j_load(wd50k_graph)
     reader = GraphReader.connect(neo4j_server.uri)
@@ -118,7 +117,7 @@ def test_items_on_the_converted_wd50k_graph(
     # the same questions in SPARQL on the dump
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     pid_of = {r["label"]: r["wd_source"] for r in schema["relations"]}
-    rdf = WikidataKG.from_store(load_store([WD50K]), excluded=())
+    rdf = WikidataKG.from_store(wd50k_store, excluded=())
     converted = {(h.split("#")[-1], pid_of[t], o.split("#")[-1]) for h, t, o in edges}
     compared = 0
     for item in items:
