@@ -18,6 +18,8 @@ Neo4j (used by every test marked ``@pytest.mark.neo4j``):
 - ``wd50k_cypherbench`` (session) — the shared WD50K statements converted with the tests'
   schema, loaded into a disposable Neo4j that stays up for the session, and the CypherBench
   tasks generated on it once (skips when the dump is absent); see its docstring.
+- ``wd50k_store`` (session) — the shared WD50K dump parsed once into a pyoxigraph store, read
+  only, for the SynthKGQA tests (skips when the dump is absent).
 
 Markers (pyproject.toml) and ``make test-quick``: a test that uses one of the fixtures above gets
 its markers automatically (:data:`FIXTURE_MARKERS`), so ``-m "not neo4j and not neo4j_cypher25
@@ -165,6 +167,19 @@ WD50K_DUMP = SHARED_DATA / "wikidata" / "wd50k" / "wd50k.nt.gz"
 
 
 @pytest.fixture(scope="session")
+def wd50k_store() -> Any:
+    """The shared WD50K dump in one in-memory pyoxigraph store
+    (:func:`kgbench.query.sparql.load_store`, 1.6M triples), parsed once per session for the
+    SynthKGQA tests that read it; read only (its users build their ``WikidataKG`` from it and
+    only query it). Skips when the dump is absent."""
+    if not WD50K_DUMP.exists():
+        pytest.skip(f"the shared WD50K dump is absent ({WD50K_DUMP})")
+    from kgbench.query.sparql import load_store
+
+    return load_store([WD50K_DUMP])
+
+
+@pytest.fixture(scope="session")
 def wd50k_cypherbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """WD50K converted with ``tests/data/wd50k/wd50k.wd2neo4j.json`` (``dir/graph.json``),
     loaded into a disposable Neo4j (as ``open_suite_graph``: ``db``, ``graph``, ``fingerprint``)
@@ -223,6 +238,7 @@ FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
     "neo4j_cypher25_server": ("neo4j_cypher25",),
     "neo4j_cypher25_driver": ("neo4j_cypher25",),
     "wd50k_cypherbench": ("neo4j", "realdata", "slow"),
+    "wd50k_store": ("realdata",),
     "chromium": ("browser",),  # tests/test_report.py's headless Chromium
 }
 SERVER_MARKERS = ("neo4j", "neo4j_cypher25")

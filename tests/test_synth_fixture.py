@@ -16,9 +16,6 @@ from kgbench.generate.synth.records import entity_id
 
 DATA = Path(__file__).parent / "data"
 FIXTURE = DATA / "synth" / "items.jsonl"
-WD50K = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
-)
 
 
 def _items() -> list[dict[str, Any]]:
@@ -61,18 +58,16 @@ def test_fixture_records_are_consistent() -> None:
 
 @pytest.mark.realdata
 @pytest.mark.slow
-def test_fixture_agrees_with_the_dump_and_is_regenerated_identically() -> None:
-    if not WD50K.exists():
-        pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
+def test_fixture_agrees_with_the_dump_and_is_regenerated_identically(wd50k_store: Any) -> None:
+    """The dump: conftest ``wd50k_store`` (parsed once per session)."""
     from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.template import (
         CypherMapping,
         SynthSettings,
         generate_template_items,
     )
-    from kgbench.query.sparql import load_store
 
-    kg = WikidataKG.from_store(load_store([WD50K]))
+    kg = WikidataKG.from_store(wd50k_store)
     items = _items()
     for item in items:
         assert sorted(kg.answers(item["sparql_query"])) == item["all_answers_wikidata"]

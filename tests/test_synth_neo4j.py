@@ -71,26 +71,28 @@ def _tree_of_item(item: dict[str, Any], pid_of: dict[str, str]) -> Any:
 @pytest.mark.realdata
 @pytest.mark.slow
 def test_items_on_the_converted_wd50k_graph(
-    wd50k_graph: Path, neo4j_server: Any, neo4j_load: Any
+    wd50k_graph: Path, wd50k_store: Any, neo4j_server: Any, neo4j_load: Any
 ) -> None:
-    """1,000 template items through the Neo4j back end: each stored Cypher query gives the
+    """400 template items through the Neo4j back end: each stored Cypher query gives the
     stored answers, the GT triples are relationships of the graph, a rerun is identical,
-    and SPARQL on the dump agrees wherever the dump's full answer subgraph was converted."""
+    and SPARQL on the dump agrees wherever the dump's full answer subgraph was converted.
+    (A run stops at ``n`` items and its items are a prefix of a longer run's with the seed,
+    as the rerun below shows: these are the first 400 of the 1,000 this test once checked,
+    each checked the same way; most of the test's time is the generation's Neo4j queries.)"""
     from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.neo4j_kg import PropertyGraphKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
     from kgbench.neo4j.executor import GraphReader
-    from kgbench.query.sparql import load_store
 
     neo4j_load(wd50k_graph)
     reader = GraphReader.connect(neo4j_server.uri)
     try:
         kg = PropertyGraphKG.from_reader(reader)
-        settings = SynthSettings(n=1000, seed=1111)
+        settings = SynthSettings(n=400, seed=1111)
         items, extra = generate_template_items(kg, settings, source="wd50k-neo4j")
-        assert len(items) == 1000
+        assert len(items) == 400
         report = extra["report"]
-        assert report["attempts"] >= 1000 + sum(report["rejections"].values())
+        assert report["attempts"] >= 400 + sum(report["rejections"].values())
         assert len(report["types"]) >= 8
         again, _ = generate_template_items(kg, SynthSettings(n=50, seed=1111), source="wd50k-neo4j")
         assert again == items[:50]
@@ -115,7 +117,7 @@ def test_items_on_the_converted_wd50k_graph(
     # the same questions in SPARQL on the dump
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     pid_of = {r["label"]: r["wd_source"] for r in schema["relations"]}
-    rdf = WikidataKG.from_store(load_store([WD50K]), excluded=())
+    rdf = WikidataKG.from_store(wd50k_store, excluded=())
     converted = {(h.split("#")[-1], pid_of[t], o.split("#")[-1]) for h, t, o in edges}
     compared = 0
     for item in items:
@@ -131,7 +133,7 @@ def test_items_on_the_converted_wd50k_graph(
         )
         assert cypher_full == full, item["id"]
         compared += 1
-    assert compared >= 300
+    assert compared >= 200  # 224 of the 400 today
 
 
 def test_cli_on_a_graph_and_a_graph_with_nothing_to_sample(

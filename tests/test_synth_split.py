@@ -19,10 +19,6 @@ from kgbench.generate.synth.split import (
     dedup,
 )
 
-WD50K = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "wikidata" / "wd50k" / "wd50k.nt.gz"
-)
-
 TEST_CATEGORIES = {"in_distribution", "unseen_graph_type", "unseen_relation_type"}
 
 
@@ -303,14 +299,12 @@ def _check_invariants(out: list[dict[str, Any]]) -> None:
 
 
 @pytest.fixture(scope="module")
-def wd50k_items() -> list[dict[str, Any]]:
-    if not WD50K.exists():
-        pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
+def wd50k_items(wd50k_store: Any) -> list[dict[str, Any]]:
+    """Template items on the WD50K dump (conftest ``wd50k_store``, parsed once per session)."""
     from kgbench.generate.synth.kg import WikidataKG
     from kgbench.generate.synth.template import SynthSettings, generate_template_items
-    from kgbench.query.sparql import load_store
 
-    kg = WikidataKG.from_store(load_store([WD50K]))
+    kg = WikidataKG.from_store(wd50k_store)
     items, _ = generate_template_items(kg, SynthSettings(n=150, seed=1111), source="wd50k")
     return items
 

@@ -115,10 +115,9 @@ def test_kg_graph_binding_checks_input() -> None:
 
 
 @pytest.fixture(scope="module")
-def wd50k() -> WikidataKG:
-    if not WD50K.exists():
-        pytest.skip(f"the shared WD50K dump is absent ({WD50K})")
-    return WikidataKG.from_store(load_store([WD50K]))
+def wd50k(wd50k_store: Any) -> WikidataKG:
+    """The WD50K dump (conftest ``wd50k_store``, parsed once per session)."""
+    return WikidataKG.from_store(wd50k_store)
 
 
 @pytest.mark.realdata
