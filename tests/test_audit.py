@@ -1,6 +1,8 @@
 """``kgbench audit`` (issue 37): planted gold queries of each kind on a small graph are flagged
 with the right reason, clean golds are not, a failing gold is listed with the server's message,
-and ``--versions`` naming a release kgbench does not offer fails listing the offered ones.
+and ``--versions`` naming a release kgbench does not offer fails listing the offered ones;
+``evaluate --audit`` carries the flags into the scored records and ``unflagged`` (Cypher and
+SPARQL), leaves the files unchanged without it, and ``kgbench report`` lists the flagged golds.
 
 Real parts: the session Neo4j 5.26 (tests/conftest.py) with the planted graph below loaded by
 ``neo4j_load``; the lexical clause analysis is also checked alone (no server).
@@ -431,3 +433,43 @@ def test_evaluate_audit_of_other_tasks(
     assert main([*base, "--audit", str(tasks)]) == 1
     assert "not a kgbench audit file" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_evaluate_sparql_with_audit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--audit on Spider4SPARQL tasks (positional qids "0", "1"; an audit.json written by
+    hand, as kgbench audit does not run SPARQL golds yet): the same keys as for Cypher."""
+    base = "http://valuenet/ontop/"
+    rdf = tmp_path / "rdf"
+    rdf.mkdir()
+    lines = []
+    for sid, name in ((1, "Joe"), (2, "Ann")):
+        s = f"<{base}singer/singer_id={sid}>"
+        lines += [
+            f"{s} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{base}singer> .",
+            f'{s} <{base}singer#name> "{name}" .',
+        ]
+    (rdf / "concert_singer.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    count = "SELECT (count(*) as ?c) WHERE { ?s a :singer }"
+    names = "SELECT ?n WHERE { ?s :singer\\#name ?n } LIMIT 1"
+    tasks = [
+        {"kg_name": "concert_singer", "question": "How many?", "query": count},
+        {"kg_name": "concert_singer", "question": "A name?", "query": names},
+    ]
+    preds = [{"predicted_sparql": count}, {"predicted_sparql": count}]
+    flag = {"flag": "nondeterministic", "reason": "limit_without_order", "details": {}}
+    audit_json = {"tasks": [{"qid": "0", "flags": []}, {"qid": "1", "flags": [flag]}]}
+    for name, data in (("tasks", tasks), ("preds", preds), ("audit", audit_json)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["evaluate", "--language", "sparql", "--tasks", str(tmp_path / "tasks.json")]
+    argv += ["--predictions", str(tmp_path / "preds.json"), "--rdf-dir", str(rdf)]
+    assert main([*argv, "--audit", str(tmp_path / "audit.json"), "--out", str(out)]) == 0
+    assert "unflagged gold queries (1 tasks; 1 with a gold flag" in capsys.readouterr().out
+    records = json.loads((out / "result_with_metrics.json").read_text(encoding="utf-8"))
+    assert [r["gold_flags"] for r in records] == [[], [flag]]
+    agg = json.loads((out / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    keys = list(agg)
+    assert keys[keys.index("informative") + 1] == "unflagged"
+    assert agg["overall"]["execution_accuracy"] == 0.5
+    assert agg["unflagged"]["overall"] == {"execution_accuracy": 1.0, "executable": 1.0}
+    assert agg["gold_flags"]["nondeterministic"] == 1
