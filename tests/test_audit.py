@@ -1,6 +1,8 @@
 """``kgbench audit`` (issue 37): planted gold queries of each kind on a small graph are flagged
 with the right reason, clean golds are not, a failing gold is listed with the server's message,
-and ``--versions`` naming a release kgbench does not offer fails listing the offered ones.
+and ``--versions`` naming a release kgbench does not offer fails listing the offered ones;
+``evaluate --audit`` carries the flags into the scored records and ``unflagged`` (Cypher and
+SPARQL), leaves the files unchanged without it, and ``kgbench report`` lists the flagged golds.
 
 Real parts: the session Neo4j 5.26 (tests/conftest.py) with the planted graph below loaded by
 ``neo4j_load``; the lexical clause analysis is also checked alone (no server).
@@ -324,3 +326,150 @@ def test_limit_cut_and_static_flags() -> None:
     assert collect_unordered("MATCH (n) RETURN collect(n.x) AS xs") == ["collect(n.x)"]
     assert collect_unordered("MATCH (n) WITH n ORDER BY n.x RETURN collect(n.x)") == []
     assert collect_unordered("MATCH (n) RETURN size(collect(n.x))") == []
+
+
+# --------------------------------------------------------------------------------------------
+# evaluate --audit and the report's flagged golds
+
+#: The tasks of the evaluation: three flagged golds, three clean ones (one of them, same2,
+#: left out of the audit); the prediction is the gold but for no_order's.
+EVAL_QIDS = ("ties", "no_order", "empty", "clean_limit", "clean_count", "same1", "same2")
+
+
+def _eval_files(tmp_path: Path, uri: str) -> tuple[Path, Path]:
+    """The task file (pred_cypher included) and the audit.json of all its tasks but same2,
+    plus dup1 (not a task of the evaluation)."""
+    tasks = [t for t in _tasks() if t["qid"] in EVAL_QIDS]
+    for t in tasks:
+        t["pred_cypher"] = (
+            "MATCH (p:Person) RETURN 1" if t["qid"] == "no_order" else t["gold_cypher"]
+        )
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    audited = [t for t in _tasks() if t["qid"] in (*EVAL_QIDS, "dup1") and t["qid"] != "same2"]
+    audit(audited, uri=uri, workers=2).write(tmp_path / "audit")
+    return path, tmp_path / "audit" / "audit.json"
+
+
+def test_evaluate_with_audit(uri: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """evaluate --audit: gold_flags per record as in audit.json, unflagged right after
+    informative (EX over the clean, audited tasks), counts per flag, warnings counting the
+    qids on one side only; without --audit the files are those of a run before it; the
+    report lists the flagged golds and EX on the unflagged tasks beside EX on all."""
+    tasks, audit_json = _eval_files(tmp_path, uri)
+    written = json.loads(audit_json.read_text(encoding="utf-8"))
+    flags_of = {t["qid"]: t["flags"] for t in written["tasks"]}
+    plain, flagged = tmp_path / "plain", tmp_path / "flagged"
+    base = ["evaluate", "--tasks", str(tasks), "--uri", uri, "--no-cache"]
+    assert main([*base, "--out", str(plain)]) == 0
+    capsys.readouterr()
+    assert main([*base, "--audit", str(audit_json), "--out", str(flagged)]) == 0
+    captured = capsys.readouterr()
+    assert "warning: 1 qid(s) of --audit" in captured.err and "'dup1'" in captured.err
+    assert "warning: 1 task(s) are not in --audit" in captured.err and "'same2'" in captured.err
+    assert "unflagged gold queries (3 tasks; 3 with a gold flag and 1 not audited" in captured.out
+
+    records = json.loads((flagged / "result_with_metrics.json").read_text(encoding="utf-8"))
+    assert {r["qid"]: r["gold_flags"] for r in records} == {
+        **{q: flags_of[q] for q in EVAL_QIDS if q != "same2"},
+        "same2": None,
+    }
+    assert [f["reason"] for f in records[0]["gold_flags"]] == ["limit_ties"]
+    agg = json.loads((flagged / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    keys = list(agg)
+    assert keys[keys.index("informative") + 1 : keys.index("informative") + 3] == [
+        "unflagged",
+        "gold_flags",
+    ]
+    assert agg["overall"]["execution_accuracy"] == round(6 / 7, 4)
+    assert agg["unflagged"] == {
+        "overall": {"execution_accuracy": 1.0, "psjs": 1.0, "executable": 1.0},
+        "tasks": 3,
+        "flagged": 3,
+        "not_audited": 1,
+    }
+    assert list(agg["gold_flags"]) == list(FLAGS)
+    assert agg["gold_flags"]["nondeterministic"] == 2
+    assert agg["gold_flags"]["uninformative"] == 1
+
+    # without --audit nothing changes: the audited files minus the added keys, byte for byte
+    for r in records:
+        del r["gold_flags"]
+    del agg["unflagged"], agg["gold_flags"]
+    assert (plain / "result_with_metrics.json").read_text() == json.dumps(records, indent=2)
+    assert (plain / "aggregated_metrics.json").read_text() == json.dumps(agg, indent=2)
+
+    page = tmp_path / "report.html"
+    assert main(["report", str(flagged), str(plain), "--out", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    section = text[text.index('<section id="flagged-golds">') :]
+    section = section[: section.index("</section>")]
+    assert "<h2>Flagged golds</h2>" in section
+    table = section[section.index('id="flagged-golds-table"') :]
+    assert table.count("<tr>") == 1 + 3  # header, the three flags
+    assert "limit_ties" in table and "limit_without_order" in table and "empty" in table
+    assert "cuts through 3 rows tied on p.age = 40" in table  # the details, abbreviated
+    assert "EX (unflagged)" in section and ">1.0000<" in section and ">0.8571<" in section
+    assert "plain" not in section  # the run without --audit has no row
+    assert "tasks whose gold the audit did not flag: execution_accuracy 1.0000" in text
+
+
+def test_evaluate_audit_of_other_tasks(
+    uri: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An audit with no qid of the tasks stops before anything runs, in one line; a file that
+    is no audit too."""
+    tasks, audit_json = _eval_files(tmp_path, uri)
+    other = tmp_path / "other.json"
+    data = json.loads(audit_json.read_text(encoding="utf-8"))
+    for t in data["tasks"]:
+        t["qid"] = "x-" + t["qid"]
+    other.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out"
+    base = ["evaluate", "--tasks", str(tasks), "--uri", uri, "--out", str(out)]
+    assert main([*base, "--audit", str(other)]) == 1
+    err = capsys.readouterr().err
+    assert "none of its 7 qids is a task of" in err and "an audit of other tasks?" in err
+    assert main([*base, "--audit", str(tasks)]) == 1
+    assert "not a kgbench audit file" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_evaluate_sparql_with_audit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--audit on Spider4SPARQL tasks (positional qids "0", "1"; an audit.json written by
+    hand, as kgbench audit does not run SPARQL golds yet): the same keys as for Cypher."""
+    base = "http://valuenet/ontop/"
+    rdf = tmp_path / "rdf"
+    rdf.mkdir()
+    lines = []
+    for sid, name in ((1, "Joe"), (2, "Ann")):
+        s = f"<{base}singer/singer_id={sid}>"
+        lines += [
+            f"{s} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{base}singer> .",
+            f'{s} <{base}singer#name> "{name}" .',
+        ]
+    (rdf / "concert_singer.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    count = "SELECT (count(*) as ?c) WHERE { ?s a :singer }"
+    names = "SELECT ?n WHERE { ?s :singer\\#name ?n } LIMIT 1"
+    tasks = [
+        {"kg_name": "concert_singer", "question": "How many?", "query": count},
+        {"kg_name": "concert_singer", "question": "A name?", "query": names},
+    ]
+    preds = [{"predicted_sparql": count}, {"predicted_sparql": count}]
+    flag = {"flag": "nondeterministic", "reason": "limit_without_order", "details": {}}
+    audit_json = {"tasks": [{"qid": "0", "flags": []}, {"qid": "1", "flags": [flag]}]}
+    for name, data in (("tasks", tasks), ("preds", preds), ("audit", audit_json)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["evaluate", "--language", "sparql", "--tasks", str(tmp_path / "tasks.json")]
+    argv += ["--predictions", str(tmp_path / "preds.json"), "--rdf-dir", str(rdf)]
+    assert main([*argv, "--audit", str(tmp_path / "audit.json"), "--out", str(out)]) == 0
+    assert "unflagged gold queries (1 tasks; 1 with a gold flag" in capsys.readouterr().out
+    records = json.loads((out / "result_with_metrics.json").read_text(encoding="utf-8"))
+    assert [r["gold_flags"] for r in records] == [[], [flag]]
+    agg = json.loads((out / "aggregated_metrics.json").read_text(encoding="utf-8"))
+    keys = list(agg)
+    assert keys[keys.index("informative") + 1] == "unflagged"
+    assert agg["overall"]["execution_accuracy"] == 0.5
+    assert agg["unflagged"]["overall"] == {"execution_accuracy": 1.0, "executable": 1.0}
+    assert agg["gold_flags"]["nondeterministic"] == 1

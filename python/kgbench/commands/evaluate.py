@@ -58,6 +58,14 @@ then gold, one task at a time) and, for Cypher, ves_db_hits from Neo4j PROFILE d
 which do not depend on the machine. SPARQL (--language sparql): Soft-F1 and wall-time VES
 only. Rules and sources: kgbench/docs/metrics.md §13-14.
 
+--audit FILE (the audit.json of `kgbench audit` on the same tasks): each scored record
+gains gold_flags (its qid's flags as the audit wrote them, [] for a clean gold, null for a
+task the audit does not cover) and aggregated_metrics.json gains, right after informative,
+unflagged {overall {metric: mean over the tasks without a flag}, tasks, flagged,
+not_audited} and gold_flags {flag: tasks}; `kgbench report` lists the flagged golds. An
+audit with no qid of the tasks is an error; audited qids that are no task, and tasks not
+audited, are counted in a warning.
+
 --graph-uris: JSON object graph -> "bolt://host:port" or {"uri", "database", "user",
 "password"}; CypherBench's neo4j_info.json ({"full": {graph: {"host", "port", ...}}})
 is accepted too. Graphs not in the map use --uri.
@@ -280,6 +288,14 @@ def register(subparsers: Any) -> None:
         "number of turns and per ending). Default: the trajectories.jsonl beside the "
         "prediction file (or the task file without --predictions), when there is one",
     )
+    p.add_argument(
+        "--audit",
+        type=Path,
+        metavar="FILE",
+        help="the audit.json of `kgbench audit` on the same tasks: each scored record gains "
+        "gold_flags (its gold's flags) and aggregated_metrics.json gains unflagged (the metrics "
+        "over the tasks without a flag) and gold_flags (tasks per flag)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output directory")
     p.set_defaults(func=run)
 
@@ -335,6 +351,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--clean-graph is for --family ngdbench (management predictions)")
     if args.ves_reps < 1:
         raise InputError(f"--ves-reps must be >= 1, not {args.ves_reps}")
+    audit = _read_audit(family, args, several)
     options: dict[str, Any] = {
         "user": args.user or os.environ.get("NEO4J_USER"),
         "password": args.password or os.environ.get("NEO4J_PASSWORD"),
@@ -367,11 +384,46 @@ def run(args: argparse.Namespace) -> int:
         options.update(graph_uris=servers.graph_map(), servers=servers)
     try:
         return _evaluate(
-            family, args, predictions, specs if several else None, EvaluateOptions(**options)
+            family,
+            args,
+            predictions,
+            specs if several else None,
+            EvaluateOptions(**options),
+            audit,
         )
     finally:
         if servers is not None:
             servers.close()
+
+
+def _read_audit(
+    family: Any, args: argparse.Namespace, several: bool
+) -> dict[str, list[dict[str, Any]]] | None:
+    """The flags of ``--audit FILE`` by qid (None without it), checked against the task
+    file's qids before anything runs (:func:`kgbench.evaluate.gold_flags.check_audit_qids`;
+    its warnings are printed).
+
+    Raises:
+        InputError: --audit for a family without gold queries or with several prediction
+            files; a file that is not an audit; no qid in common with the tasks."""
+    from kgbench.errors import InputError
+
+    if args.audit is None:
+        return None
+    if not family.has_test_suite:
+        raise InputError(
+            "--audit carries the flags of `kgbench audit` into an evaluation of gold queries "
+            f"(--family cypherbench or spider4sparql), not --family {family.name}"
+        )
+    if several:
+        raise InputError("--audit is for one prediction file; give --predictions once")
+    from kgbench.evaluate.gold_flags import check_audit_qids, read_audit
+
+    flags = read_audit(args.audit)
+    qids = [t.get("qid") for t in family.read_tasks(args.tasks)]
+    for warning in check_audit_qids(flags, qids, args.audit, args.tasks):
+        print(warning, file=sys.stderr)
+    return flags
 
 
 def _sparql_metrics(spec: str) -> tuple[str, ...] | None:
@@ -451,8 +503,10 @@ def _evaluate(
     predictions: Path | None,
     specs: list[str] | None,
     options: Any,
+    audit: dict[str, list[dict[str, Any]]] | None = None,
 ) -> int:
-    """Score with ``family``, write, print the table and say what was written."""
+    """Score with ``family`` (with the gold flags of ``audit``, when given), write, print the
+    table and say what was written."""
     if specs is not None:
         code: int = family.evaluate_runs(args.tasks, specs, options)
         return code
@@ -462,8 +516,12 @@ def _evaluate(
     trajectories = args.trajectories or trajectories_beside(predictions or args.tasks)
     if trajectories is not None:
         evaluation.add_trajectories(trajectories, args.out)
+    if audit is not None:
+        evaluation.add_gold_flags(audit)
     results_path, agg_path = evaluation.write(args.out)
     print(evaluation.table())
+    if evaluation.gold_audit is not None:
+        print(evaluation.gold_flags_table())
     if evaluation.turns is not None:
         print(evaluation.turns_table())
     print(f"wrote {results_path} and {agg_path}", file=sys.stderr)

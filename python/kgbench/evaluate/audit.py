@@ -56,18 +56,8 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import InputError
+from kgbench.evaluate.gold_flags import FLAGS  # defined beside evaluate --audit's reader
 from kgbench.neo4j.executor import CONNECTION, ConnectionLostError
-
-#: The flags, in the order a task lists them.
-FLAGS = (
-    "gold_error",
-    "nondeterministic",
-    "slow",
-    "version_sensitive",
-    "uninformative",
-    "large",
-    "duplicate_question",
-)
 
 #: Default of ``max_rows`` (``--max-rows``): a gold with more rows is flagged ``large``.
 #: 1000 rows is beyond what a question's answer is read as, and where CypherBench-style EX

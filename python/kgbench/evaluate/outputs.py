@@ -40,6 +40,9 @@ class Evaluation:
     #: The breakdown by agent turns (:meth:`add_trajectories`); None: not an agent run,
     #: and ``aggregated_metrics.json`` has no key of it.
     turns: dict[str, Any] | None = field(default=None, kw_only=True)
+    #: The ``unflagged`` and ``gold_flags`` objects of a gold audit (:meth:`add_gold_flags`);
+    #: None: no ``--audit``, and ``aggregated_metrics.json`` has no key of it.
+    gold_audit: dict[str, Any] | None = field(default=None, kw_only=True)
 
     #: ``"kgbench"`` or ``"cypherbench"`` (module docstring).
     JSON_STYLE: ClassVar[str] = "kgbench"
@@ -122,6 +125,34 @@ class Evaluation:
                 lines.append(f"  {key:<24} {g['n']:>6d}{shown}")
         return "\n".join(lines)
 
+    def add_gold_flags(self, flags: dict[str, list[dict[str, Any]]]) -> None:
+        """Carry the flags of a gold audit (``{qid: flags}``, :func:`kgbench.evaluate.
+        gold_flags.read_audit`) into the evaluation: each scored record gains ``gold_flags``
+        (its qid's flags as the audit wrote them, ``[]`` for a clean gold, None for a task the
+        audit does not cover; records paired by ``qid``, GTSQA ``id``) and
+        ``aggregated_metrics.json`` gains ``unflagged`` (the metrics over the tasks without a
+        flag, :func:`kgbench.evaluate.gold_flags.unflagged_metrics`) and ``gold_flags``
+        (scored tasks per flag) right after ``informative`` (:meth:`write`)."""
+        from kgbench.evaluate.gold_flags import gold_flag_counts, metric_names, unflagged_metrics
+
+        for rec in self.records:
+            qid = rec.get("qid", rec.get("id"))
+            rec["gold_flags"] = flags.get(str(qid)) if qid is not None else None
+        names = metric_names(self.aggregated_output(), self.records)
+        self.gold_audit = {
+            "unflagged": unflagged_metrics(self.records, names),
+            "gold_flags": gold_flag_counts(self.records),
+        }
+
+    def gold_flags_table(self) -> str:
+        """The ``unflagged`` lines ``kgbench evaluate --audit`` prints after :meth:`table`
+        (``""`` without :attr:`gold_audit`)."""
+        if self.gold_audit is None:
+            return ""
+        from kgbench.evaluate.gold_flags import format_unflagged
+
+        return format_unflagged(self.gold_audit["unflagged"], self.gold_audit["gold_flags"])
+
     def aggregated_output(self) -> dict[str, Any]:
         """The content of ``aggregated_metrics.json`` before the family and version fields
         (default: :attr:`aggregated`; a subclass adds what it keeps beside it)."""
@@ -129,7 +160,8 @@ class Evaluation:
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``result_with_metrics.json`` and ``aggregated_metrics.json`` (with
-        :attr:`turns`' keys when set, then ``family`` and ``kgbench_version`` last) into
+        :attr:`gold_audit`'s keys after ``informative`` and :attr:`turns`' keys when set,
+        then ``family`` and ``kgbench_version`` last) into
         ``out_dir`` (created if missing), each atomically; return their paths.
 
         Raises:
@@ -139,6 +171,15 @@ class Evaluation:
 
         out = Path(out_dir)
         aggregated = self.aggregated_output()
+        if self.gold_audit is not None:
+            # right after ``informative`` (at the end when there is none)
+            keys = list(aggregated)
+            at = keys.index("informative") + 1 if "informative" in keys else len(keys)
+            aggregated = {
+                **{k: aggregated[k] for k in keys[:at]},
+                **self.gold_audit,
+                **{k: aggregated[k] for k in keys[at:]},
+            }
         if self.turns is not None:
             aggregated.update(self.turns)
         aggregated["family"] = self.family

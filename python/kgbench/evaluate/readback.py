@@ -131,6 +131,30 @@ class TaskRow:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class FlaggedGold:
+    """One flag of a gold query (``gold_flags`` of a record, ``kgbench evaluate --audit``):
+    the task's qid, the flag, its reason and its details as short text."""
+
+    qid: str
+    flag: str
+    reason: str
+    details: str
+
+
+@dataclass
+class GoldAudit:
+    """The gold flags of an evaluation run with ``--audit``: every flag of its scored tasks
+    (record order), the metrics over the unflagged tasks (``unflagged.overall``; None when
+    undefined) and their number, and the scored tasks the audit flagged / did not cover."""
+
+    flagged: list[FlaggedGold]
+    unflagged: dict[str, float | None]
+    unflagged_tasks: int
+    flagged_tasks: int
+    not_audited: int
+
+
 @dataclass
 class Run:
     """The scored predictions of one model: an ``evaluate`` or ``score`` output.
@@ -154,6 +178,8 @@ class Run:
     #: The agent statistics and conversations of an agent run
     #: (:class:`kgbench.report.inputs.AgentRun`; set by the report), else None.
     agent: Any = None
+    #: The gold flags of a run evaluated with ``--audit`` (:func:`read_gold_audit`), else None.
+    gold_audit: GoldAudit | None = None
 
 
 def read_json(path: Path) -> Any:
@@ -329,6 +355,7 @@ def read_evaluate(path: Path, label: str, aggregated: Mapping[str, Any] | None =
     _pass_at_k(run, rows, records, agg.get("overall"))
     count_error_classes(run, classes)
     _informative_note(run, agg)
+    read_gold_audit(run, records, agg)
     _test_suite(run, records, agg)
     return run
 
@@ -409,6 +436,58 @@ def _informative_note(run: Run, agg: Mapping[str, Any]) -> None:
     )
 
 
+def details_text(details: Any, limit: int = 160) -> str:
+    """A flag's ``details`` as short text: its ``message`` when it has one, else ``key=value``
+    pairs (values as compact JSON), cut at ``limit`` characters."""
+    if not isinstance(details, dict):
+        return cell_text(details, limit)
+    if isinstance(details.get("message"), str):
+        return cell_text(details["message"], limit)
+    parts = [f"{k}={cell_text(v, limit)}" for k, v in details.items()]
+    return cell_text("; ".join(parts), limit)
+
+
+def read_gold_audit(run: Run, records: Sequence[Any], agg: Mapping[str, Any]) -> None:
+    """Set ``run.gold_audit`` from the records' ``gold_flags`` and the ``unflagged`` object
+    of ``aggregated_metrics.json`` (an evaluation with ``--audit``), and add a note with the
+    metrics over the unflagged tasks beside those over all; nothing when the file has no
+    ``unflagged``."""
+    unflagged = dict_of(agg.get("unflagged"))
+    if not unflagged:
+        return
+    flagged: list[FlaggedGold] = []
+    for i, rec in enumerate(records):
+        flags = rec.get("gold_flags") if isinstance(rec, dict) else None
+        if not isinstance(flags, list):
+            continue
+        qid = str(rec.get("qid", rec.get("id", i)))
+        for f in flags:
+            if isinstance(f, dict):
+                flagged.append(
+                    FlaggedGold(
+                        qid,
+                        str(f.get("flag", "")),
+                        str(f.get("reason", "")),
+                        details_text(f.get("details")),
+                    )
+                )
+    overall = {k: finite_number(v) for k, v in dict_of(unflagged.get("overall")).items()}
+
+    def count(key: str) -> int:
+        value = unflagged.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    run.gold_audit = GoldAudit(
+        flagged, overall, count("tasks"), count("flagged"), count("not_audited")
+    )
+    means = ", ".join(f"{k} {v:.4f}" for k, v in overall.items() if v is not None)
+    run.notes.append(
+        f"on the {count('tasks')} tasks whose gold the audit did not flag: {means or 'none'}; "
+        f"{count('flagged')} flagged gold(s) stay in the overall figures"
+        + (f" ({count('not_audited')} task(s) not audited)" if count("not_audited") else "")
+    )
+
+
 def read_evaluate_sparql(
     path: Path, label: str, aggregated: Mapping[str, Any] | None = None
 ) -> Run:
@@ -448,6 +527,7 @@ def read_evaluate_sparql(
     run = Run(label, path, "evaluate --language sparql", metrics, overall, rows)
     _pass_at_k(run, rows, records, agg.get("overall"))
     _informative_note(run, agg)
+    read_gold_audit(run, records, agg)
     excluded = agg.get("excluded") or []
     if excluded:
         run.notes.append(

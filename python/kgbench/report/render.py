@@ -670,6 +670,87 @@ def _errors_section(page: _Page, runs: Sequence[Run]) -> None:
     page.add(_table(headers, rows))
 
 
+#: Rows of the flagged-gold table per run; the rest are counted in a note (the audit.json and
+#: result_with_metrics.json list them all).
+FLAGGED_ROWS = 300
+
+
+def _flagged_section(page: _Page, runs: Sequence[Run]) -> None:
+    """The gold flags of the runs evaluated with ``--audit``: EX (and the run's other metrics)
+    on the unflagged tasks beside all tasks, then one row per flag (qid, flag, reason,
+    details abbreviated)."""
+    audited = [run for run in runs if run.gold_audit is not None]
+    if not audited:
+        return
+    page.section("flagged-golds", "Flagged golds")
+    page.add(
+        '<p class="note">Gold queries <code>kgbench audit</code> flagged (nondeterministic, '
+        "slow, uninformative, large, duplicate question, gold error, version sensitive): the "
+        "metrics on the tasks without a flag beside those on all tasks.</p>"
+    )
+    keys = [
+        m
+        for m in _metric_order(audited)
+        if any(
+            run.gold_audit is not None and run.gold_audit.unflagged.get(m.key) is not None
+            for run in audited
+        )
+    ]
+    headers = [("run", "text"), ("tasks", "number"), ("unflagged tasks", "number")]
+    headers += [("flagged tasks", "number")]
+    for m in keys:
+        headers += [(f"{m.label} (all)", "number"), (f"{m.label} (unflagged)", "number")]
+    summary = []
+    for run in audited:
+        ga = run.gold_audit
+        assert ga is not None
+        cells = [
+            _plain_cell(run.label),
+            _num_cell(len(run.rows)),
+            _num_cell(ga.unflagged_tasks),
+            _num_cell(ga.flagged_tasks),
+        ]
+        for m in keys:
+            cells += [_num_cell(run.overall.get(m.key)), _num_cell(ga.unflagged.get(m.key))]
+        summary.append(cells)
+    page.add(_table(headers, summary))
+    rows = []
+    left = 0
+    for run in audited:
+        ga = run.gold_audit
+        assert ga is not None
+        left += max(0, len(ga.flagged) - FLAGGED_ROWS)
+        for f in ga.flagged[:FLAGGED_ROWS]:
+            rows.append(
+                [
+                    _plain_cell(run.label),
+                    _plain_cell(f.qid),
+                    _plain_cell(f.flag, "v-error"),
+                    _plain_cell(f.reason),
+                    _text_cell(f.details),
+                ]
+            )
+    if rows:
+        page.add(
+            _table(
+                [
+                    ("run", "text"),
+                    ("qid", "text"),
+                    ("flag", "text"),
+                    ("reason", "text"),
+                    ("details", "text"),
+                ],
+                rows,
+                table_id="flagged-golds-table",
+            )
+        )
+    if left:
+        page.add(
+            f'<p class="note">{left} more flag(s) not shown (first {FLAGGED_ROWS} per run); '
+            "the evaluation's result_with_metrics.json lists every one.</p>"
+        )
+
+
 def _generation_section(page: _Page, gens: Sequence[Generation]) -> None:
     import plotly.graph_objects as go
 
@@ -994,6 +1075,7 @@ def render_html(inputs: ReportInputs, *, title: str | None = None) -> str:
             _compare_section(page, runs)
         _dimension_section(page, runs)
         _errors_section(page, runs)
+        _flagged_section(page, runs)
         _agent_section(page, runs)
     if inputs.generations:
         _generation_section(page, inputs.generations)
